@@ -116,6 +116,7 @@ def test_demo_builds_indexes_and_answers(tmp_path: Path, monkeypatch: pytest.Mon
     assert result.exit_code == 0
     out = result.output
     assert "Indexed 7 items" in out and "Thesis" in out and "to-read" in out and "(p. 4969)" in out
-    search = out.split("== full-text index")[1].split("==")[0]
-    assert "S2ORC" in search.splitlines()[1]  # the corpus paper answers the corpus question first
+    search = out.split("== zot_search")[1].split("==")[0]
+    assert "S2ORC" in search.splitlines()[2]  # the corpus paper answers the corpus question first
+    assert "p. " in search  # with a page-cited passage
     assert "No Zotero library found" in out  # and it says how to point agent-zot at a real library

@@ -144,6 +144,8 @@ def test_unknown_parser_name_is_an_argument_error(tmp_path: Path) -> None:
 @pytest.fixture
 def no_docling(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make ``import docling`` fail even where docling happens to be installed."""
+    for name in [m for m in sys.modules if m == "docling" or m.startswith("docling.")]:
+        monkeypatch.delitem(sys.modules, name)  # already imported by another test: hide those too
     monkeypatch.setitem(sys.modules, "docling", None)
 
 

@@ -66,6 +66,11 @@ class Embedder(Protocol):
     dim: int
     max_tokens: int
 
+    def load(self) -> None:
+        """Load the model (or connect) now; idempotent and thread-safe. The indexer calls it in a background
+        thread so the model loads while the first PDFs are parsed."""
+        ...
+
     def count_tokens(self, text: str) -> int: ...
 
     def token_spans(self, text: str) -> list[tuple[int, int]]: ...

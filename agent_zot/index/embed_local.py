@@ -94,6 +94,9 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
                 self._model = self._load()
         return self._model
 
+    def load(self) -> None:
+        self.model  # noqa: B018 - the property loads
+
     def _load(self) -> Any:
         offline_hub()
         import torch
@@ -157,6 +160,9 @@ class OnnxEmbedder(_TokenizerMixin):
             if self._session is None:
                 self._session = self._load()
         return self._session
+
+    def load(self) -> None:
+        self.session  # noqa: B018 - the property loads
 
     def _load(self) -> Any:
         import onnxruntime as ort
@@ -238,6 +244,9 @@ class BgeM3Embedder:
             if self._model is None:
                 self._model = self._load()
         return self._model
+
+    def load(self) -> None:
+        self.model  # noqa: B018 - the property loads
 
     def _load(self) -> Any:
         offline_hub()

@@ -60,6 +60,9 @@ class OllamaEmbedder(MiniLMTokenCounter):
                 self._client = ollama.Client(host=self.url, timeout=self.timeout)
         return self._client
 
+    def load(self) -> None:
+        self.client  # noqa: B018 - the property connects lazily; the server loads its model itself
+
     def _request(self, texts: list[str]) -> np.ndarray:
         import httpx
         import ollama

@@ -60,6 +60,37 @@ def build_server(ctx: AppContext) -> FastMCP:
     server = FastMCP("agent-zot", instructions=INSTRUCTIONS, version=__version__, mask_error_details=True)
 
     @server.tool(annotations=READ_ONLY, output_schema=None)
+    def zot_search(
+        query: Query = "",
+        authors: Annotated[list[str] | None, Field(description="Only papers by these authors.")] = None,
+        year_min: Annotated[int | None, Field(description="Published in or after this year.")] = None,
+        year_max: Annotated[int | None, Field(description="Published in or before this year.")] = None,
+        collection: Annotated[str | None, Field(description="Only this collection (and below).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only items with any of these tags.")] = None,
+        item_type: Annotated[str | None, Field(description="Zotero item type, e.g. journalArticle.")] = None,
+        limit: Limit = None,
+        force_mode: Annotated[
+            Literal["fast", "entity", "graph", "metadata", "comprehensive"] | None, Field(description=MODE)
+        ] = None,
+    ) -> ToolResult:
+        """Find papers in the library: hybrid full-text search with page-cited passages, or metadata
+        (authors, years, collection, tags) when the request names no topic."""
+        return _result(
+            lambda: _tools().search(
+                ctx,
+                query,
+                force_mode=force_mode,
+                limit=limit,
+                year_min=year_min,
+                year_max=year_max,
+                authors=authors,
+                collection=collection,
+                tags=tags,
+                item_type=item_type,
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, output_schema=None)
     def zot_manage_collections(
         query: Query = "",
         collection: Annotated[str | None, Field(description="Collection name, path (A/B) or key.")] = None,

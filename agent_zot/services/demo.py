@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from agent_zot.config import Settings
 from agent_zot.errors import LibraryNotFoundError
-from agent_zot.index.store import SearchFilter
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import Progress, UpdateOptions, update_index
@@ -62,7 +61,7 @@ def run_demo(
                 f'zot_manage_notes "what did I highlight in {s2orc.key}?"',
                 tools.manage_notes(ctx, f"what did I highlight in {s2orc.key}?").text,
             ),
-            DemoSection(f'full-text index: "{SEARCH_EXAMPLE}"', _search_preview(ctx, SEARCH_EXAMPLE)),
+            DemoSection(f'zot_search "{SEARCH_EXAMPLE}"', _search_preview(ctx, SEARCH_EXAMPLE)),
             DemoSection("Your own library", _your_library(settings)),
         ]
     finally:
@@ -71,28 +70,8 @@ def run_demo(
 
 
 def _search_preview(ctx: AppContext, query: str) -> str:
-    """Hybrid (dense + BM25) search over the chunks, with page citations."""
-    resources = ctx.index()
-    library = ctx.library()
-    hits = resources.store.search(
-        resources.embedder.embed_query(query),
-        resources.sparse_query(query),
-        limit=3,
-        filter=SearchFilter(kinds=("chunk",)),
-    )
-    lines = []
-    for hit in hits:
-        item = library.items.get(hit.payload["item_key"])
-        pages = hit.payload.get("page_start")
-        where = (
-            f"p. {pages}"
-            if pages == hit.payload.get("page_end")
-            else f"pp. {pages}-{hit.payload.get('page_end')}"
-        )
-        title = item.title if item else hit.payload.get("title", "")
-        snippet = " ".join(hit.payload["text"].split())[:220]
-        lines.append(f"[{hit.payload['item_key']}] {title} ({where})\n    {snippet}…")
-    return "\n".join(lines) or "No passages found."
+    """What zot_search answers: hybrid (dense + BM25) full-text search with page citations."""
+    return tools.search(ctx, query, limit=3).text
 
 
 def _your_library(settings: Settings) -> str:

@@ -9,6 +9,7 @@ continues next time (see agent_zot/index/state.py).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any
 
 from agent_zot.index.changes import UNPARSED, ItemWork, plan_update
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
+from agent_zot.index.embed import Embedder, EmbedderError
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.index.store import Point
@@ -65,6 +67,7 @@ class UpdateSummary:
     skipped: list[dict[str, str]] = field(default_factory=list)  # attachments indexed as metadata only, why
     failed: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
     model: str = ""
     store: str = ""
 
@@ -78,6 +81,7 @@ class UpdateSummary:
             "skipped": self.skipped,
             "failed": self.failed,
             "seconds": round(self.seconds, 3),
+            "embed_seconds": round(self.embed_seconds, 3),
             "model": self.model,
             "store": self.store,
         }
@@ -118,6 +122,8 @@ def update_index(
         fulltext=options.fulltext,
     )
     summary.unchanged = plan.unchanged
+    if plan.work:
+        _load_in_background(resources.embedder)
     if plan.removed:
         resources.store.delete_items(plan.removed)
         state.forget_items(plan.removed)
@@ -140,6 +146,21 @@ def update_index(
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _load_in_background(embedder: Embedder) -> None:
+    """Load the model while the workers parse the first files, so the load costs no wall time.
+
+    A failure is left for the first embedding call to raise again, with its message, in the main thread.
+    """
+
+    def load() -> None:
+        try:
+            embedder.load()
+        except EmbedderError as err:
+            log.debug("background model load failed (the first embedding call reports it): %s", err)
+
+    threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
 
 
 def _report(
@@ -265,8 +286,11 @@ def _store_batch(batch: list[_Ready], resources: IndexResources, summary: Update
         return
     chunks = [c for ready in batch for c in ready.chunks]
     texts = [c.text for c in chunks]
+    resources.embedder.load()  # waits for the background load, so its time is not counted as embedding
+    started = time.perf_counter()
     dense = resources.embedder.embed_documents(texts)
     sparse = resources.sparse_documents(texts)
+    summary.embed_seconds += time.perf_counter() - started
     vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
     for ready in batch:
         item = ready.work.item

@@ -159,3 +159,34 @@ def export_library(
     return _finish(
         export(ctx.library(), ctx.settings, path=target, fmt=fmt, scope=scope, overwrite=overwrite), decision
     )
+
+
+def search(
+    ctx: AppContext,
+    query: str = "",
+    *,
+    force_mode: str | None = None,
+    limit: int | None = None,
+    year_min: int | None = None,
+    year_max: int | None = None,
+    authors: list[str] | None = None,
+    collection: str | None = None,
+    tags: list[str] | None = None,
+    item_type: str | None = None,
+) -> ToolResponse:
+    from agent_zot.services.search import run_search  # the index stack loads on the first search
+
+    decision = routed("zot_search", query, force_mode)
+    response = run_search(
+        ctx,
+        decision,
+        query,
+        limit=_param(limit, decision, "limit"),
+        year_min=year_min,
+        year_max=year_max,
+        authors=authors,
+        collection=collection,
+        tags=tags,
+        item_type=item_type,
+    )
+    return _finish(response, decision)
