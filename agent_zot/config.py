@@ -91,6 +91,23 @@ class Settings(BaseSettings):
     )
     qdrant_url: str | None = Field(default=None, description="Qdrant server URL when vector_store = qdrant.")
     qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key. Shown masked.")
+    graph_store: Literal["networkx", "neo4j"] = Field(
+        default="networkx",
+        description="networkx: the graph embedded in agent-zot's state database. neo4j: a Neo4j (Bolt) server.",
+    )
+    neo4j_url: str = Field(default="bolt://127.0.0.1:7687", description="Bolt URL of the Neo4j server.")
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user name.")
+    neo4j_password: SecretStr | None = Field(default=None, description="Neo4j password. Shown masked.")
+    neo4j_database: str | None = Field(
+        default=None, description="Neo4j database name (server default if unset)."
+    )
+    concept_extractor: Literal["yake", "ollama"] = Field(
+        default="yake",
+        description="yake: local keyphrase statistics. ollama: an LLM on the Ollama server (concept_model).",
+    )
+    concept_model: str = Field(
+        default="llama3.2", description="Ollama chat model for concept_extractor = ollama."
+    )
     hnsw_m: int = Field(default=16, ge=4, le=128, description="HNSW graph degree of the vector index.")
     hnsw_ef_construct: int = Field(
         default=100,

@@ -75,11 +75,11 @@ def _lines(pdf: FPDF, lines: list[str], width: float) -> None:
         pdf.multi_cell(width, 5, line, new_x="LMARGIN" if width == 0 else "LEFT", new_y="NEXT")
 
 
-def _body_page(pdf: FPDF, page: int, *, two_columns: bool, hyphen: bool) -> None:
+def _body_page(pdf: FPDF, page: int, *, two_columns: bool, hyphen: bool, body: str = _BODY) -> None:
     pdf.set_font("Helvetica", "B", 12)
     pdf.cell(0, 8, heading(page), new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("Helvetica", size=10)
-    paragraphs = [marker(page) + " " + _BODY, _BODY]
+    paragraphs = [marker(page) + " " + body, body]
     if hyphen:
         # An explicit line break after "exam-": the break a justified layout would make.
         paragraphs.append(f"The hyphenated word in this {HYPHEN_HEAD}-")
@@ -98,8 +98,9 @@ def write_paper(
     *,
     body_pages: int = 3,
     two_columns: bool = False,
-    references: bool = True,
+    references: bool | list[str] = True,
     page_labels: bool = False,
+    body: str = _BODY,
     image_page: bool = False,
     password: str | None = None,
 ) -> PaperSpec:
@@ -111,7 +112,7 @@ def write_paper(
         pdf.add_page()
         if page_labels and page == 1:
             pdf.set_page_label(label_style="D", label_start=LABEL_START)
-        _body_page(pdf, page, two_columns=two_columns, hyphen=page == 1)
+        _body_page(pdf, page, two_columns=two_columns, hyphen=page == 1, body=body)
     if image_page:
         pdf.add_page()
         pdf.image(Image.new("RGB", (120, 80), (90, 90, 90)), x=30, y=40, w=120)
@@ -122,7 +123,7 @@ def write_paper(
         pdf.set_font("Helvetica", "B", 12)
         pdf.cell(0, 8, "References", new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", size=9)
-        _lines(pdf, REFERENCES, 0)
+        _lines(pdf, REFERENCES if references is True else references, 0)
     if password:
         pdf.set_encryption(owner_password="owner-" + password, user_password=password)
     pdf.output(str(path))

@@ -11,7 +11,14 @@ from fastmcp.client.transports import StdioTransport
 
 from tests.factories import FullLibrary
 
-TOOLS = {"zot_search", "zot_manage_collections", "zot_manage_tags", "zot_manage_notes", "zot_export"}
+TOOLS = {
+    "zot_search",
+    "zot_explore_graph",
+    "zot_manage_collections",
+    "zot_manage_tags",
+    "zot_manage_notes",
+    "zot_export",
+}
 
 
 def _transport(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> StdioTransport:

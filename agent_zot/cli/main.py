@@ -173,7 +173,9 @@ def update_db(
     )
     line = ProgressLine(sys.stderr)
     try:
-        summary = update_index(ctx.library(), ctx.index(), options, on_progress=line.update)
+        summary = update_index(
+            ctx.library(), ctx.index(), options, on_progress=line.update, graph=ctx.graph()
+        )
     finally:
         line.finish()
         ctx.close()
@@ -187,6 +189,15 @@ def _format_summary(data: dict[str, Any]) -> str:
         f"{data['unchanged']} unchanged, {data['removed']} removed from the index.",
         f"Model: {data['model']}; store: {data['store']}.",
     ]
+    graph = data.get("graph")
+    if graph:
+        lines.append(
+            f"Graph: {graph['papers']} papers, {graph['authors']} authors, {graph['concepts']} concepts; "
+            f"{graph['references']} references → {graph['citations_in_library']} citations within the library, "
+            f"{graph['external_works']} cited works outside it."
+        )
+    if data.get("graph_error"):
+        lines.append(f"Graph not updated: {data['graph_error']}")
     for kind in ("skipped", "failed"):
         if data[kind]:
             lines.append(f"{kind.capitalize()} ({len(data[kind])}), indexed by metadata only:")
@@ -273,6 +284,28 @@ def export_cmd(
         overwrite=overwrite,
     )
     _emit(response.data, response.text, as_json)
+
+
+@cli.group()
+def graph() -> None:
+    """The knowledge graph (built by update-db)."""
+
+
+@graph.command("sync")
+@json_option
+@click.pass_obj
+@_guard
+def graph_sync(state: State, as_json: bool) -> None:
+    """Push the embedded graph to the Neo4j server in the configuration (neo4j_url, neo4j_user, ...)."""
+    ctx = state.context()
+    try:
+        counts = ctx.graph().sync()
+    finally:
+        ctx.close()
+    text = f"Synced to {state.settings.neo4j_url}: " + ", ".join(
+        f"{v} {k}" for k, v in sorted(counts.items())
+    )
+    _emit({"neo4j_url": state.settings.neo4j_url, "counts": counts}, text, as_json)
 
 
 @cli.group()

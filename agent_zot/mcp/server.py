@@ -91,6 +91,51 @@ def build_server(ctx: AppContext) -> FastMCP:
         )
 
     @server.tool(annotations=READ_ONLY, output_schema=None)
+    def zot_explore_graph(
+        query: Query = "",
+        item_key: Annotated[str | None, Field(description="The paper to start from.")] = None,
+        author: Annotated[str | None, Field(description="The author to start from.")] = None,
+        concept: Annotated[str | None, Field(description="Concept or topic (field filter).")] = None,
+        year_min: Annotated[int | None, Field(description="Temporal: first year.")] = None,
+        year_max: Annotated[int | None, Field(description="Temporal: last year.")] = None,
+        hops: Annotated[int | None, Field(description="Citation 1-3, collaboration 1-2.", ge=1, le=3)] = None,
+        direction: Annotated[Literal["out", "in", "both"] | None, Field(description="out = cites.")] = None,
+        limit: Limit = None,
+        force_mode: Annotated[
+            Literal[
+                "citation",
+                "influence",
+                "content_similarity",
+                "related",
+                "collaboration",
+                "concept",
+                "temporal",
+                "venue",
+                "comprehensive",
+            ]
+            | None,
+            Field(description=MODE),
+        ] = None,
+    ) -> ToolResult:
+        """Knowledge graph of citations (from reference lists), co-authors, concepts and venues: citation
+        chains, influence, related or similar papers, collaborators, concepts over time, venues."""
+        return _result(
+            lambda: _tools().explore_graph(
+                ctx,
+                query,
+                force_mode=force_mode,
+                item_key=item_key,
+                author=author,
+                concept=concept,
+                year_min=year_min,
+                year_max=year_max,
+                hops=hops,
+                direction=direction,
+                limit=limit,
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, output_schema=None)
     def zot_manage_collections(
         query: Query = "",
         collection: Annotated[str | None, Field(description="Collection name, path (A/B) or key.")] = None,
@@ -166,11 +211,14 @@ def build_server(ctx: AppContext) -> FastMCP:
         item_keys: Annotated[list[str] | None, Field(description="Export these items.")] = None,
         search: Annotated[str | None, Field(description="Only items whose metadata has these words.")] = None,
         overwrite: Annotated[bool, Field(description="Replace an existing file.")] = False,
+        node_types: Annotated[list[str] | None, Field(description="GraphML: e.g. Paper, Author.")] = None,
+        max_nodes: Annotated[int | None, Field(description="GraphML: node cap.", ge=1)] = None,
         force_mode: Annotated[
             Literal["bibtex", "markdown", "csljson", "graphml"] | None, Field(description=MODE)
         ] = None,
     ) -> ToolResult:
-        """Export items to BibTeX, CSL-JSON or Markdown (notes, annotations) files in the export folder."""
+        """Export items to BibTeX, CSL-JSON, Markdown (notes, annotations) or the knowledge graph to
+        GraphML (Gephi, networkx), as files in the export folder."""
         return _result(
             lambda: _tools().export_library(
                 ctx,
@@ -181,6 +229,8 @@ def build_server(ctx: AppContext) -> FastMCP:
                 item_keys=item_keys,
                 search=search,
                 overwrite=overwrite,
+                node_types=node_types,
+                max_nodes=max_nodes,
             )
         )
 

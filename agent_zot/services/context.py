@@ -18,6 +18,7 @@ from agent_zot.zotero.models import Library
 from agent_zot.zotero.reader import ReadOptions, load_library
 
 if TYPE_CHECKING:
+    from agent_zot.graph.resources import GraphResources
     from agent_zot.index.resources import IndexResources
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,7 @@ class AppContext:
         self._library: Library | None = None
         self._state: FileState | None = None
         self._index: IndexResources | None = None
+        self._graph: GraphResources | None = None
         self.last_load_seconds: float | None = None
 
     def index(self) -> IndexResources:
@@ -55,7 +57,18 @@ class AppContext:
             self._index = IndexResources(self.settings)
         return self._index
 
+    def graph(self) -> GraphResources:
+        """The knowledge graph (its store loads on first use), kept in the index's state database."""
+        if self._graph is None:
+            from agent_zot.graph.resources import GraphResources
+
+            self._graph = GraphResources(self.settings, self.settings.data_dir / "index" / "state.sqlite")
+        return self._graph
+
     def close(self) -> None:
+        if self._graph is not None:
+            self._graph.close()
+            self._graph = None
         if self._index is not None:
             self._index.close()
             self._index = None

@@ -17,6 +17,7 @@ from agent_zot.services.match import match_items
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import discover_library
 
+GRAPH_EXAMPLE = "which papers in my library cite BERT?"
 SEARCH_EXAMPLE = "how are citation links resolved when building a corpus of papers?"
 
 
@@ -35,7 +36,9 @@ def run_demo(
     ctx = AppContext(demo_settings)
     try:
         library = ctx.library()
-        summary = update_index(library, ctx.index(), UpdateOptions(), on_progress=on_progress)
+        summary = update_index(
+            library, ctx.index(), UpdateOptions(), on_progress=on_progress, graph=ctx.graph()
+        )
         s2orc = match_items(list(library.items.values()), "S2ORC")[0]
         sections = [
             DemoSection(
@@ -62,6 +65,7 @@ def run_demo(
                 tools.manage_notes(ctx, f"what did I highlight in {s2orc.key}?").text,
             ),
             DemoSection(f'zot_search "{SEARCH_EXAMPLE}"', _search_preview(ctx, SEARCH_EXAMPLE)),
+            DemoSection(f'zot_explore_graph "{GRAPH_EXAMPLE}"', tools.explore_graph(ctx, GRAPH_EXAMPLE).text),
             DemoSection("Your own library", _your_library(settings)),
         ]
     finally:

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -20,6 +21,9 @@ from agent_zot.export import (
     to_csl_json,
     to_markdown_single,
 )
+from agent_zot.graph.graphml import DEFAULT_MAX_NODES, select_subgraph, to_graphml
+from agent_zot.graph.model import NodeKind
+from agent_zot.graph.store import GraphStore
 from agent_zot.services.lookup import resolve_collection
 from agent_zot.services.match import match_items
 from agent_zot.services.response import ToolResponse
@@ -123,13 +127,15 @@ def export(
     fmt: str | None,
     scope: ExportScope,
     overwrite: bool = False,
+    graph: GraphExport | None = None,
 ) -> ToolResponse:
     fmt = format_for(path, fmt)
     if fmt == "graphml":
-        raise ExportError(
-            "GraphML export needs the knowledge graph, which this version does not build yet.",
-            hint="Export BibTeX (.bib), CSL-JSON (.json) or Markdown (.md) instead.",
-        )
+        if graph is None:
+            raise ExportError(
+                "GraphML export needs the knowledge graph.", hint="Run `agent-zot update-db` first."
+            )
+        return _export_graph(library, settings, path=path, scope=scope, overwrite=overwrite, graph=graph)
     if fmt not in DEFAULT_EXTENSION:
         raise InvalidArgumentError(
             f"Unknown export format {fmt!r}.",
@@ -161,6 +167,66 @@ def export(
             "citation_keys": keys,
         },
     )
+
+
+@dataclass(frozen=True, slots=True)
+class GraphExport:
+    """The graph to export from, which node kinds, and at most how many nodes."""
+
+    store: GraphStore
+    node_types: tuple[str, ...] = ()
+    max_nodes: int = DEFAULT_MAX_NODES
+
+
+def _export_graph(
+    library: Library,
+    settings: Settings,
+    *,
+    path: str | None,
+    scope: ExportScope,
+    overwrite: bool,
+    graph: GraphExport,
+) -> ToolResponse:
+    kinds = _node_kinds(graph.node_types)
+    whole = not (scope.item_keys or scope.collection or scope.query)
+    keys = None if whole else [i.key for i in select_items(library, scope)]
+    if keys == []:
+        raise NotFoundError(
+            f"Nothing to export: {scope.describe()} has no items.", hint="Nothing was written."
+        )
+    data = select_subgraph(graph.store, item_keys=keys, kinds=kinds, max_nodes=graph.max_nodes)
+    if not data.nodes:
+        raise NotFoundError(
+            "The knowledge graph has no nodes to export.", hint="Build it with `agent-zot update-db`."
+        )
+    target = resolve_target(settings, path, "graphml", scope)
+    written = _write_one(target, to_graphml(data), overwrite)
+    by_kind = Counter(n.kind.value for n in data.nodes)
+    return ToolResponse(
+        f"Exported a graph of {len(data.nodes)} nodes and {len(data.edges)} edges ({scope.describe()}) as "
+        f"GraphML to {written} — " + ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items())) + ".",
+        {
+            "format": "graphml",
+            "path": str(written),
+            "files": [str(written)],
+            "nodes": len(data.nodes),
+            "edges": len(data.edges),
+            "node_kinds": dict(by_kind),
+        },
+    )
+
+
+def _node_kinds(names: tuple[str, ...]) -> list[NodeKind]:
+    if not names:
+        return list(NodeKind)
+    by_name = {k.value.casefold(): k for k in NodeKind} | {k.name.casefold(): k for k in NodeKind}
+    unknown = [n for n in names if n.casefold().rstrip("s") not in by_name and n.casefold() not in by_name]
+    if unknown:
+        raise InvalidArgumentError(
+            f"Unknown node type(s): {', '.join(unknown)}.",
+            hint="Use: " + ", ".join(k.value for k in NodeKind) + ".",
+        )
+    return [by_name.get(n.casefold(), by_name.get(n.casefold().rstrip("s"))) for n in names]  # type: ignore[misc]
 
 
 def _render(library: Library, items: list[Item], keys: dict[str, str], fmt: str) -> str:

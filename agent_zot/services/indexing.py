@@ -13,8 +13,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agent_zot.errors import AgentZotError
 from agent_zot.index.changes import UNPARSED, ItemWork, plan_update
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.embed import Embedder, EmbedderError
@@ -23,6 +24,9 @@ from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.index.store import Point
 from agent_zot.ingest import ParsedDocument, ParseJob, ParseOutcome, fallback_document, parse_many
 from agent_zot.zotero.models import Attachment, Item, Library
+
+if TYPE_CHECKING:
+    from agent_zot.graph.resources import GraphResources
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +74,8 @@ class UpdateSummary:
     embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
     model: str = ""
     store: str = ""
+    graph: dict[str, int] | None = None  # what the knowledge graph holds after the run, when rebuilt
+    graph_error: str | None = None  # the graph could not be updated (the index update still stands)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +90,8 @@ class UpdateSummary:
             "embed_seconds": round(self.embed_seconds, 3),
             "model": self.model,
             "store": self.store,
+            "graph": self.graph,
+            "graph_error": self.graph_error,
         }
 
 
@@ -103,7 +111,9 @@ def update_index(
     options: UpdateOptions,
     *,
     on_progress: Callable[[Progress], None] | None = None,
+    graph: GraphResources | None = None,
 ) -> UpdateSummary:
+    """Index what changed; then, when anything changed (or the graph is still empty), rebuild the graph."""
     started = time.perf_counter()
     summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
     state = resources.state
@@ -144,8 +154,18 @@ def update_index(
     state.set_meta("model", summary.model)
     state.set_meta("store", summary.store)
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
+    if graph is not None and (summary.indexed or summary.removed or graph.is_empty()):
+        _update_graph(graph, library, state, summary)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _update_graph(graph: GraphResources, library: Library, state: Any, summary: UpdateSummary) -> None:
+    try:
+        summary.graph = graph.update(library, state).to_dict()
+    except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
+        summary.graph_error = str(err)
+        log.warning("knowledge graph not updated: %s", err)
 
 
 def _load_in_background(embedder: Embedder) -> None:

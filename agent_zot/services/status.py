@@ -38,6 +38,7 @@ def library_status(ctx: AppContext) -> dict[str, Any]:
             "in_trash": library.trashed_count,
         },
         "index": index_status(ctx, library),
+        "graph": graph_status(ctx),
         "warnings": list(library.warnings),
     }
 
@@ -71,6 +72,16 @@ def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     }
 
 
+def graph_status(ctx: AppContext) -> dict[str, Any]:
+    """Node and edge counts of the embedded graph (kept current by update-db), and where it is explored."""
+    if not ctx.index().exists():
+        return {"state": "not built", "store": ctx.settings.graph_store}
+    counts = ctx.graph().local.counts()
+    if not counts.get("Paper"):
+        return {"state": "not built", "store": ctx.settings.graph_store}
+    return {"state": "built", "store": ctx.settings.graph_store, "counts": counts}
+
+
 def format_status(status: dict[str, Any]) -> str:
     lib, counts = status["library"], status["counts"]
     lines = [
@@ -86,10 +97,22 @@ def format_status(status: dict[str, Any]) -> str:
         f"Collections: {counts['collections']}",
         f"Tags:        {counts['tags']}",
         _index_line(status["index"]),
+        _graph_line(status["graph"]),
         f"Read in:     {lib['load_seconds'] * 1000:.0f} ms",
     ]
     lines.extend(f"Warning:     {w}" for w in status["warnings"])
     return "\n".join(lines)
+
+
+def _graph_line(graph: dict[str, Any]) -> str:
+    if graph["state"] != "built":
+        return "Graph:       not built — `agent-zot update-db` builds it"
+    c = graph["counts"]
+    where = "" if graph["store"] == "networkx" else f"; explored in {graph['store']}"
+    return (
+        f"Graph:       {c.get('Paper', 0)} papers, {c.get('Author', 0)} authors, {c.get('Concept', 0)} concepts, "
+        f"{c.get('ExternalWork', 0)} external works; {c.get('CITES', 0)} citations{where}"
+    )
 
 
 def _index_line(index: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services import collections, notes, tags
 from agent_zot.services.context import AppContext
-from agent_zot.services.export import ExportScope, export
+from agent_zot.services.export import ExportScope, GraphExport, export, format_for
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route, route
 
@@ -145,6 +145,8 @@ def export_library(
     item_keys: list[str] | None = None,
     search: str | None = None,
     overwrite: bool = False,
+    node_types: list[str] | None = None,
+    max_nodes: int | None = None,
 ) -> ToolResponse:
     """Export to a file. ``search`` scopes by metadata words; the query's own words are not used as a
     filter (they usually just describe the request), only the collection and keys found in it."""
@@ -156,9 +158,15 @@ def export_library(
         query=search or None,
     )
     fmt = force_mode or decision.mode
-    return _finish(
-        export(ctx.library(), ctx.settings, path=target, fmt=fmt, scope=scope, overwrite=overwrite), decision
+    graph = None
+    if format_for(target, fmt) == "graphml":
+        from agent_zot.graph.graphml import DEFAULT_MAX_NODES
+
+        graph = GraphExport(ctx.graph().store, tuple(node_types or ()), max_nodes or DEFAULT_MAX_NODES)
+    response = export(
+        ctx.library(), ctx.settings, path=target, fmt=fmt, scope=scope, overwrite=overwrite, graph=graph
     )
+    return _finish(response, decision)
 
 
 def search(
@@ -188,5 +196,38 @@ def search(
         collection=collection,
         tags=tags,
         item_type=item_type,
+    )
+    return _finish(response, decision)
+
+
+def explore_graph(
+    ctx: AppContext,
+    query: str = "",
+    *,
+    force_mode: str | None = None,
+    item_key: str | None = None,
+    author: str | None = None,
+    concept: str | None = None,
+    year_min: int | None = None,
+    year_max: int | None = None,
+    hops: int | None = None,
+    direction: str | None = None,
+    limit: int | None = None,
+) -> ToolResponse:
+    from agent_zot.services.explore import explore_graph as explore  # networkx loads on the first call
+
+    decision = routed("zot_explore_graph", query, force_mode)
+    response = explore(
+        ctx,
+        decision,
+        query=query,
+        item_key=item_key,
+        author=author,
+        concept=concept,
+        year_min=year_min,
+        year_max=year_max,
+        hops=hops,
+        direction=direction,
+        limit=limit,
     )
     return _finish(response, decision)

@@ -8,7 +8,7 @@ from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo_pdf import write_text_pdf
 from agent_zot.zotero.demo_texts import CORPUS_PAPER, ENCODER_PAPER, METHODS_PAPER
 
-DEMO_VERSION = "2"  # bump when the content changes, so an old copy is rebuilt
+DEMO_VERSION = "3"  # bump when the content changes, so an old copy is rebuilt
 
 
 def ensure_demo_library(folder: Path) -> Path:

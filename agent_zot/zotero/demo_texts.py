@@ -35,6 +35,10 @@ CORPUS_PAPER = [
     "[2] C. Citer. Resolving bibliography entries to identifiers. Proceedings of the Digital Libraries "
     "Conference, 2019.",
     "[3] D. Data. Citation graphs for recommendation. Information Retrieval Letters, 2017.",
+    "[4] I. Beltagy, K. Lo and A. Cohan. SciBERT: A pretrained language model for scientific text. In "
+    "Proceedings of EMNLP-IJCNLP, 2019.",
+    "[5] J. Devlin, M. Chang, K. Lee and K. Toutanova. BERT: Pre-training of deep bidirectional transformers "
+    "for language understanding. In Proceedings of NAACL-HLT, 2019.",
 ]
 
 ENCODER_PAPER = [
@@ -65,6 +69,10 @@ ENCODER_PAPER = [
     "[1] E. Encoder and F. Finetune. Masked language modelling for domain adaptation. Computational "
     "Linguistics Letters, 2019.",
     "[2] G. Gene. Biomedical named entity recognition benchmarks. Bioinformatics Methods, 2016.",
+    "[3] J. Devlin, M. Chang, K. Lee and K. Toutanova. BERT: Pre-training of deep bidirectional transformers "
+    "for language understanding. In Proceedings of NAACL-HLT, 2019.",
+    "[4] A. Vaswani, N. Shazeer, N. Parmar et al. Attention is all you need. In Advances in Neural Information "
+    "Processing Systems, 2017.",
 ]
 
 METHODS_PAPER = [

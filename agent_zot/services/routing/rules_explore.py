@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from .rules import Rule, has, rx
 
+# "citation recommendation", "citation analysis": research topics named after citations, not requests to
+# follow citation links
+_CITATION_TOPICS = (
+    r"(?:recommendation|analysis|context|intent|function|classification|parsing|extraction|screening"
+    r"|generation|prediction|sentiment|worthiness|span|text|style|management)s?\b"
+)
+
 EXPLORE_RULES: tuple[Rule, ...] = (
     # related (default): generic neighbourhood
     rx(
@@ -16,7 +23,8 @@ EXPLORE_RULES: tuple[Rule, ...] = (
     rx(
         "citation",
         2.0,
-        r"\bcit(?:e|es|ed|ing|ation|ations)\b|\breferenc(?:e|es|ed|ing)\b|\bbibliograph\w*|\bbackward\b"
+        r"\bcit(?:e|es|ed|ing|ation|ations)\b(?!\s+" + _CITATION_TOPICS + r")"
+        r"|\breferenc(?:e|es|ed|ing)\b|\bbibliograph\w*|\bbackward\b"
         r"|\bforward\b|\bcited by\b|\bbuil(?:d|ds|t) (?:on|upon)\b|\bbased on\b",
     ),
     # influence: what matters most (PageRank on the subgraph)
@@ -66,6 +74,12 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|year|time|decades?)\b|\byear[- ]by[- ]year\b|\bdevelop(?:ed|ment) of\b|\bdecade by decade\b",
     ),
     has("temporal", 0.8, "years"),
+    # "how has X changed between 2015 and 2023": a change across a year span outweighs the topic's words
+    rx(
+        "temporal",
+        2.6,
+        r"\b(?:chang|evol|shift|gr[eo]w|develop|moved?)\w*\b[^.?!]{0,40}?\b(?:between|from|since)\s+(?:19|20)\d{2}\b",
+    ),
     # venue: where things were published
     rx(
         "venue",

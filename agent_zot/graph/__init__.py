@@ -1,0 +1,1 @@
+"""The knowledge graph: papers, authors, venues, concepts, tags, collections and the works they cite."""

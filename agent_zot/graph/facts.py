@@ -1,0 +1,164 @@
+"""Per-paper graph facts (parsed references, keyphrases), computed once per indexed version of an item.
+
+They are the expensive part of the graph (parsing reference lists, running YAKE over the body), so they
+are cached in the index state database next to the page texts they come from, keyed by the item's index
+fingerprint: an item re-indexed by update-db gets new facts, the others are reused. Assembling the graph
+from the facts of every item (matching, merging, co-authors) is cheap and runs after each update.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_zot.config import Settings
+from agent_zot.graph.concepts import extract_keyphrases
+from agent_zot.graph.references import Reference, parse_references
+from agent_zot.index.state import IndexState
+from agent_zot.zotero.models import Item
+
+FACTS_VERSION = 1  # bump when extraction changes, so cached facts are recomputed
+BODY_CHARS = 30_000  # keyphrases come from the title, the abstract and the start of the body
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS graph_facts (
+    item_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    facts TEXT NOT NULL
+);
+"""
+
+
+@dataclass(slots=True)
+class PaperFacts:
+    item_key: str
+    references: list[Reference] = field(default_factory=list)
+    keyphrases: list[tuple[str, float]] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "v": FACTS_VERSION,
+                "references": [r.to_dict() for r in self.references],
+                "keyphrases": self.keyphrases,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, item_key: str, text: str) -> PaperFacts | None:
+        data = json.loads(text)
+        if data.get("v") != FACTS_VERSION:
+            return None
+        references = [_reference(r) for r in data["references"]]
+        keyphrases = [(str(p), float(w)) for p, w in data["keyphrases"]]
+        return cls(item_key, references, keyphrases)
+
+
+def _reference(data: dict[str, Any]) -> Reference:
+    return Reference(
+        raw=data["raw"],
+        authors=tuple(data.get("authors") or ()),
+        year=data.get("year"),
+        title=data.get("title") or "",
+        venue=data.get("venue") or "",
+        doi=data.get("doi"),
+        arxiv=data.get("arxiv"),
+    )
+
+
+class FactsCache:
+    """The ``graph_facts`` table in the state database (its own connection; WAL like the state DB)."""
+
+    def __init__(self, path: Path) -> None:
+        self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
+        self._lock = threading.Lock()
+        with self._lock, self._conn:
+            self._conn.executescript(_DDL)
+
+    def load(self) -> dict[str, tuple[str, PaperFacts | None]]:
+        with self._lock:
+            rows = self._conn.execute("SELECT item_key, fingerprint, facts FROM graph_facts").fetchall()
+        return {key: (fp, PaperFacts.from_json(key, facts)) for key, fp, facts in rows}
+
+    def save(self, facts: Iterable[tuple[PaperFacts, str]]) -> None:
+        rows = [(f.item_key, fingerprint, f.to_json()) for f, fingerprint in facts]
+        with self._lock, self._conn:
+            self._conn.executemany("INSERT OR REPLACE INTO graph_facts VALUES (?, ?, ?)", rows)
+
+    def forget(self, keep: set[str]) -> None:
+        with self._lock:
+            stored = [k for (k,) in self._conn.execute("SELECT item_key FROM graph_facts")]
+        gone = [(k,) for k in stored if k not in keep]
+        with self._lock, self._conn:
+            self._conn.executemany("DELETE FROM graph_facts WHERE item_key = ?", gone)
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+# (title, abstract, body, names to leave out) -> [(normalised phrase, weight in (0, 1])]
+KeyphraseFn = Callable[[str, str, str, list[str]], list[tuple[str, float]]]
+
+
+def yake_keyphrases(title: str, abstract: str, body: str, exclude: list[str]) -> list[tuple[str, float]]:
+    return extract_keyphrases(title, abstract, body, exclude=exclude)
+
+
+def keyphrase_extractor(settings: Settings) -> tuple[str, KeyphraseFn]:
+    """The configured extractor and a name for it (part of the cache key, so switching recomputes)."""
+    if settings.concept_extractor == "ollama":
+        from agent_zot.graph.concepts_llm import OllamaConceptExtractor
+
+        llm = OllamaConceptExtractor(settings.ollama_url, settings.concept_model)
+
+        def ask(title: str, abstract: str, body: str, exclude: list[str]) -> list[tuple[str, float]]:
+            return llm.keyphrases(title, abstract, body)
+
+        return f"ollama:{settings.concept_model}", ask
+    return "yake", yake_keyphrases
+
+
+def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_keyphrases) -> PaperFacts:
+    """References and keyphrases of one item, from what update-db stored (no re-parse)."""
+    references: list[Reference] = []
+    body: list[str] = []
+    for record in state.attachments_of(item.key):
+        if record.references_text:
+            references.extend(parse_references(record.references_text))
+        size = sum(len(t) for t in body)
+        for page in state.pages_of(record.attachment_key):
+            if size >= BODY_CHARS:
+                break
+            body.append(page.text)
+            size += len(page.text)
+    text = "\n".join(body)[:BODY_CHARS]
+    names = [n for c in item.creators for n in (c.last_name, c.first_name) if n]
+    return PaperFacts(item.key, references, keyphrases(item.title, item.abstract, text, names))
+
+
+def current_facts(
+    items: Iterable[Item], state: IndexState, cache: FactsCache, *, settings: Settings
+) -> dict[str, PaperFacts]:
+    """Facts for every item: cached where the item's index fingerprint is unchanged, else computed."""
+    extractor, keyphrases = keyphrase_extractor(settings)
+    fingerprints = state.item_fingerprints()
+    cached = cache.load()
+    result: dict[str, PaperFacts] = {}
+    fresh: list[tuple[PaperFacts, str]] = []
+    for item in items:
+        fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{extractor}"
+        stored_fp, stored = cached.get(item.key, ("", None))
+        if stored is not None and stored_fp == fingerprint:
+            result[item.key] = stored
+            continue
+        facts = paper_facts(item, state, keyphrases)
+        result[item.key] = facts
+        fresh.append((facts, fingerprint))
+    cache.save(fresh)
+    cache.forget(set(result))
+    return result

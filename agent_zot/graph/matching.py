@@ -1,0 +1,241 @@
+"""Matching parsed references to library items: DOI, then arXiv id, then a fuzzy title with year and
+first-author checks. Titles are blocked by year (±1) so a large reference set against a library of a
+few thousand items compares each reference with a few hundred titles at most."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from agent_zot.graph.references import Reference, find_arxiv, find_doi
+from agent_zot.zotero.models import Item
+
+TITLE_THRESHOLD = 0.8  # confidence below which a title match is dropped: an exact title alone just passes
+_MIN_TITLE_SCORE = 88.0  # rapidfuzz score (0-100) a title needs before the year/author checks
+_RAW_SCORE = 95.0  # partial match of an item title inside the raw reference
+_MIN_RAW_WORDS = 4
+_HITS = 5  # best title candidates per block that go on to the year and author checks  # item titles shorter than this are too common to look for inside a raw string
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+_ARXIV_FIELD = re.compile(r"^\s*arxiv\s*:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
+_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_JOINERS = re.compile(r"(?<=\w)['’\-‐‑–](?=\w)")  # "Sci-BERT" and "SciBERT" are the same title
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    item_key: str
+    confidence: float
+    method: str  # "doi" | "arxiv" | "title" | "title-raw"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    key: str
+    title: str  # normalised
+    year: int | None
+    surnames: frozenset[str]  # normalised surnames of all authors
+
+
+def fold(text: str) -> str:
+    """ASCII-folded, lower-case, words joined by hyphens glued, other punctuation as spaces."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    glued = _JOINERS.sub("", ascii_text.lower())
+    return _NON_ALNUM.sub(" ", glued).strip()
+
+
+def normalise_doi(doi: str) -> str | None:
+    return find_doi(doi) if doi else None
+
+
+def _item_arxiv(item: Item) -> str | None:
+    doi = _ARXIV_DOI.match(item.doi.strip())
+    if doi:
+        return find_arxiv("arXiv:" + doi.group(1))
+    extra = _ARXIV_FIELD.search(item.extra)
+    if extra:
+        found = find_arxiv("arXiv:" + extra.group(1))
+        if found:
+            return found
+    for value in (item.url, item.fields.get("archiveID", ""), item.fields.get("number", "")):
+        if value and ("arxiv" in value.lower() or value.lower().startswith("abs/")):
+            found = find_arxiv(value)
+            if found:
+                return found
+    return None
+
+
+def _surname_key(name: str) -> str:
+    words = fold(name).split()
+    return words[-1] if words else ""
+
+
+def title_key(ref: Reference) -> str | None:
+    """The external work key of a reference that has no DOI or arXiv id, when its title looks real."""
+    title = fold(ref.title)
+    if len(title.split()) < 3:
+        return None
+    digest = hashlib.sha1(f"{title}|{ref.year or ''}".encode()).hexdigest()  # an id, not a security measure
+    return f"t:{digest[:16]}"
+
+
+def external_work_key(ref: Reference) -> str | None:
+    """A stable key for a cited work outside the library: ``doi:…``, ``arxiv:…`` or ``t:<hash>``."""
+    if ref.doi:
+        return f"doi:{ref.doi}"
+    if ref.arxiv:
+        return f"arxiv:{ref.arxiv}"
+    return title_key(ref)
+
+
+def _sorted_words(text: str) -> str:
+    return " ".join(sorted(text.split()))
+
+
+@dataclass(slots=True)
+class _Block:
+    """The titles of one year, in the parallel lists rapidfuzz's batch functions take."""
+
+    entries: list[_Entry] = field(default_factory=list)
+    sorted_titles: list[str] = field(default_factory=list)  # words sorted once: token_sort_ratio's work
+    squeezed: list[str] = field(default_factory=list)
+
+    def add(self, entry: _Entry) -> None:
+        self.entries.append(entry)
+        self.sorted_titles.append(_sorted_words(entry.title))
+        self.squeezed.append(entry.title.replace(" ", ""))
+
+    def title_hits(self, title: str) -> dict[int, float]:
+        """Index -> best title score (0-100) of the entries scoring at least _MIN_TITLE_SCORE."""
+        hits: dict[int, float] = {}
+        # Spaces out as well: "sci bert" (a line break) and "scibert" are the same word.
+        for query, choices in (
+            (_sorted_words(title), self.sorted_titles),
+            (title.replace(" ", ""), self.squeezed),
+        ):
+            for _, score, index in process.extract(
+                query, choices, scorer=fuzz.ratio, score_cutoff=_MIN_TITLE_SCORE, limit=_HITS
+            ):
+                hits[index] = max(score, hits.get(index, 0.0))
+        return hits
+
+    def raw_hits(self, raw: str) -> dict[int, float]:
+        """The item title found inside the raw reference (for entries whose parsed title is unreliable)."""
+        hits: dict[int, float] = {}
+        for index, entry in enumerate(self.entries):
+            if len(entry.title.split()) >= _MIN_RAW_WORDS:
+                score = fuzz.partial_ratio(entry.title, raw, score_cutoff=_RAW_SCORE)
+                if score:
+                    hits[index] = score
+        return hits
+
+
+class ReferenceMatcher:
+    """Library items indexed by DOI, arXiv id and normalised title (blocked by year)."""
+
+    def __init__(self, items: Iterable[Item]) -> None:
+        self._by_doi: dict[str, str] = {}
+        self._by_arxiv: dict[str, str] = {}
+        self._blocks: dict[int | None, _Block] = defaultdict(_Block)
+        # Exact titles regardless of year: a year more than one off only matches an identical title.
+        self._by_title: dict[str, list[_Entry]] = defaultdict(list)
+        for item in items:
+            self._add(item)
+
+    def _add(self, item: Item) -> None:
+        doi = normalise_doi(item.doi)
+        if doi:
+            self._by_doi.setdefault(doi, item.key)
+        arxiv = _item_arxiv(item)
+        if arxiv:
+            self._by_arxiv.setdefault(arxiv, item.key)
+        title = fold(item.title)
+        if title:
+            surnames = frozenset(s for s in (_surname_key(c.last_name) for c in item.authors) if s)
+            entry = _Entry(item.key, title, item.year, surnames)
+            self._blocks[item.year].add(entry)
+            self._by_title[title.replace(" ", "")].append(entry)
+
+    def __len__(self) -> int:
+        return sum(len(block.entries) for block in self._blocks.values())
+
+    def match(self, ref: Reference, *, citing_key: str | None = None) -> Match | None:
+        """The library item ``ref`` cites, or None; never ``citing_key`` itself."""
+        if ref.doi:
+            key = self._by_doi.get(ref.doi)
+            if key is not None and key != citing_key:
+                return Match(key, 1.0, "doi")
+        if ref.arxiv:
+            key = self._by_arxiv.get(ref.arxiv)
+            if key is not None and key != citing_key:
+                return Match(key, 0.98, "arxiv")
+        return self._match_title(ref, citing_key)
+
+    def _candidate_blocks(self, year: int | None) -> list[_Block]:
+        if year is None:
+            return list(self._blocks.values())
+        years = (year - 1, year, year + 1, None)
+        return [self._blocks[y] for y in years if y in self._blocks]
+
+    def _match_title(self, ref: Reference, citing_key: str | None) -> Match | None:
+        title = fold(ref.title)
+        # A title of fewer than three words is more often a venue or a fragment than the title.
+        use_raw = len(title.split()) < 3
+        raw = fold(ref.raw) if use_raw else ""
+        first = _surname_key(ref.authors[0]) if ref.authors else ""
+        best: Match | None = None
+        for block in self._candidate_blocks(ref.year):
+            hits = block.raw_hits(raw) if use_raw else block.title_hits(title)
+            for index, score in hits.items():
+                entry = block.entries[index]
+                if entry.key == citing_key:
+                    continue
+                method = "title-raw" if use_raw else "title"
+                confidence = _confidence(entry, score, method, ref.year, first)
+                if confidence >= TITLE_THRESHOLD and (best is None or confidence > best.confidence):
+                    best = Match(entry.key, round(confidence, 3), method)
+        if best is None and not use_raw:
+            best = self._exact_title(title, ref.year, first, citing_key)
+        return best
+
+    def _exact_title(self, title: str, year: int | None, first: str, citing_key: str | None) -> Match | None:
+        best: Match | None = None
+        for entry in self._by_title.get(title.replace(" ", ""), ()):
+            confidence = _confidence(entry, 100.0, "title", year, first)
+            better = best is None or confidence > best.confidence
+            if entry.key != citing_key and confidence >= TITLE_THRESHOLD and better:
+                best = Match(entry.key, round(confidence, 3), "title")
+        return best
+
+
+def _confidence(entry: _Entry, score: float, method: str, year: int | None, first: str) -> float:
+    """From the title score (0-100), the year gap and the first author to a confidence in 0-0.97."""
+    floor = _RAW_SCORE if method == "title-raw" else _MIN_TITLE_SCORE
+    confidence = 0.6 + 0.2 * (score - floor) / (100.0 - floor)
+    confidence += _year_adjustment(year, entry.year) + _author_adjustment(first, entry.surnames)
+    if method == "title-raw":
+        confidence -= 0.05
+    if len(entry.title.split()) < 4:  # short titles ("Introduction", "Grobid") are shared by many works
+        confidence -= 0.1
+    return min(confidence, 0.97)
+
+
+def _year_adjustment(ref_year: int | None, item_year: int | None) -> float:
+    if ref_year is None or item_year is None:
+        return 0.0
+    gap = abs(ref_year - item_year)
+    # Preprints and proceedings are often a year apart; more than that is a typo or another version.
+    return 0.08 if gap == 0 else 0.04 if gap == 1 else -0.06
+
+
+def _author_adjustment(first: str, surnames: frozenset[str]) -> float:
+    if not first or not surnames:
+        return 0.0
+    if first in surnames or any(fuzz.ratio(first, s) >= 85 for s in surnames):
+        return 0.08
+    return -0.15

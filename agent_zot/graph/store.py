@@ -1,0 +1,92 @@
+"""What the exploration modes need from a graph store; one contract suite tests every implementation.
+
+Implementations: ``store_nx.NetworkxGraphStore`` (embedded default: networkx in memory, persisted in the
+state database, loaded on first use) and ``store_neo4j.Neo4jGraphStore`` (the official neo4j driver; any
+Bolt server speaking standard Cypher). Exploration is written once over these primitives; ranking
+(PageRank, centrality) runs in networkx on a subgraph the store returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from typing import Protocol
+
+from agent_zot.errors import AgentZotError
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+
+
+class GraphStoreError(AgentZotError):
+    """The graph store cannot be reached or read; the message says what to do."""
+
+
+class Direction(StrEnum):
+    OUT = "out"  # follow edges from source to target
+    IN = "in"  # follow edges backwards
+    BOTH = "both"
+
+
+class GraphStore(Protocol):
+    name: str
+
+    def replace_all(self, graph: GraphData) -> None:
+        """Make the store hold exactly ``graph`` (nodes and edges not in it are removed). An edge naming a
+        node not in ``graph`` raises GraphStoreError and leaves the store as it was."""
+        ...
+
+    def upsert(self, graph: GraphData) -> None:
+        """Add or update nodes (by id; props replaced) and edges (by source, kind, target; props replaced).
+        Edges may only name nodes that exist after the call: otherwise GraphStoreError, and nothing of the
+        batch is written. Props whose value is None are not kept (Neo4j has no null properties). A node's
+        kind is part of its id (its prefix) and is not expected to change."""
+        ...
+
+    def delete_nodes(self, node_ids: Iterable[str]) -> None:
+        """Remove nodes and every edge touching them; unknown ids are ignored."""
+        ...
+
+    def get_nodes(self, node_ids: Sequence[str]) -> list[Node]:
+        """The nodes that exist among ``node_ids``, in the order asked."""
+        ...
+
+    def find_nodes(self, kind: NodeKind, *, name: str | None = None, limit: int = 50) -> list[Node]:
+        """Nodes of a kind; with ``name``, those whose name/title contains it (case-insensitive): exact
+        matches first, then prefix matches, then the others, each by id. Without ``name``, by id."""
+        ...
+
+    def edges_of(
+        self,
+        node_ids: Sequence[str],
+        *,
+        kinds: Sequence[EdgeKind] = (),
+        direction: Direction = Direction.BOTH,
+    ) -> list[Edge]:
+        """Edges touching any of ``node_ids`` (all kinds when ``kinds`` is empty), each once, sorted by
+        (source, kind, target). OUT: edges whose source is asked; IN: whose target is; BOTH: either."""
+        ...
+
+    def neighbourhood(
+        self,
+        start: Sequence[str],
+        *,
+        kinds: Sequence[EdgeKind] = (),
+        direction: Direction = Direction.BOTH,
+        hops: int = 1,
+        limit: int = 500,
+    ) -> GraphData:
+        """The subgraph reached from ``start`` in up to ``hops`` steps along ``kinds`` edges (start nodes
+        included; at most ``limit`` nodes, nearest first; edges among the returned nodes of those kinds).
+        Order: the existing start nodes as given, then each hop's new nodes by id; edges sorted by
+        (source, kind, target), whatever their direction."""
+        ...
+
+    def all_edges(self, kinds: Sequence[EdgeKind]) -> list[Edge]:
+        """Every edge of the given kinds, all kinds when empty (for graph-wide ranking such as PageRank
+        over CITES); sorted by (source, kind, target)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Node counts by kind value and edge counts by kind value, one flat mapping (every kind, 0 too)."""
+        ...
+
+    def close(self) -> None: ...

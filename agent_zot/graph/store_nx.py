@@ -1,0 +1,397 @@
+"""The embedded graph store: a networkx ``MultiDiGraph`` in memory, persisted in the state database.
+
+The tables ``graph_nodes``, ``graph_edges`` and ``graph_meta`` live in the same SQLite file as the index
+state but are opened through this store's own connection. Every write goes to SQLite in one transaction
+and bumps ``graph_version`` in ``graph_meta``; reads first check (cheaply: ``PRAGMA data_version`` tells
+whether any other connection committed at all) that the version is still the one loaded, and reload the
+whole graph when another process wrote it. Edges are keyed by their kind, so a (source, kind, target)
+triple exists at most once; an edge's attribute dict is its props (no wrapper dict: ~25 MB less for 130k
+edges).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import networkx as nx
+
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.store import Direction, GraphStoreError
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS graph_nodes (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    props TEXT NOT NULL             -- JSON object
+);
+CREATE TABLE IF NOT EXISTS graph_edges (
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    target TEXT NOT NULL,
+    props TEXT NOT NULL,            -- JSON object
+    PRIMARY KEY (source, kind, target)
+);
+CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges(target);
+INSERT OR IGNORE INTO graph_meta VALUES ('graph_version', '0');
+"""
+
+_UPSERT_NODE = (
+    "INSERT INTO graph_nodes VALUES (?, ?, ?) "
+    "ON CONFLICT(id) DO UPDATE SET kind = excluded.kind, props = excluded.props"
+)
+_UPSERT_EDGE = (
+    "INSERT INTO graph_edges VALUES (?, ?, ?, ?) "
+    "ON CONFLICT(source, kind, target) DO UPDATE SET props = excluded.props"
+)
+_BUMP = "UPDATE graph_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'graph_version'"
+
+
+def clean_props(props: dict[str, Any]) -> dict[str, Any]:
+    """Props as every store keeps them: keys whose value is None are dropped (Neo4j cannot store null)."""
+    return {key: value for key, value in props.items() if value is not None}
+
+
+def dedupe_batch(graph: GraphData) -> tuple[list[Node], list[Edge]]:
+    """The batch's nodes by id and edges by key, the last occurrence winning, props cleaned."""
+    nodes = {n.id: Node(n.id, NodeKind(n.kind), clean_props(n.props)) for n in graph.nodes}
+    edges = {e.key: Edge(e.source, e.target, EdgeKind(e.kind), clean_props(e.props)) for e in graph.edges}
+    return list(nodes.values()), list(edges.values())
+
+
+def missing_endpoints(
+    edges: Iterable[Edge], known: Iterable[str], exists: set[str] | None = None
+) -> list[str]:
+    """Ids that edges name but neither ``known`` (the batch) nor ``exists`` (the store) holds, sorted."""
+    present = set(known) | (exists or set())
+    return sorted({end for e in edges for end in (e.source, e.target)} - present)
+
+
+def dangling_error(missing: Sequence[str]) -> GraphStoreError:
+    shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+    return GraphStoreError(
+        f"Edges name {len(missing)} node(s) that do not exist: {shown}. Nothing was written.",
+        hint="Write the nodes in the same batch or before their edges.",
+    )
+
+
+def name_rank(name: str, query: str) -> int:
+    """0 for an exact (case-insensitive) match, 1 for a prefix, 2 for any other substring."""
+    return 0 if name == query else 1 if name.startswith(query) else 2
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _locked(
+    method: Callable[Concatenate[NetworkxGraphStore, P], R],
+) -> Callable[Concatenate[NetworkxGraphStore, P], R]:
+    """Reads hold the lock throughout: a write from another thread must not change the graph mid-walk."""
+
+    @functools.wraps(method)
+    def locked(self: NetworkxGraphStore, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
+def _dumps(props: dict[str, Any]) -> str:
+    return json.dumps(props, ensure_ascii=False, separators=(",", ":")) if props else "{}"
+
+
+def _loads(text: str) -> dict[str, Any]:
+    return json.loads(text) if text != "{}" else {}
+
+
+class NetworkxGraphStore:
+    """Thread-safe; one instance per process is enough, several (even across processes) stay consistent."""
+
+    name = "networkx"
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self._conn: sqlite3.Connection | None = None
+        self._graph: nx.MultiDiGraph | None = None
+        self._version = -1  # graph_version the in-memory graph reflects
+        self._data_version = -1  # PRAGMA data_version when that was last confirmed
+        self._lock = threading.RLock()
+
+    # -- connection and loading ---------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            try:
+                self.db_path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(
+                    self.db_path, check_same_thread=False, timeout=30, isolation_level=None
+                )
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.executescript(_DDL)
+            except (OSError, sqlite3.Error) as exc:
+                raise self._error("open", exc) from exc
+            self._conn = conn
+        return self._conn
+
+    def _error(self, action: str, exc: Exception) -> GraphStoreError:
+        return GraphStoreError(
+            f"Cannot {action} the graph in {self.db_path}: {exc}.",
+            hint="Check that the agent-zot data directory is writable (setting data_dir).",
+        )
+
+    def _read_version(self, conn: sqlite3.Connection) -> int:
+        row = conn.execute("SELECT value FROM graph_meta WHERE key = 'graph_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _load(self, conn: sqlite3.Connection) -> None:
+        """Build the graph from the tables; the caller holds a transaction so the rows are one snapshot."""
+        graph = nx.MultiDiGraph()
+        for node_id, kind, props in conn.execute("SELECT id, kind, props FROM graph_nodes"):
+            graph.add_node(node_id, kind=NodeKind(kind), props=_loads(props))
+        kinds = {k.value: k for k in EdgeKind}
+        rows = conn.execute("SELECT source, kind, target, props FROM graph_edges")
+        # 4-tuples, not add_edge(**props): a prop named "key" must not clash with the argument.
+        graph.add_edges_from(
+            (source, target, kinds[kind], _loads(props)) for source, kind, target, props in rows
+        )
+        self._graph = graph
+        self._version = self._read_version(conn)
+
+    def _fresh(self) -> nx.MultiDiGraph:
+        """The in-memory graph, reloaded first if another connection changed it since it was loaded."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+                if self._graph is not None and data_version == self._data_version:
+                    return self._graph
+                conn.execute("BEGIN")
+                try:
+                    if self._graph is None or self._read_version(conn) != self._version:
+                        self._load(conn)
+                finally:
+                    conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise self._error("read", exc) from exc
+            self._data_version = data_version
+            assert self._graph is not None
+            return self._graph
+
+    @contextmanager
+    def _writing(self) -> Iterator[tuple[sqlite3.Connection, nx.MultiDiGraph]]:
+        """One write transaction, with the graph as of its start (reloaded if another process wrote).
+        The version is bumped on success; the caller changes the in-memory graph after the block."""
+        with self._lock:
+            conn = self._connection()
+            committed = False
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if self._graph is None or self._read_version(conn) != self._version:
+                        self._load(conn)
+                    assert self._graph is not None
+                    yield conn, self._graph
+                    conn.execute(_BUMP)
+                    committed = True
+                finally:  # commit only what completed; anything else (even Ctrl-C) rolls back
+                    conn.execute("COMMIT" if committed else "ROLLBACK")
+            except sqlite3.Error as exc:
+                self._graph = None  # memory may be ahead of or behind the file now: reload next time
+                raise self._error("write", exc) from exc
+            self._version += 1
+            self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def upsert(self, graph: GraphData) -> None:
+        nodes, edges = dedupe_batch(graph)
+        if not nodes and not edges:
+            return
+        with self._lock:
+            with self._writing() as (conn, current):
+                missing = missing_endpoints(edges, (n.id for n in nodes), set(current.nodes))
+                if missing:
+                    raise dangling_error(missing)
+                conn.executemany(_UPSERT_NODE, [(n.id, n.kind.value, _dumps(n.props)) for n in nodes])
+                conn.executemany(
+                    _UPSERT_EDGE, [(e.source, e.kind.value, e.target, _dumps(e.props)) for e in edges]
+                )
+            _add(current, nodes, edges)
+
+    def delete_nodes(self, node_ids: Iterable[str]) -> None:
+        wanted = sorted(set(node_ids))
+        if not wanted:
+            return
+        with self._lock:
+            with self._writing() as (conn, current):
+                gone = [(node_id,) for node_id in wanted if node_id in current]
+                conn.executemany("DELETE FROM graph_edges WHERE source = ?", gone)
+                conn.executemany("DELETE FROM graph_edges WHERE target = ?", gone)
+                conn.executemany("DELETE FROM graph_nodes WHERE id = ?", gone)
+            current.remove_nodes_from(row[0] for row in gone)
+
+    def replace_all(self, graph: GraphData) -> None:
+        nodes, edges = dedupe_batch(graph)
+        missing = missing_endpoints(edges, (n.id for n in nodes))
+        if missing:
+            raise dangling_error(missing)
+        with self._lock:
+            with self._writing() as (conn, _):
+                conn.execute("DELETE FROM graph_edges")
+                conn.execute("DELETE FROM graph_nodes")
+                conn.executemany(
+                    "INSERT INTO graph_nodes VALUES (?, ?, ?)",
+                    [(n.id, n.kind.value, _dumps(n.props)) for n in nodes],
+                )
+                conn.executemany(
+                    "INSERT INTO graph_edges VALUES (?, ?, ?, ?)",
+                    [(e.source, e.kind.value, e.target, _dumps(e.props)) for e in edges],
+                )
+            fresh = nx.MultiDiGraph()
+            _add(fresh, nodes, edges)
+            self._graph = fresh
+
+    # -- reads --------------------------------------------------------------------------------
+
+    @_locked
+    def get_nodes(self, node_ids: Sequence[str]) -> list[Node]:
+        graph = self._fresh()
+        return [_node(graph, node_id) for node_id in dict.fromkeys(node_ids) if node_id in graph]
+
+    @_locked
+    def find_nodes(self, kind: NodeKind, *, name: str | None = None, limit: int = 50) -> list[Node]:
+        graph = self._fresh()
+        ids = [node_id for node_id, k in graph.nodes(data="kind") if k == kind]
+        if name is None:
+            return [_node(graph, node_id) for node_id in sorted(ids)[:limit]]
+        query = name.lower()
+        ranked = []
+        for node_id in ids:
+            lowered = Node(node_id, kind, graph.nodes[node_id]["props"]).name.lower()  # a view: no copy
+            if query in lowered:
+                ranked.append((name_rank(lowered, query), node_id))
+        ranked.sort()
+        return [_node(graph, node_id) for _, node_id in ranked[:limit]]
+
+    @_locked
+    def edges_of(
+        self,
+        node_ids: Sequence[str],
+        *,
+        kinds: Sequence[EdgeKind] = (),
+        direction: Direction = Direction.BOTH,
+    ) -> list[Edge]:
+        graph = self._fresh()
+        wanted = _kind_filter(kinds)
+        ids = [node_id for node_id in dict.fromkeys(node_ids) if node_id in graph]
+        found: dict[tuple[str, str, str], Edge] = {}
+        if direction in (Direction.OUT, Direction.BOTH):
+            for source, target, kind, props in graph.out_edges(ids, keys=True, data=True):
+                found[(source, kind, target)] = Edge(source, target, kind, dict(props))
+        if direction in (Direction.IN, Direction.BOTH):
+            for source, target, kind, props in graph.in_edges(ids, keys=True, data=True):
+                found[(source, kind, target)] = Edge(source, target, kind, dict(props))
+        return [found[key] for key in sorted(found) if wanted is None or found[key].kind in wanted]
+
+    @_locked
+    def neighbourhood(
+        self,
+        start: Sequence[str],
+        *,
+        kinds: Sequence[EdgeKind] = (),
+        direction: Direction = Direction.BOTH,
+        hops: int = 1,
+        limit: int = 500,
+    ) -> GraphData:
+        graph = self._fresh()
+        wanted = _kind_filter(kinds)
+        reached = [node_id for node_id in dict.fromkeys(start) if node_id in graph][:limit]
+        seen = set(reached)
+        frontier = reached
+        for _ in range(hops):
+            if not frontier or len(reached) >= limit:
+                break
+            found = {m for n in frontier for m in _adjacent(graph, n, wanted, direction)} - seen
+            frontier = sorted(found)[: limit - len(reached)]  # one hop's nodes, by id: deterministic
+            seen.update(frontier)
+            reached.extend(frontier)
+        edges = [
+            Edge(source, target, kind, dict(props))
+            for source in reached
+            for _, target, kind, props in graph.out_edges(source, keys=True, data=True)
+            if target in seen and (wanted is None or kind in wanted)
+        ]
+        edges.sort(key=lambda e: e.key)
+        return GraphData([_node(graph, node_id) for node_id in reached], edges)
+
+    @_locked
+    def all_edges(self, kinds: Sequence[EdgeKind]) -> list[Edge]:
+        graph = self._fresh()
+        wanted = _kind_filter(kinds)
+        edges = [
+            Edge(source, target, kind, dict(props))
+            for source, target, kind, props in graph.edges(keys=True, data=True)
+            if wanted is None or kind in wanted
+        ]
+        edges.sort(key=lambda e: e.key)
+        return edges
+
+    @_locked
+    def counts(self) -> dict[str, int]:
+        graph = self._fresh()
+        result = {k.value: 0 for k in NodeKind} | {k.value: 0 for k in EdgeKind}
+        result.update(Counter(kind.value for _, kind in graph.nodes(data="kind")))
+        result.update(Counter(kind.value for _, _, kind in graph.edges(keys=True)))
+        return result
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+            self._graph = None
+
+
+# -- helpers over the in-memory graph -------------------------------------------------------------
+
+
+def _add(graph: nx.MultiDiGraph, nodes: Sequence[Node], edges: Sequence[Edge]) -> None:
+    for n in nodes:
+        graph.add_node(n.id, kind=n.kind, props=n.props)  # replaces both attributes
+    for e in edges:
+        graph.add_edge(e.source, e.target, key=e.kind)
+        data = graph.succ[e.source][e.target][e.kind]
+        data.clear()  # props replaced, not merged
+        data.update(e.props)
+
+
+def _node(graph: nx.MultiDiGraph, node_id: str) -> Node:
+    data = graph.nodes[node_id]
+    return Node(node_id, data["kind"], dict(data["props"]))
+
+
+def _kind_filter(kinds: Sequence[EdgeKind]) -> set[EdgeKind] | None:
+    return {EdgeKind(k) for k in kinds} if kinds else None
+
+
+def _adjacent(
+    graph: nx.MultiDiGraph, node_id: str, wanted: set[EdgeKind] | None, direction: Direction
+) -> Iterator[str]:
+    if direction in (Direction.OUT, Direction.BOTH):
+        for target, by_kind in graph.succ[node_id].items():
+            if wanted is None or not wanted.isdisjoint(by_kind):
+                yield target
+    if direction in (Direction.IN, Direction.BOTH):
+        for source, by_kind in graph.pred[node_id].items():
+            if wanted is None or not wanted.isdisjoint(by_kind):
+                yield source

@@ -1,0 +1,182 @@
+"""Citation-based modes: citation chains, influence (PageRank and citation counts), venues."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
+from agent_zot.graph.store import Direction, GraphStore
+from agent_zot.services.explore.resolve import Field
+from agent_zot.services.response import ToolResponse, plural
+from agent_zot.zotero.models import Item
+
+MAX_HOPS = 3
+
+
+@dataclass(slots=True)
+class Reached:
+    node: Node
+    hops: int
+    path: list[str]  # node ids from the start to this node
+
+
+def citation_chains(
+    store: GraphStore, item: Item, *, direction: Direction, hops: int, limit: int
+) -> ToolResponse:
+    """Papers this paper cites and papers citing it, up to ``hops`` steps, each with its path."""
+    hops = max(1, min(hops, MAX_HOPS))
+    start = paper_id(item.key)
+    sections: dict[str, list[Reached]] = {}
+    if direction in (Direction.OUT, Direction.BOTH):
+        sections["cites"] = _walk(store, start, Direction.OUT, hops, limit)
+    if direction in (Direction.IN, Direction.BOTH):
+        sections["cited_by"] = _walk(store, start, Direction.IN, hops, limit)
+    lines = [f"Citation network of [{item.key}] {item.title} (up to {plural(hops, 'hop')}):"]
+    data: dict[str, Any] = {"paper": item.to_summary(), "hops": hops}
+    for name, reached in sections.items():
+        label = "Cites" if name == "cites" else "Cited by (in your library)"
+        lines.append(f"{label}: {len(reached)}")
+        for r in reached[:limit]:
+            lines.append(
+                f"  {_node_line(r.node)}" + (f"  via {_path_text(store, r.path)}" if r.hops > 1 else "")
+            )
+        data[name] = [_reached_dict(r) for r in reached[:limit]]
+    if not any(sections.values()):
+        lines.append(
+            "No citations found. References come from the PDF's reference list: is the PDF indexed "
+            "(agent-zot update-db) and does it have one?"
+        )
+    return ToolResponse("\n".join(lines), data)
+
+
+def _walk(store: GraphStore, start: str, direction: Direction, hops: int, limit: int) -> list[Reached]:
+    """Breadth-first along CITES, nearest first; a path is kept for every node reached."""
+    parents: dict[str, str | None] = {start: None}
+    depth = {start: 0}
+    frontier = [start]
+    for hop in range(1, hops + 1):
+        edges = store.edges_of(frontier, kinds=[EdgeKind.CITES], direction=direction)
+        nxt: list[str] = []
+        for edge in sorted(edges, key=lambda e: -float(e.props.get("confidence", 1.0))):
+            origin, other = (
+                (edge.source, edge.target) if direction is Direction.OUT else (edge.target, edge.source)
+            )
+            if origin in depth and other not in parents and other.startswith(("paper:", "work:")):
+                parents[other], depth[other] = origin, hop
+                nxt.append(other)
+        frontier = [
+            n for n in nxt if n.startswith("paper:")
+        ]  # external works have no references of their own
+        if not frontier or len(parents) > limit * 5:
+            break
+    # Papers in the library first (they can be opened), then external works; each nearest first.
+    reached_ids = sorted(
+        (n for n in parents if n != start), key=lambda n: (depth[n], not n.startswith("paper:"))
+    )
+    nodes = {n.id: n for n in store.get_nodes(reached_ids)}
+    return [Reached(nodes[n], depth[n], _path(parents, n)) for n in reached_ids if n in nodes]
+
+
+def _path(parents: dict[str, str | None], end: str) -> list[str]:
+    path = [end]
+    while parents[path[-1]] is not None:
+        path.append(parents[path[-1]])  # type: ignore[arg-type]
+    return path[::-1]
+
+
+def _path_text(store: GraphStore, path: list[str]) -> str:
+    nodes = {n.id: n for n in store.get_nodes(path[1:-1])}
+    return " → ".join(_short(nodes[p]) for p in path[1:-1] if p in nodes)
+
+
+def _short(node: Node) -> str:
+    key = node.props.get("item_key")
+    return f"[{key}]" if key else node.name[:40]
+
+
+def _node_line(node: Node) -> str:
+    year = node.props.get("year") or "n.d."
+    if node.kind is NodeKind.PAPER:
+        return f"[{node.props.get('item_key')}] {node.name} ({year})"
+    doi = f" doi:{node.props['doi']}" if node.props.get("doi") else ""
+    return f"(not in library) {node.name or node.id} ({year}){doi}"
+
+
+def _reached_dict(r: Reached) -> dict[str, Any]:
+    return {"id": r.node.id, "kind": r.node.kind.value, **r.node.props, "hops": r.hops, "path": r.path}
+
+
+def citation_graph(store: GraphStore) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    for edge in store.all_edges([EdgeKind.CITES]):
+        graph.add_edge(edge.source, edge.target, weight=float(edge.props.get("confidence", 1.0)))
+    return graph
+
+
+def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
+    """Papers ranked by PageRank over the library's citation graph (external works included as nodes,
+    so citing well-known work does not make a paper influential), with in-library citation counts."""
+    graph = citation_graph(store)
+    if graph.number_of_edges() == 0:
+        return ToolResponse(
+            "No citations in the graph yet: run `agent-zot update-db` on a library with PDFs.",
+            {"papers": [], "external": []},
+        )
+    # Papers nobody cites and that cite nothing still rank (last), rather than vanish.
+    graph.add_nodes_from(n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9))
+    rank = nx.pagerank(graph, weight="weight")
+    cited_by = Counter(t for s, t in graph.edges if s.startswith("paper:"))
+    papers = [n for n in rank if n.startswith("paper:") and (field is None or n in field.paper_ids)]
+    papers.sort(key=lambda n: (-rank[n], -cited_by[n]))
+    external = sorted((n for n in graph if n.startswith("work:")), key=lambda n: -cited_by[n])
+    external = [n for n in external if cited_by[n] >= 2][:limit]
+    nodes = {n.id: n for n in store.get_nodes(papers[:limit] + external)}
+    scope = f" within {field.description}" if field else ""
+    lines = [f"Most influential papers{scope} (PageRank over citations; cited-by counts in your library):"]
+    rows = []
+    for n in papers[:limit]:
+        if n in nodes:
+            lines.append(f"  {_node_line(nodes[n])} — pagerank {rank[n]:.4f}, cited by {cited_by[n]}")
+            rows.append({**nodes[n].props, "pagerank": round(rank[n], 6), "cited_by": cited_by[n]})
+    if external:
+        lines.append("Most cited works you do not have:")
+        lines += [f"  {_node_line(nodes[n])} — cited by {cited_by[n]}" for n in external if n in nodes]
+    return ToolResponse(
+        "\n".join(lines),
+        {
+            "papers": rows,
+            "external": [{**nodes[n].props, "cited_by": cited_by[n]} for n in external if n in nodes],
+            "field": field.description if field else None,
+        },
+    )
+
+
+def venues(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
+    """Venues ranked by how many (field) papers appeared there and how often those are cited in the library."""
+    paper_ids = (
+        sorted(field.paper_ids) if field else [n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9)]
+    )
+    published = store.edges_of(paper_ids, kinds=[EdgeKind.PUBLISHED_IN], direction=Direction.OUT)
+    cites = store.edges_of(paper_ids, kinds=[EdgeKind.CITES], direction=Direction.IN)
+    cited_by = Counter(e.target for e in cites if e.source.startswith("paper:"))
+    papers_at: Counter[str] = Counter()
+    citations_at: Counter[str] = Counter()
+    for edge in published:
+        papers_at[edge.target] += 1
+        citations_at[edge.target] += cited_by[edge.source]
+    ranked = sorted(papers_at, key=lambda v: (-papers_at[v], -citations_at[v]))[:limit]
+    nodes = {n.id: n for n in store.get_nodes(ranked)}
+    scope = f" for {field.description}" if field else ""
+    lines = [f"Venues{scope}, by papers in your library (and citations they receive there):"]
+    rows = []
+    for v in ranked:
+        if v in nodes:
+            lines.append(f"  {nodes[v].name}: {plural(papers_at[v], 'paper')}, cited {citations_at[v]}×")
+            rows.append({"venue": nodes[v].name, "papers": papers_at[v], "citations": citations_at[v]})
+    if not rows:
+        lines.append("  (no venue recorded for these papers)")
+    return ToolResponse("\n".join(lines), {"venues": rows, "field": field.description if field else None})

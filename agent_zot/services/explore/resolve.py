@@ -1,0 +1,131 @@
+"""Finding what a graph request is about: a paper, an author, or a field (concept, tag, collection, topic)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process, utils
+
+from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.graph.concepts import normalise_concept
+from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
+from agent_zot.graph.store import Direction, GraphStore
+from agent_zot.services.match import match_items
+from agent_zot.zotero.models import Item, Library
+
+_FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
+
+
+@dataclass(slots=True)
+class Field:
+    """A set of papers a request restricts itself to, and how it was found."""
+
+    description: str
+    paper_ids: set[str]
+
+
+def resolve_paper(library: Library, item_key: str | None, text: str) -> Item:
+    """An item by key, else the best title/metadata match for ``text``; ambiguity returns candidates."""
+    if item_key:
+        item = library.items.get(item_key.strip().upper())
+        if item is None:
+            raise NotFoundError(f"No item with key {item_key!r} in this library.")
+        return item
+    wanted = text.strip()
+    if not wanted:
+        raise InvalidArgumentError(
+            "Which paper? Give an item key or part of its title.", hint="For example item_key='ABCD2345'."
+        )
+    items = list(library.items.values())
+    matches = match_items(items, wanted)
+    if not matches:
+        titles = {i.title: i for i in items if i.title}
+        scored = process.extract(wanted, list(titles), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=75)
+        matches = [titles[t] for t, _, _ in scored]
+    if not matches:
+        raise NotFoundError(
+            f"No paper in the library matches {wanted!r}.", hint="Try an item key or title words."
+        )
+    matches.sort(key=lambda i: -_title_fit(wanted, i.title))  # stable: metadata-match order breaks ties
+    if len(matches) > 1 and _close_call(wanted, matches):
+        raise AmbiguousNameError(
+            f"{len(matches)} papers match {wanted!r}; say which one.",
+            candidates=[f"{i.key}: {i.title} ({i.year or 'n.d.'})" for i in matches[:8]],
+        )
+    return matches[0]
+
+
+def _close_call(wanted: str, matches: list[Item]) -> bool:
+    """Two candidates whose titles fit the words equally well: guessing would be a coin toss."""
+    first, second = (_title_fit(wanted, m.title) for m in matches[:2])
+    return abs(first - second) < 5 and first < 95
+
+
+def _title_fit(wanted: str, title: str) -> float:
+    """How well the words fit the title: 100 when every word is a whole word of it ("BERT" in "BERT: …",
+    not in "SciBERT: …")."""
+    return fuzz.token_set_ratio(wanted, title, processor=utils.default_process)
+
+
+def resolve_author(store: GraphStore, name: str) -> Node:
+    """An author node by name: exact (case/accents folded) surname + given names, else fuzzy, else an
+    error listing close names."""
+    wanted = name.strip()
+    if not wanted:
+        raise InvalidArgumentError("Which author? Give a name, e.g. 'Kyle Lo'.")
+    surname = wanted.replace(",", " ").split()[-1] if "," not in wanted else wanted.split(",")[0]
+    candidates = store.find_nodes(NodeKind.AUTHOR, name=surname.strip(), limit=200)
+    if not candidates:
+        candidates = store.find_nodes(NodeKind.AUTHOR, limit=100_000)
+    names = {n.id: n.name for n in candidates}
+    scored = process.extract(wanted, names, scorer=fuzz.token_sort_ratio, limit=5, score_cutoff=60)
+    if not scored or scored[0][1] < 80:
+        close = ", ".join(n for n, _, _ in scored) or "none"
+        raise NotFoundError(f"No author named {wanted!r} in the graph.", hint=f"Close names: {close}.")
+    best = [node_id for _, score, node_id in scored if score >= scored[0][1] - 2]
+    nodes = store.get_nodes(best)
+    if len(nodes) > 1 and not _same_person_written_twice(nodes):
+        raise AmbiguousNameError(
+            f"{len(nodes)} authors match {wanted!r}; say which one.",
+            candidates=[n.name for n in nodes],
+        )
+    return nodes[0]
+
+
+def _same_person_written_twice(nodes: list[Node]) -> bool:
+    return len({n.name.casefold() for n in nodes}) == 1
+
+
+def resolve_field(store: GraphStore, library: Library, text: str) -> Field | None:
+    """Papers about ``text``: a concept of that name, a tag, a collection, or papers whose metadata
+    contains every word; None when ``text`` is empty."""
+    wanted = text.strip()
+    if not wanted:
+        return None
+    concept = find_concept(store, wanted)
+    if concept is not None:
+        edges = store.edges_of([concept.id], kinds=[EdgeKind.MENTIONS], direction=Direction.IN)
+        return Field(f"concept '{concept.name}'", {e.source for e in edges})
+    folded = wanted.casefold()
+    for kind, edge in ((NodeKind.TAG, EdgeKind.TAGGED), (NodeKind.COLLECTION, EdgeKind.IN_COLLECTION)):
+        exact = [n for n in store.find_nodes(kind, name=wanted, limit=20) if n.name.casefold() == folded]
+        if exact:
+            edges = store.edges_of([exact[0].id], kinds=[edge], direction=Direction.IN)
+            return Field(f"{kind.value.lower()} '{exact[0].name}'", {e.source for e in edges})
+    items = match_items(list(library.items.values()), wanted)[:_FIELD_CAP]
+    return Field(f"papers matching '{wanted}'", {paper_id(i.key) for i in items})
+
+
+def find_concept(store: GraphStore, text: str) -> Node | None:
+    """The concept node for a phrase (by its normalised key), else the closest concept name."""
+    key = normalise_concept(text)
+    if key:
+        found = store.get_nodes([node_id(NodeKind.CONCEPT, key)])
+        if found:
+            return found[0]
+    candidates = store.find_nodes(NodeKind.CONCEPT, name=text.strip(), limit=50)
+    if not candidates:
+        return None
+    names = {n.id: n.name for n in candidates}
+    best = process.extractOne(text, names, scorer=fuzz.token_sort_ratio, score_cutoff=85)
+    return next(n for n in candidates if n.id == best[2]) if best else None

@@ -1,0 +1,223 @@
+"""Benchmark of the graph stores on a synthetic library graph (about 25k nodes and 130k edges).
+
+    .venv/bin/python scripts/bench_graph.py [--scale 1.0] [--queries 200]
+        [--neo4j-url bolt://localhost:7687 --neo4j-user neo4j --neo4j-password ... --neo4j-database ...]
+        [--arcadedb]   # also start the tests' ArcadeDB Bolt server and measure the Neo4j store against it
+
+The graph looks like a library's: 10k papers, 8k authors (2.5 per paper, popular ones more often), 3k
+concepts, 500 venues, 200 tags, 100 collections and 3.2k external works; edges AUTHORED_BY, PUBLISHED_IN,
+CITES (4 per paper, skewed towards old popular papers and external works), MENTIONS, TAGGED, IN_COLLECTION
+and the derived CO_AUTHOR. Measured per store (data generation not timed): replace_all of the whole graph,
+an upsert of it again (the idempotent MERGE path), the first read of a fresh store object (networkx: the
+load from SQLite), and neighbourhood p50/p95 over every edge kind (both directions, limit 500) at 1, 2 and
+3 hops from random papers. Memory: for networkx the Python heap the loaded graph holds (tracemalloc); a
+server's memory is the server's and is not measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.store import Direction, GraphStore
+from agent_zot.graph.store_neo4j import Neo4jGraphStore
+from agent_zot.graph.store_nx import NetworkxGraphStore
+
+SIZES = {
+    "papers": 10_000,
+    "authors": 8_000,
+    "concepts": 3_000,
+    "venues": 500,
+    "tags": 200,
+    "collections": 100,
+}
+SIZES["works"] = 3_200
+
+
+def skewed(rng: random.Random, n: int) -> int:
+    """An index in [0, n), low ones far more likely (a few authors and papers are very popular)."""
+    return int(n * rng.random() ** 2.5)
+
+
+def synthetic_graph(scale: float = 1.0, seed: int = 11) -> GraphData:
+    rng = random.Random(seed)
+    n = {k: max(2, int(v * scale)) for k, v in SIZES.items()}
+    papers = [f"paper:P{i:06d}" for i in range(n["papers"])]
+    authors = [f"author:a{i:06d}" for i in range(n["authors"])]
+    concepts = [f"concept:c{i:05d}" for i in range(n["concepts"])]
+    venues = [f"venue:v{i:04d}" for i in range(n["venues"])]
+    tags = [f"tag:t{i:03d}" for i in range(n["tags"])]
+    collections = [f"collection:K{i:03d}" for i in range(n["collections"])]
+    works = [f"work:doi:10.{i}/x" for i in range(n["works"])]
+    nodes = [
+        *(Node(p, NodeKind.PAPER, {"title": f"Paper {i} on graphs", "year": 1980 + i % 45, "item_key": p[6:],
+                                   "item_type": "journalArticle"}) for i, p in enumerate(papers)),
+        *(Node(a, NodeKind.AUTHOR, {"name": f"Author {i}", "creator_ids": [i]}) for i, a in enumerate(authors)),
+        *(Node(c, NodeKind.CONCEPT, {"name": f"concept {i}", "type": "Method", "aliases": [f"c{i}"]})
+          for i, c in enumerate(concepts)),
+        *(Node(v, NodeKind.VENUE, {"name": f"Venue {i}"}) for i, v in enumerate(venues)),
+        *(Node(t, NodeKind.TAG, {"name": f"tag{i}"}) for i, t in enumerate(tags)),
+        *(Node(k, NodeKind.COLLECTION, {"name": f"Coll {i}", "path": ["Root", f"Coll {i}"]})
+          for i, k in enumerate(collections)),
+        *(Node(w, NodeKind.EXTERNAL_WORK, {"title": f"External {i}", "doi": w[9:]}) for i, w in enumerate(works)),
+    ]  # fmt: skip
+    edges: dict[tuple[str, str, str], Edge] = {}
+
+    def add(source: str, kind: EdgeKind, target: str, **props: object) -> None:
+        edges[(source, kind.value, target)] = Edge(source, target, kind, dict(props))
+
+    for i, p in enumerate(papers):
+        team = sorted({authors[skewed(rng, len(authors))] for _ in range(rng.randint(1, 4))})
+        for position, a in enumerate(team):
+            add(p, EdgeKind.AUTHORED_BY, a, position=position)
+        for a, b in combinations(team, 2):
+            add(a, EdgeKind.CO_AUTHOR, b, count=1)
+        add(p, EdgeKind.PUBLISHED_IN, venues[skewed(rng, len(venues))])
+        for _ in range(4):
+            cited = works[skewed(rng, len(works))] if rng.random() < 0.3 else papers[skewed(rng, max(i, 1))]
+            if cited != p:
+                add(p, EdgeKind.CITES, cited, confidence=round(rng.random(), 2), method="doi")
+        for _ in range(rng.randint(1, 4)):
+            add(p, EdgeKind.MENTIONS, concepts[skewed(rng, len(concepts))], weight=round(rng.random(), 2))
+        if rng.random() < 0.5:
+            add(p, EdgeKind.TAGGED, tags[skewed(rng, len(tags))])
+        if rng.random() < 0.3:
+            add(p, EdgeKind.IN_COLLECTION, collections[rng.randrange(len(collections))])
+    return GraphData(nodes, list(edges.values()))
+
+
+@dataclass
+class Result:
+    store: str
+    write_s: float = 0.0
+    rewrite_s: float = 0.0
+    first_read_s: float = 0.0
+    hops_ms: dict[int, tuple[float, float, float]] = field(default_factory=dict)  # p50, p95, mean nodes
+    memory_mb: float | None = None
+
+
+@contextmanager
+def timed(into: list[float]) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    into.append(time.perf_counter() - start)
+
+
+def bench_store(label: str, make: Callable[[], GraphStore], graph: GraphData, queries: int) -> Result:
+    result = Result(label)
+    times: list[float] = []
+    store = make()
+    with timed(times):
+        store.replace_all(graph)
+    with timed(times):
+        store.upsert(graph)
+    store.close()
+    fresh = make()
+    with timed(times):
+        fresh.counts()
+    result.write_s, result.rewrite_s, result.first_read_s = times
+    rng = random.Random(5)
+    papers = [n.id for n in graph.nodes if n.kind is NodeKind.PAPER]
+    starts = [papers[rng.randrange(len(papers))] for _ in range(queries)]
+    for hops in (1, 2, 3):
+        latencies: list[float] = []
+        sizes = []
+        for start in starts:
+            with timed(latencies):
+                sub = fresh.neighbourhood([start], direction=Direction.BOTH, hops=hops, limit=500)
+            sizes.append(len(sub.nodes))
+        p95 = statistics.quantiles(latencies, n=20)[-1] if len(latencies) > 1 else latencies[0]
+        result.hops_ms[hops] = (statistics.median(latencies) * 1e3, p95 * 1e3, statistics.fmean(sizes))
+    fresh.close()
+    return result
+
+
+def networkx_memory_mb(path: Path) -> float:
+    """The Python heap a freshly loaded store holds (the load itself is slower under tracemalloc)."""
+    tracemalloc.start()
+    store = NetworkxGraphStore(path)
+    store.counts()
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    store.close()
+    return held / 2**20
+
+
+def print_table(results: list[Result], graph: GraphData) -> None:
+    print(f"\ngraph: {len(graph.nodes):,} nodes, {len(graph.edges):,} edges")
+    header = f"{'store':<18}{'write s':>9}{'rewrite s':>11}{'1st read s':>12}"
+    header += "".join(f"{f'{h}-hop p50/p95 ms (nodes)':>29}" for h in (1, 2, 3)) + f"{'memory MB':>11}"
+    print(header)
+    for r in results:
+        row = f"{r.store:<18}{r.write_s:>9.2f}{r.rewrite_s:>11.2f}{r.first_read_s:>12.2f}"
+        for h in (1, 2, 3):
+            p50, p95, size = r.hops_ms[h]
+            row += f"{f'{p50:.1f}/{p95:.1f} ({size:.0f})':>29}"
+        row += f"{r.memory_mb:>11.0f}" if r.memory_mb is not None else f"{'n/a':>11}"
+        print(row)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scale", type=float, default=1.0, help="graph size relative to ~25k nodes")
+    parser.add_argument("--queries", type=int, default=200, help="neighbourhood queries per hop count")
+    parser.add_argument("--neo4j-url")
+    parser.add_argument("--neo4j-user", default="neo4j")
+    parser.add_argument("--neo4j-password", default="")
+    parser.add_argument("--neo4j-database")
+    parser.add_argument("--arcadedb", action="store_true", help="start ArcadeDB's Bolt server (dev extra)")
+    args = parser.parse_args()
+    graph = synthetic_graph(args.scale)
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "state.sqlite"
+        nx_result = bench_store("networkx", lambda: NetworkxGraphStore(path), graph, args.queries)
+        nx_result.memory_mb = networkx_memory_mb(path)
+        results.append(nx_result)
+        if args.neo4j_url:
+            url, user, password, db = (
+                args.neo4j_url,
+                args.neo4j_user,
+                args.neo4j_password,
+                args.neo4j_database,
+            )
+            results.append(
+                bench_store("neo4j", lambda: Neo4jGraphStore(url, user, password, db), graph, args.queries)
+            )
+        if args.arcadedb:
+            results.append(bench_arcadedb(Path(tmp), graph, args.queries))
+    print_table(results, graph)
+
+
+def bench_arcadedb(root: Path, graph: GraphData, queries: int) -> Result:
+    from tests.bolt_server import start_bolt_server
+
+    server = start_bolt_server(root / "arcadedb")
+    print(f"ArcadeDB Bolt server started in {server.startup_s:.2f}s at {server.url}")
+    try:
+
+        def make() -> GraphStore:
+            return Neo4jGraphStore(server.url, server.user, server.password, server.database)
+
+        return bench_store("neo4j (ArcadeDB)", make, graph, queries)
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
