@@ -35,6 +35,9 @@ from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.services.explore import citations, neighbours
+from agent_zot.services.explore.resolve import Field
+from agent_zot.zotero.models import Item
 
 SIZES = {
     "papers": 10_000,
@@ -145,6 +148,56 @@ def bench_store(label: str, make: Callable[[], GraphStore], graph: GraphData, qu
     return result
 
 
+def _item(node_id: str) -> Item:
+    key = node_id.split(":", 1)[1]
+    return Item(
+        key=key, item_id=0, item_type="journalArticle", library_id=1, fields={"title": key}, base_fields={}
+    )
+
+
+def bench_modes(store: GraphStore, graph: GraphData, queries: int) -> dict[str, float]:
+    """p50 ms of each zot_explore_graph mode (as the services run it) on random starting points; content
+    similarity is a vector search (see bench_store.py) and is left out."""
+    rng = random.Random(9)
+    by_kind: dict[NodeKind, list[Node]] = {}
+    for node in graph.nodes:
+        by_kind.setdefault(node.kind, []).append(node)
+
+    def pick(kind: NodeKind) -> Node:
+        return by_kind[kind][skewed(rng, len(by_kind[kind]))]
+
+    def field_of(concept: Node) -> Field:
+        edges = store.edges_of([concept.id], kinds=[EdgeKind.MENTIONS], direction=Direction.IN)
+        return Field("bench", {e.source for e in edges})
+
+    runs: dict[str, Callable[[], object]] = {
+        "citation 3-hop traversal (CITES, both ways)": lambda: store.neighbourhood(
+            [pick(NodeKind.PAPER).id], kinds=[EdgeKind.CITES], direction=Direction.BOTH, hops=3, limit=500
+        ),
+        "citation mode (3 hops, paths)": lambda: citations.citation_chains(
+            store, _item(pick(NodeKind.PAPER).id), direction=Direction.BOTH, hops=3, limit=20
+        ),
+        "influence (PageRank, whole graph)": lambda: citations.influence(store, None, limit=20),
+        "related": lambda: neighbours.related(store, _item(pick(NodeKind.PAPER).id), limit=20),
+        "collaboration (2 hops)": lambda: neighbours.collaboration(
+            store, pick(NodeKind.AUTHOR), hops=2, limit=20
+        ),
+        "concept": lambda: neighbours.concept_cooccurrence(store, pick(NodeKind.CONCEPT), limit=20),
+        "temporal (a concept's papers)": lambda: neighbours.temporal(
+            store, field_of(pick(NodeKind.CONCEPT)), start=None, end=None, limit=20
+        ),
+        "venue (whole library)": lambda: citations.venues(store, None, limit=20),
+    }
+    results = {}
+    for name, run in runs.items():
+        latencies: list[float] = []
+        for _ in range(queries if "whole" not in name else max(3, queries // 10)):
+            with timed(latencies):
+                run()
+        results[name] = statistics.median(latencies) * 1e3
+    return results
+
+
 def networkx_memory_mb(path: Path) -> float:
     """The Python heap a freshly loaded store holds (the load itself is slower under tracemalloc)."""
     tracemalloc.start()
@@ -189,6 +242,7 @@ def main() -> None:
         nx_result = bench_store("networkx", lambda: NetworkxGraphStore(path), graph, args.queries)
         nx_result.memory_mb = networkx_memory_mb(path)
         results.append(nx_result)
+        modes = {"networkx": bench_modes(NetworkxGraphStore(path), graph, args.queries // 4)}
         if args.neo4j_url:
             url, user, password, db = (
                 args.neo4j_url,
@@ -200,11 +254,16 @@ def main() -> None:
                 bench_store("neo4j", lambda: Neo4jGraphStore(url, user, password, db), graph, args.queries)
             )
         if args.arcadedb:
-            results.append(bench_arcadedb(Path(tmp), graph, args.queries))
+            result, modes["neo4j (ArcadeDB)"] = bench_arcadedb(Path(tmp), graph, args.queries)
+            results.append(result)
     print_table(results, graph)
+    print("\nzot_explore_graph modes, p50 ms:")
+    for store_name, timings in modes.items():
+        for mode, ms in timings.items():
+            print(f"  {store_name:<18} {mode:<46} {ms:9.1f}")
 
 
-def bench_arcadedb(root: Path, graph: GraphData, queries: int) -> Result:
+def bench_arcadedb(root: Path, graph: GraphData, queries: int) -> tuple[Result, dict[str, float]]:
     from tests.bolt_server import start_bolt_server
 
     server = start_bolt_server(root / "arcadedb")
@@ -214,7 +273,8 @@ def bench_arcadedb(root: Path, graph: GraphData, queries: int) -> Result:
         def make() -> GraphStore:
             return Neo4jGraphStore(server.url, server.user, server.password, server.database)
 
-        return bench_store("neo4j (ArcadeDB)", make, graph, queries)
+        result = bench_store("neo4j (ArcadeDB)", make, graph, queries)
+        return result, bench_modes(make(), graph, max(4, queries // 20))
     finally:
         server.stop()
 

@@ -288,3 +288,17 @@ async def test_graphml_export_loads_in_networkx(client: Client, graph_library) -
         "zot_export", {"path": "x.graphml", "node_types": ["Planet"]}, raise_on_error=False
     )
     assert bad.is_error and "Unknown node type" in bad.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"query": "who cites the paper on quantum gravity loops"}, "No paper in the library matches"),
+        ({"query": "papers similar to this", "item_key": "ZZZZ9999"}, "No item with key"),
+        ({"query": "how did citation analysis change", "year_min": 2022, "year_max": 2016}, "runs backwards"),
+        ({"query": "concepts related to", "force_mode": "concept"}, "No concept"),
+    ],
+)
+async def test_bad_requests_get_actionable_errors(client: Client, arguments: dict, expected: str) -> None:
+    result = await client.call_tool("zot_explore_graph", arguments, raise_on_error=False)
+    assert result.is_error and expected in result.content[0].text

@@ -90,3 +90,26 @@ def test_unreachable_neo4j_is_an_actionable_cli_error(
     result = CliRunner().invoke(cli, ["--library", str(settings.zotero_data_dir), "graph", "sync"])
     assert result.exit_code == 2
     assert "Is the server running?" in result.output and "Traceback" not in result.output
+
+
+async def test_neo4j_down_the_embedded_graph_answers_and_says_so(
+    graph_library: tuple[Settings, dict[str, str]],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    from tests.bolt_server import free_port
+
+    settings, _ = graph_library
+    down = settings.model_copy(
+        update={
+            "graph_store": "neo4j",
+            "neo4j_url": f"bolt://127.0.0.1:{free_port()}",
+            "neo4j_password": SecretStr("x"),
+        }
+    )
+    ctx = AppContext(down, home=tmp_path / "home")
+    async with Client(build_server(ctx)) as client:
+        result = await client.call_tool("zot_explore_graph", {"query": "who are the co-authors of Bo Chen"})
+    ctx.close()
+    assert {c["name"] for c in result.structured_content["co_authors"]} == {"Ada Lovelace", "Carla Diaz"}
+    assert "Neo4j unavailable" in result.content[0].text
+    assert "Is the server running?" in result.structured_content["graph_store_fallback"]

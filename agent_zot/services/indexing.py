@@ -74,7 +74,7 @@ class UpdateSummary:
     embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
     model: str = ""
     store: str = ""
-    graph: dict[str, int] | None = None  # what the knowledge graph holds after the run, when rebuilt
+    graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,8 +161,10 @@ def update_index(
 
 
 def _update_graph(graph: GraphResources, library: Library, state: Any, summary: UpdateSummary) -> None:
+    started = time.perf_counter()
     try:
         summary.graph = graph.update(library, state).to_dict()
+        summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
         summary.graph_error = str(err)
         log.warning("knowledge graph not updated: %s", err)

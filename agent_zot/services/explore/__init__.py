@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_zot.errors import AgentZotError, NotFoundError
+from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import NodeKind
-from agent_zot.graph.store import Direction, GraphStore
+from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, neighbours
 from agent_zot.services.explore.resolve import (
@@ -97,9 +97,31 @@ _MODE_WORDS = frozenset(
 
 
 def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResponse:
-    store = ctx.graph().store
+    store, fallback = _store(ctx)
     if not store.counts().get(NodeKind.PAPER.value):
         raise NotFoundError(EMPTY_GRAPH)
+    response = _run(ctx, store, decision, explicit)
+    if fallback:
+        response.text = f"({fallback})\n{response.text}"
+        response.data["graph_store_fallback"] = fallback
+    return response
+
+
+def _store(ctx: AppContext) -> tuple[GraphStore, str | None]:
+    """The configured store; when a Neo4j server is configured but fails, the embedded graph (which
+    update-db keeps current either way) answers, and the response says so."""
+    graph = ctx.graph()
+    store = graph.store
+    if store is graph.local:
+        return store, None
+    try:
+        store.counts()
+    except GraphStoreError as err:
+        return graph.local, f"Neo4j unavailable, answered from the embedded graph: {err}"
+    return store, None
+
+
+def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str, Any]) -> ToolResponse:
     library = ctx.library()
     params = decision.params
     limit = clamp_limit(explicit.get("limit") or params.get("limit"), default=15)
@@ -108,6 +130,10 @@ def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResp
     start = explicit.get("year_min") or years.get("start")
     end = explicit.get("year_max") or years.get("end")
     mode = decision.mode
+    if start is not None and end is not None and start > end:
+        raise InvalidArgumentError(
+            f"The year range {start}–{end} runs backwards.", hint=f"Did you mean {end}–{start}?"
+        )
 
     def paper() -> Item:
         keys = params.get("item_keys") or []

@@ -43,9 +43,9 @@ def resolve_paper(library: Library, item_key: str | None, text: str) -> Item:
         scored = process.extract(wanted, list(titles), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=75)
         matches = [titles[t] for t, _, _ in scored]
     if not matches:
-        raise NotFoundError(
-            f"No paper in the library matches {wanted!r}.", hint="Try an item key or title words."
-        )
+        close = process.extract(wanted, list(titles), scorer=fuzz.WRatio, limit=3, score_cutoff=50)
+        hint = ("Close titles: " + "; ".join(t for t, _, _ in close) + ".") if close else "Try an item key."
+        raise NotFoundError(f"No paper in the library matches {wanted!r}.", hint=hint)
     matches.sort(key=lambda i: -_title_fit(wanted, i.title))  # stable: metadata-match order breaks ties
     if len(matches) > 1 and _close_call(wanted, matches):
         raise AmbiguousNameError(
