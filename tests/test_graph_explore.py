@@ -164,6 +164,7 @@ def test_the_graph_holds_citations_authors_and_co_authors(
     authors = {n.name for n in store.find_nodes(NodeKind.AUTHOR, limit=100)}
     assert {"Ada Lovelace", "Bo Chen", "Carla Diaz", "Dan Evans", "Eve Fox"} <= authors
     counts = store.counts()
+    assert ctx.graph().local.stored_counts() == counts  # the cheap count from the tables agrees
     assert counts["Paper"] == 5 and counts["ExternalWork"] >= 2 and counts["Concept"] > 0
     co_authors = store.edges_of(
         [n.id for n in store.find_nodes(NodeKind.AUTHOR, name="Bo Chen")], kinds=[EdgeKind.CO_AUTHOR]

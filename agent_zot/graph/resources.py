@@ -15,6 +15,7 @@ from agent_zot.config import Settings
 from agent_zot.graph.build import BuildStats, build_graph
 from agent_zot.graph.facts import FactsCache, current_facts
 from agent_zot.graph.store import GraphStore
+from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.index.state import IndexState
 from agent_zot.zotero.models import Library
 
@@ -28,8 +29,7 @@ class GraphResources:
         self._lock = threading.Lock()
 
     @cached_property
-    def local(self) -> GraphStore:
-        from agent_zot.graph.store_nx import NetworkxGraphStore
+    def local(self) -> NetworkxGraphStore:
 
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         return NetworkxGraphStore(self.state_path)
@@ -52,7 +52,7 @@ class GraphResources:
         return self.neo4j if self.settings.graph_store == "neo4j" else self.local
 
     def is_empty(self) -> bool:
-        return not self.local.counts().get("Paper")
+        return not self.local.stored_counts().get("Paper")
 
     def update(self, library: Library, state: IndexState) -> BuildStats:
         """Rebuild the graph from the library and the cached per-paper facts; write it to the stores."""
@@ -66,7 +66,7 @@ class GraphResources:
             self.local.replace_all(data)
             if self.settings.graph_store == "neo4j":
                 self.neo4j.replace_all(data)
-            stats.counts = self.local.counts()
+            stats.counts = self.local.stored_counts()
             return stats
 
     def sync(self) -> dict[str, int]:

@@ -347,6 +347,19 @@ class NetworkxGraphStore:
         return edges
 
     @_locked
+    def stored_counts(self) -> dict[str, int]:
+        """Node and edge counts straight from the tables, without loading the graph (for status lines and
+        the cheap "is there a graph yet?" check of a no-change update-db)."""
+        result = {k.value: 0 for k in NodeKind} | {k.value: 0 for k in EdgeKind}
+        with self._lock:
+            conn = self._connection()
+            for query in (
+                "SELECT kind, COUNT(*) FROM graph_nodes GROUP BY kind",
+                "SELECT kind, COUNT(*) FROM graph_edges GROUP BY kind",
+            ):
+                result.update(dict(conn.execute(query).fetchall()))
+        return result
+
     def counts(self) -> dict[str, int]:
         graph = self._fresh()
         result = {k.value: 0 for k in NodeKind} | {k.value: 0 for k in EdgeKind}

@@ -76,7 +76,7 @@ def graph_status(ctx: AppContext) -> dict[str, Any]:
     """Node and edge counts of the embedded graph (kept current by update-db), and where it is explored."""
     if not ctx.index().exists():
         return {"state": "not built", "store": ctx.settings.graph_store}
-    counts = ctx.graph().local.counts()
+    counts = ctx.graph().local.stored_counts()
     if not counts.get("Paper"):
         return {"state": "not built", "store": ctx.settings.graph_store}
     return {"state": "built", "store": ctx.settings.graph_store, "counts": counts}
