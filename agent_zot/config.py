@@ -85,12 +85,24 @@ class Settings(BaseSettings):
     ollama_url: str = Field(
         default="http://127.0.0.1:11434", description="Ollama server URL (embedder=ollama)."
     )
+    reranker_model: Path | None = Field(
+        default=None,
+        description="A local cross-encoder folder that reranks search results. No cross-encoder ships on "
+        "PyPI, so reranking is off unless you point this at one.",
+    )
+    rerank_candidates: int = Field(
+        default=50, ge=1, le=1000, description="How many fused search candidates the reranker rescores."
+    )
     vector_store: Literal["edge", "qdrant"] = Field(
         default="edge",
         description="edge: Qdrant's engine embedded in agent-zot (no server). qdrant: a Qdrant server at qdrant_url.",
     )
     qdrant_url: str | None = Field(default=None, description="Qdrant server URL when vector_store = qdrant.")
     qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key. Shown masked.")
+    search_fusion: Literal["rrf", "dbsf", "dense", "sparse"] = Field(
+        default="rrf",
+        description="How zot_search combines dense and keyword (sparse) retrieval; dense/sparse use one channel.",
+    )
     graph_store: Literal["networkx", "neo4j"] = Field(
         default="networkx",
         description="networkx: the graph embedded in agent-zot's state database. neo4j: a Neo4j (Bolt) server.",
@@ -142,6 +154,31 @@ class Settings(BaseSettings):
     zotero_api_key: SecretStr | None = Field(
         default=None,
         description="Zotero web API key, for changing the library through Zotero (write tools). Shown masked.",
+    )
+    writes_enabled: bool = Field(
+        default=False,
+        description="Let the write modes (create/add/remove collections, tags, notes) change the library "
+        "through Zotero's API. Off: they only say how to enable them. zotero.sqlite is never written.",
+    )
+    zotero_library_id: str | None = Field(
+        default=None,
+        pattern=r"^\d+$",
+        description="Library to change through the web API: your numeric user ID (zotero.org/settings/keys) "
+        "or a group ID (with zotero_library_type = group).",
+    )
+    zotero_library_type: Literal["user", "group"] = Field(
+        default="user", description="Whether zotero_library_id is a user ID or a group ID."
+    )
+    zotero_api_url: str = Field(
+        default="https://api.zotero.org", description="Base URL of the Zotero web API used for writes."
+    )
+    zotero_local_api: bool = Field(
+        default=False,
+        description="Try Zotero's local API (the running Zotero app) first for writes; when it refuses "
+        "writes, the web API is used if configured.",
+    )
+    zotero_local_api_url: str = Field(
+        default="http://127.0.0.1:23119/api", description="Base URL of Zotero's local API."
     )
     http_host: str = Field(
         default="127.0.0.1", description="Address `agent-zot serve --transport http` binds."

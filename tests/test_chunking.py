@@ -179,6 +179,20 @@ def test_sections_come_from_the_latest_heading_at_or_before_the_start_page(embed
         assert c.page_start is not None and c.section == expected[c.page_start]
 
 
+def test_a_heading_lower_on_the_page_does_not_name_the_text_above_it(embedder: OnnxEmbedder) -> None:
+    rng = random.Random(8)
+    first = "\n\n".join(paragraph(rng, 4, f"A{k} ") for k in range(3))
+    second = "\n\n".join(paragraph(rng, 4, f"B{k} ") for k in range(3))
+    pages = [Page(1, "Introduction\n\n" + first + "\n\nMethods\n\n" + second)]
+    chunks = chunk(pages, embedder, max_tokens=64, headings=[(1, "Introduction"), (1, "Methods")])
+    sections = [c.section for c in chunks]
+    assert sections[0] == "Introduction" and sections[-1] == "Methods"
+    for c in chunks:  # text from before the "Methods" line is never labelled Methods
+        assert c.section == (
+            "Methods" if pages[0].text.find(c.text[:40]) > pages[0].text.find("Methods") else "Introduction"
+        )
+
+
 def test_empty_input_gives_no_chunks(embedder: OnnxEmbedder) -> None:
     assert chunk([], embedder) == []
     assert chunk([Page(1, ""), Page(2, "  \n\n\t "), Page(3, "\n")], embedder) == []

@@ -13,6 +13,7 @@ from tests.factories import FullLibrary
 
 TOOLS = {
     "zot_search",
+    "zot_summarize",
     "zot_explore_graph",
     "zot_manage_collections",
     "zot_manage_tags",

@@ -124,6 +124,8 @@ class NetworkxGraphStore:
         self._graph: nx.MultiDiGraph | None = None
         self._version = -1  # graph_version the in-memory graph reflects
         self._data_version = -1  # PRAGMA data_version when that was last confirmed
+        self._edges_by_kind: dict[EdgeKind, list[Edge]] = {}
+        self._edges_stamp: tuple[int, int] | None = None
         self._lock = threading.RLock()
 
     # -- connection and loading ---------------------------------------------------------------
@@ -336,14 +338,26 @@ class NetworkxGraphStore:
 
     @_locked
     def all_edges(self, kinds: Sequence[EdgeKind]) -> list[Edge]:
+        """Cached per kind until the graph changes: graph-wide ranking (PageRank, venues) asks for the same
+        tens of thousands of edges on every call. The Edge objects are shared: treat them as read-only."""
         graph = self._fresh()
-        wanted = _kind_filter(kinds)
-        edges = [
-            Edge(source, target, kind, dict(props))
-            for source, target, kind, props in graph.edges(keys=True, data=True)
-            if wanted is None or kind in wanted
-        ]
-        edges.sort(key=lambda e: e.key)
+        stamp = (id(graph), self._version)
+        if stamp != self._edges_stamp:
+            self._edges_by_kind, self._edges_stamp = {}, stamp
+        wanted = list(kinds) or list(EdgeKind)
+        for kind in wanted:
+            if kind not in self._edges_by_kind:
+                self._edges_by_kind[kind] = sorted(
+                    (
+                        Edge(s, t, k, dict(props))
+                        for s, t, k, props in graph.edges(keys=True, data=True)
+                        if k == kind
+                    ),
+                    key=lambda e: e.key,
+                )
+        edges = [e for kind in wanted for e in self._edges_by_kind[kind]]
+        if len(wanted) > 1:
+            edges.sort(key=lambda e: e.key)
         return edges
 
     @_locked

@@ -197,9 +197,17 @@ def _chunk_text(stream: _Stream, start: int, end: int) -> str:
     return "\n".join(pieces)
 
 
-def _section_at(headings: Sequence[tuple[int, str]], page: int) -> str | None:
+def _section_at(headings: Sequence[tuple[int, str]], page: int, page_text: str, offset: int) -> str | None:
+    """The last heading before a position: headings of earlier pages, and those of this page that appear in
+    its text before ``offset`` (a heading further down the page does not name what comes before it; one
+    not found in the text is taken to open the page)."""
     pages = [p for p, _ in headings]
     i = bisect.bisect_right(pages, page)
+    while i and headings[i - 1][0] == page:
+        found = page_text.find(headings[i - 1][1])
+        if found <= offset:
+            return headings[i - 1][1]
+        i -= 1
     return headings[i - 1][1] if i else None
 
 
@@ -217,7 +225,8 @@ def chunk_pages(
     included, as ``embedder.count_tokens`` counts them), overlapping by about ``overlap_tokens``.
 
     ``headings`` are ``(page number, heading)`` pairs in the numbering of ``PageLike.number``; a chunk's
-    section is the last heading at or before its first page. Pages with no text are skipped.
+    section is the last heading before its start (earlier pages, or higher on its first page). Pages with no
+    text are skipped.
     """
     max_tokens = min(max_tokens, embedder.max_tokens)
     budget = max_tokens - embedder.count_tokens("")
@@ -262,7 +271,8 @@ def _make_chunk(
     ordinal: int,
     headings: Sequence[tuple[int, str]],
 ) -> Chunk:
-    page_start = stream.pages[stream.page_index(start)].number
+    first_page = stream.pages[stream.page_index(start)]
+    page_start = first_page.number
     page_end = stream.pages[stream.page_index(end - 1)].number
     return Chunk(
         id=chunk_id(item_key, attachment_key, page_start, ordinal, text),
@@ -272,7 +282,7 @@ def _make_chunk(
         text=text,
         page_start=page_start,
         page_end=page_end,
-        section=_section_at(headings, page_start),
+        section=_section_at(headings, page_start, first_page.text, stream.starts[start]),
         ordinal=ordinal,
     )
 

@@ -133,3 +133,8 @@ def split_references(pages: Sequence[str]) -> ReferenceSplit | None:
         start_page_index=lines[start].page,
         heading=lines[start].text.strip() if heading is not None else "",
     )
+
+
+def is_references_heading(line: str) -> bool:
+    """Whether a heading names the references section ("References", "7 Bibliography", "Literatur")."""
+    return bool(_REFERENCE_HEADING.fullmatch(line.strip()))

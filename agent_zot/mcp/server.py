@@ -20,7 +20,8 @@ from agent_zot.services.response import ToolResponse
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "agent-zot reads the user's Zotero library (read-only). Each tool takes a natural-language `query` and "
+    "agent-zot reads the user's Zotero library (it never writes zotero.sqlite; changes, when the user enabled "
+    "them, go through Zotero's API). Each tool takes a natural-language `query` and "
     "routes it to a mode; explicit arguments override what the query implies. Every result carries a `route` "
     "saying which mode ran and why. Item keys look like ABCD2345."
 )
@@ -28,6 +29,14 @@ INSTRUCTIONS = (
 READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+# The manage tools write to Zotero (through its API) when writes are enabled; remove modes are destructive.
+MAY_WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
+)
+MAY_REMOVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+)
+ItemKeys = Annotated[list[str] | None, Field(description="Items to change.")]
 WRITES_FILES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -91,6 +100,31 @@ def build_server(ctx: AppContext) -> FastMCP:
         )
 
     @server.tool(annotations=READ_ONLY, output_schema=None)
+    def zot_summarize(
+        query: Query = "",
+        item_key: Annotated[str | None, Field(description="The paper; else named in the query.")] = None,
+        pages: Annotated[str | None, Field(description="Full text: pages '3' or '3-5'.")] = None,
+        offset: Annotated[int | None, Field(description="Full text: read on from this page.")] = None,
+        max_tokens: Annotated[int | None, Field(description="Size budget of the answer.")] = None,
+        force_mode: Annotated[
+            Literal["quick", "targeted", "comprehensive", "full"] | None, Field(description=MODE)
+        ] = None,
+    ) -> ToolResult:
+        """One paper (by key, DOI, citation key or title words): overview, passages answering a question,
+        aspect summary (question, method, findings, limits), or full text by pages."""
+        return _result(
+            lambda: _tools().summarize(
+                ctx,
+                query,
+                force_mode=force_mode,
+                item_key=item_key,
+                pages=pages,
+                offset=offset,
+                max_tokens=max_tokens,
+            )
+        )
+
+    @server.tool(annotations=READ_ONLY, output_schema=None)
     def zot_explore_graph(
         query: Query = "",
         item_key: Annotated[str | None, Field(description="The paper to start from.")] = None,
@@ -135,10 +169,11 @@ def build_server(ctx: AppContext) -> FastMCP:
             )
         )
 
-    @server.tool(annotations=READ_ONLY, output_schema=None)
+    @server.tool(annotations=MAY_REMOVE, output_schema=None)
     def zot_manage_collections(
         query: Query = "",
         collection: Annotated[str | None, Field(description="Collection name, path (A/B) or key.")] = None,
+        item_keys: ItemKeys = None,
         days: Annotated[
             int | None, Field(description="For recent: only items added in the last N days.", ge=1)
         ] = None,
@@ -148,8 +183,8 @@ def build_server(ctx: AppContext) -> FastMCP:
             Literal["list", "show_items", "recent", "create", "add", "remove"] | None, Field(description=MODE)
         ] = None,
     ) -> ToolResult:
-        """Zotero collections: list the tree with counts, show a collection's items, or recently added items.
-        Names match fuzzily; ambiguous names return candidates."""
+        """Zotero collections: list the tree, show items, recent items; create (A/B nested), add/remove
+        items (needs writes enabled). Fuzzy names; ambiguous ones return candidates."""
         return _result(
             lambda: _tools().manage_collections(
                 ctx,
@@ -159,10 +194,11 @@ def build_server(ctx: AppContext) -> FastMCP:
                 limit=limit,
                 days=days,
                 recursive=recursive,
+                item_keys=item_keys,
             )
         )
 
-    @server.tool(annotations=READ_ONLY, output_schema=None)
+    @server.tool(annotations=MAY_REMOVE, output_schema=None)
     def zot_manage_tags(
         query: Query = "",
         tags: Annotated[
@@ -171,28 +207,38 @@ def build_server(ctx: AppContext) -> FastMCP:
                 description='Tag expression: "a || b" = a or b; "-c" = not c; commas join conditions (and).'
             ),
         ] = None,
+        item_keys: ItemKeys = None,
         limit: Limit = None,
         force_mode: Annotated[
             Literal["list", "search", "add", "remove"] | None, Field(description=MODE)
         ] = None,
     ) -> ToolResult:
-        """Zotero tags: list them with counts, or find items by tags (a || b, -c)."""
+        """Zotero tags: list with counts, find items by tags (a || b, -c), or add/remove tags on items
+        (literal names; needs writes enabled)."""
         return _result(
-            lambda: _tools().manage_tags(ctx, query, force_mode=force_mode, tags_expression=tags, limit=limit)
+            lambda: _tools().manage_tags(
+                ctx, query, force_mode=force_mode, tags_expression=tags, limit=limit, item_keys=item_keys
+            )
         )
 
-    @server.tool(annotations=READ_ONLY, output_schema=None)
+    @server.tool(annotations=MAY_WRITE, output_schema=None)
     def zot_manage_notes(
         query: Query = "",
-        item_key: Annotated[str | None, Field(description="Item whose notes/annotations to list.")] = None,
+        item_key: Annotated[
+            str | None, Field(description="Item whose notes to list, or a new note's parent.")
+        ] = None,
+        note: Annotated[str | None, Field(description="Text of a new note (Markdown).")] = None,
         limit: Limit = None,
         force_mode: Annotated[
             Literal["list_notes", "list_annotations", "search", "create"] | None, Field(description=MODE)
         ] = None,
     ) -> ToolResult:
-        """Zotero notes and PDF annotations: list them for an item (with page labels) or search their text."""
+        """Zotero notes and PDF annotations: list them for an item (with page labels), search their text, or
+        create a child note from Markdown (needs writes enabled)."""
         return _result(
-            lambda: _tools().manage_notes(ctx, query, force_mode=force_mode, item_key=item_key, limit=limit)
+            lambda: _tools().manage_notes(
+                ctx, query, force_mode=force_mode, item_key=item_key, limit=limit, note=note
+            )
         )
 
     @server.tool(annotations=WRITES_FILES, output_schema=None)

@@ -8,8 +8,9 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from agent_zot.config import default_config_path
+from agent_zot.config import Settings, default_config_path
 from agent_zot.errors import AgentZotError
+from agent_zot.index.rerank import rerank_status
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.connection import file_state
 
@@ -23,7 +24,7 @@ class Check:
 
 
 def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
-    checks = [_python(), _config(config_file)]
+    checks = [_python(), _config(config_file), _reranker(ctx.settings)]
     try:
         source = ctx.source()
     except AgentZotError as exc:
@@ -57,15 +58,29 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_attachments(ctx))
     checks.append(_writable("data directory", ctx.settings.data_dir))
     checks.append(_writable("export directory", ctx.settings.export_dir))
-    checks.append(
-        Check(
-            "writes",
-            "ok",
-            "Read-only: agent-zot never writes to zotero.sqlite; the write modes "
-            "(create/add/remove) are not enabled in this version.",
-        )
-    )
+    checks.append(_writes(ctx.settings))
     return checks
+
+
+def _writes(settings: Settings) -> Check:
+    """Which API the write modes use and why (probed read-only), or that they are off."""
+    from agent_zot.services.writes.probe import describe_writes
+
+    report = describe_writes(settings)
+    return Check("writes", report.status, report.detail, report.fix)
+
+
+def _reranker(settings: Settings) -> Check:
+    """Reranking is optional: unset is fine; set but unusable is a failure the user asked to fix."""
+    on, detail = rerank_status(settings)
+    if on or settings.reranker_model is None:
+        return Check(
+            "reranker",
+            "ok",
+            detail,
+            "" if on else "Optional: set reranker_model to a local cross-encoder folder.",
+        )
+    return Check("reranker", "fail", detail, "Fix reranker_model (AGENT_ZOT_RERANKER_MODEL) or unset it.")
 
 
 def _python() -> Check:

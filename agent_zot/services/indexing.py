@@ -23,6 +23,7 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.index.store import Point
 from agent_zot.ingest import ParsedDocument, ParseJob, ParseOutcome, fallback_document, parse_many
+from agent_zot.ingest.references import is_references_heading
 from agent_zot.zotero.models import Attachment, Item, Library
 
 if TYPE_CHECKING:
@@ -276,7 +277,8 @@ def _chunks_of(
         embedder=resources.embedder,
         max_tokens=settings.chunk_tokens,
         overlap_tokens=settings.chunk_overlap_tokens,
-        headings=document.headings,
+        # The references were taken out of the body, so their heading must not label the text before it.
+        headings=[h for h in document.headings if not is_references_heading(h[1])],
     )
 
 

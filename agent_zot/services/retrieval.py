@@ -1,9 +1,12 @@
-"""Retrieval core: a hybrid (dense + sparse) query over the index's chunks, grouped into papers with their
-best page-cited passages.
+"""Retrieval core: dense and sparse queries over the index's chunks, fused, grouped into papers with
+their best page-cited passages and the channels that found them.
 
-Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because one paper usually owns several of
-the best chunks; a paper's score is its best chunk's score. The store fuses the dense and sparse prefetch
-(RRF by default) and applies the filters in the engine.
+The two channels run as separate store queries (filters applied in the engine) and are fused here, which
+gives the same ranking as the engine's prefetch fusion and also tells which channel found each chunk (the
+provenance `zot_search` reports). Fusion: reciprocal rank (RRF, k=60) or distribution-based score fusion
+(DBSF: each list's scores normalised by mean ± 3 standard deviations, then summed); chosen by
+scripts/bench_retrieval.py. Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because one
+paper usually owns several of the best chunks; a paper's score is its best chunk's score.
 """
 
 from __future__ import annotations
@@ -11,11 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import Hit, SearchFilter
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
+RRF_K = 60
+FUSIONS = ("rrf", "dbsf", "dense", "sparse")
+CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
 
 
 @dataclass(slots=True)
@@ -53,6 +60,14 @@ class PaperHit:
     item_key: str
     score: float
     passages: list[Passage] = field(default_factory=list)
+    found_by: set[str] = field(default_factory=set)  # "vector", "sparse" (and later "graph", "metadata")
+
+
+@dataclass(slots=True)
+class ChunkHit:
+    hit: Hit
+    score: float
+    channels: set[str]
 
 
 def search_papers(
@@ -63,39 +78,106 @@ def search_papers(
     search_filter: SearchFilter | None = None,
     passages_per_paper: int = 3,
     fusion: str = "rrf",
+    reranker: Reranker | None = None,
+    rerank_candidates: int = 50,
 ) -> list[PaperHit]:
-    """The best ``limit`` papers for ``query``, each with up to ``passages_per_paper`` passages."""
-    resources.open()
+    """The best ``limit`` papers for ``query``, each with up to ``passages_per_paper`` passages. With a
+    reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first."""
     fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
-    hits = resources.store.search(
-        resources.embedder.embed_query(query),
-        resources.sparse_query(query),
-        limit=fetch,
-        filter=search_filter,
-        fusion=fusion,
-        prefetch=max(100, fetch * 2),
-    )
-    return group_by_paper(hits, limit=limit, passages_per_paper=passages_per_paper)
+    chunks = search_chunks(resources, query, fetch=fetch, search_filter=search_filter, fusion=fusion)
+    if reranker is not None and chunks:
+        chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
+    return group_by_paper(chunks, limit=limit, passages_per_paper=passages_per_paper)
 
 
-def group_by_paper(hits: list[Hit], *, limit: int, passages_per_paper: int) -> list[PaperHit]:
-    """Hits (best first) grouped by item; a paper keeps its best passages, full text before metadata."""
+def rerank(reranker: Reranker, query: str, chunks: list[ChunkHit], *, candidates: int) -> list[ChunkHit]:
+    """The top ``candidates`` chunks ordered by the cross-encoder (its scores replace the fused ones);
+    the rest keep their order after them."""
+    head, tail = chunks[:candidates], chunks[candidates:]
+    scores = reranker.score(query, [c.hit.payload.get("text", "") for c in head])
+    for chunk, score in zip(head, scores, strict=True):
+        chunk.score = score
+        chunk.channels.add("rerank")
+    head.sort(key=lambda c: -c.score)
+    floor = min((c.score for c in head), default=0.0)
+    for offset, chunk in enumerate(tail, 1):  # keep them below every reranked chunk
+        chunk.score = floor - offset
+    return head + tail
+
+
+def search_chunks(
+    resources: IndexResources, query: str, *, fetch: int, search_filter: SearchFilter | None, fusion: str
+) -> list[ChunkHit]:
+    """Chunk hits, best first, fused from the channels ``fusion`` asks for."""
+    if fusion not in FUSIONS:
+        raise ValueError(f"unknown fusion {fusion!r}")
+    resources.open()
+    lists: dict[str, list[Hit]] = {}
+    if fusion != "sparse":
+        dense = resources.embedder.embed_query(query)
+        lists["dense"] = resources.store.search(dense, None, limit=fetch, filter=search_filter)
+    if fusion != "dense":
+        sparse = resources.sparse_query(query)
+        lists["sparse"] = (
+            resources.store.search(None, sparse, limit=fetch, filter=search_filter) if sparse.indices else []
+        )
+    if len(lists) == 1:
+        ((channel, hits),) = lists.items()
+        return [ChunkHit(h, h.score, {CHANNEL_NAMES[channel]}) for h in hits]
+    return fuse(lists, method=fusion)[:fetch]
+
+
+def fuse(lists: dict[str, list[Hit]], *, method: str) -> list[ChunkHit]:
+    """Combine ranked lists of the same points: RRF on ranks, or DBSF on normalised scores."""
+    merged: dict[str, ChunkHit] = {}
+    for channel, hits in lists.items():
+        scores = _rrf_scores(hits) if method == "rrf" else _dbsf_scores(hits)
+        for hit, score in zip(hits, scores, strict=True):
+            entry = merged.get(hit.id)
+            if entry is None:
+                merged[hit.id] = ChunkHit(hit, score, {CHANNEL_NAMES[channel]})
+            else:
+                entry.score += score
+                entry.channels.add(CHANNEL_NAMES[channel])
+    return sorted(merged.values(), key=lambda c: -c.score)
+
+
+def _rrf_scores(hits: list[Hit]) -> list[float]:
+    return [1.0 / (RRF_K + rank) for rank in range(1, len(hits) + 1)]
+
+
+def _dbsf_scores(hits: list[Hit]) -> list[float]:
+    if not hits:
+        return []
+    values = [h.score for h in hits]
+    mean = sum(values) / len(values)
+    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+    low, high = mean - 3 * spread, mean + 3 * spread
+    if high <= low:
+        return [1.0] * len(values)
+    return [min(1.0, max(0.0, (v - low) / (high - low))) for v in values]
+
+
+def group_by_paper(chunks: list[ChunkHit], *, limit: int, passages_per_paper: int) -> list[PaperHit]:
+    """Chunk hits (best first) grouped by item; a paper keeps its best passages, full text before metadata,
+    and every channel that found any of its chunks."""
     papers: dict[str, PaperHit] = {}
-    for hit in hits:
-        key = hit.payload["item_key"]
+    for chunk in chunks:
+        key = chunk.hit.payload["item_key"]
         paper = papers.get(key)
         if paper is None:
             if len(papers) == limit:
                 continue
-            paper = papers[key] = PaperHit(key, hit.score)
+            paper = papers[key] = PaperHit(key, chunk.score)
+        paper.found_by |= chunk.channels
         if len(paper.passages) < passages_per_paper:
-            paper.passages.append(_passage(hit))
+            paper.passages.append(_passage(chunk.hit, chunk.score))
     for paper in papers.values():
         paper.passages.sort(key=lambda p: (p.kind != "chunk", -p.score))
     return list(papers.values())
 
 
-def _passage(hit: Hit) -> Passage:
+def _passage(hit: Hit, score: float) -> Passage:
     payload = hit.payload
     return Passage(
         text=payload.get("text", ""),
@@ -104,5 +186,5 @@ def _passage(hit: Hit) -> Passage:
         page_start=payload.get("page_start"),
         page_end=payload.get("page_end"),
         section=payload.get("section"),
-        score=hit.score,
+        score=score,
     )

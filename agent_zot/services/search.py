@@ -7,13 +7,17 @@ pure "papers by X since 2019" request) the library's metadata answers, which als
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rapidfuzz import process
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.graph.store import GraphStore
+from agent_zot.index.rerank import make_reranker
 from agent_zot.index.store import SearchFilter
+from agent_zot.services import search_modes as modes
 from agent_zot.services.context import AppContext
 from agent_zot.services.lookup import resolve_collection
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural
@@ -79,8 +83,48 @@ class Filters:
 
 def run_search(
     ctx: AppContext, decision: Route, query: str, *, limit: int | None, **explicit: Any
-) -> ToolResponse:
-    """Run a routed search; ``explicit`` holds the caller's own filter arguments (they win)."""
+) -> tuple[ToolResponse, Route]:
+    """Run a routed search; ``explicit`` holds the caller's own filter arguments (they win). Returns the
+    response and the route as it finally ran (escalation and expansion are recorded in it)."""
+    text = _checked_text(query, explicit)
+    library = ctx.library()
+    params = decision.params
+    size = clamp_limit(limit, default=10)
+    topic = str(params.get("topic") or "").strip()
+    if not topic and (params.get("item_keys") or params.get("doi")) and not any(explicit.values()):
+        return _identified(library, params), decision
+    filters = resolve_filters(library, params, explicit)
+    if not topic and (filters.describe() or decision.mode == "metadata"):
+        return _metadata_listing(library, filters, size), decision
+    if not _content_words(text):
+        raise InvalidArgumentError(
+            f"{text!r} has no words to search for (only common words).",
+            hint="Name the topic, method or paper you are looking for.",
+        )
+    if not _index_ready(ctx):
+        raise NotFoundError(
+            NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
+        )
+    # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
+    # the whole request is the better query (the topic may also lose words like "citation").
+    wanted = (topic or text) if filters.describe() else text
+    search = _Search(ctx, library, filters, size)
+    papers, route = search.run(decision, wanted, topic)
+    quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
+    if quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
+        reason = f"{route.reason}; low confidence {quality.confidence:.2f} ({', '.join(quality.reasons)}) → comprehensive"
+        route = replace(route, mode="comprehensive", escalated=True, reason=reason)
+        papers, route = search.run(route, wanted, topic)
+        quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
+    response = _paper_response(library, papers, filters, wanted)
+    response.data["quality"] = quality.to_dict()
+    response.data.update(search.extras)
+    if search.notes:
+        response.text += "\n" + "\n".join(search.notes)
+    return response, route
+
+
+def _checked_text(query: str, explicit: dict[str, Any]) -> str:
     text = " ".join(query.split())
     if not text and not any(explicit.values()):
         raise InvalidArgumentError(
@@ -92,21 +136,158 @@ def run_search(
             f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
             hint="Shorten it to the question itself, or pass key phrases.",
         )
-    library = ctx.library()
-    filters = resolve_filters(library, decision.params, explicit)
-    size = clamp_limit(limit, default=10)
-    topic = str(decision.params.get("topic") or "").strip()
-    if not topic and (filters.describe() or decision.mode == "metadata"):
-        return _metadata_listing(library, filters, size)
-    if not _index_ready(ctx):
-        raise NotFoundError(
-            NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
+    return text
+
+
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "on",
+        "in",
+        "for",
+        "to",
+        "and",
+        "or",
+        "by",
+        "with",
+        "from",
+        "about",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "do",
+        "does",
+        "did",
+        "any",
+        "some",
+        "all",
+        "papers",
+        "paper",
+        "find",
+        "show",
+        "me",
+        "my",
+        "i",
+        "you",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "please",
+    ]
+)
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _STOPWORDS]
+
+
+class _Search:
+    """One request's runs of the hybrid core and the mode-specific backends."""
+
+    def __init__(self, ctx: AppContext, library: Library, filters: Filters, size: int) -> None:
+        self.ctx, self.library, self.filters, self.size = ctx, library, filters, size
+        self.extras: dict[str, Any] = {}
+        self.notes: list[str] = []
+
+    def core(self, text: str, limit: int | None = None) -> list[PaperHit]:
+        return search_papers(
+            self.ctx.index(),
+            text,
+            limit=limit or self.size,
+            search_filter=self.filters.store_filter(),
+            fusion=self.ctx.settings.search_fusion,
+            reranker=make_reranker(self.ctx.settings),
+            rerank_candidates=self.ctx.settings.rerank_candidates,
         )
-    # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
-    # the whole request is the better query (the topic may also lose words like "citation").
-    wanted = (topic or text) if filters.describe() else text
-    papers = search_papers(ctx.index(), wanted, limit=size, search_filter=filters.store_filter())
-    return _paper_response(library, papers, filters, wanted)
+
+    def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
+        if route.subqueries:
+            papers, info = modes.merge_subqueries(
+                topic, route.subqueries, lambda part: self.core(part, self.size * 3), limit=self.size
+            )
+            self.extras["compound"] = info
+        else:
+            route, wanted = self._expanded(route, wanted)
+            papers = self.core(wanted)
+        graph = self._graph()
+        if route.mode == "entity" and graph is not None:
+            self.extras["entities"] = modes.entities_of(graph, papers)
+            self.notes.append(_entities_text(self.extras["entities"]))
+        if route.mode in ("graph", "comprehensive") and graph is not None:
+            authors, neighbours = modes.graph_neighbours(graph, papers, limit=self.size)
+            self.extras["authors"] = authors
+            if authors:
+                self.notes.append(
+                    "Who works on this: " + ", ".join(f"{a['name']} ({a['papers']})" for a in authors[:8])
+                )
+            papers = modes.merge_backends(papers, neighbours, limit=self.size + len(neighbours))
+        if route.mode in ("metadata", "comprehensive"):
+            found = modes.metadata_matches(self.library, topic or wanted, limit=self.size)
+            papers = modes.merge_backends(papers, [p for p in found if self._admits(p)], limit=self.size * 2)
+        return papers, route
+
+    def _expanded(self, route: Route, wanted: str) -> tuple[Route, str]:
+        """Short, vague queries (one or two content words) get terms mined from this library."""
+        graph = self._graph()
+        if graph is None or len(_content_words(wanted)) > 2:
+            return route, wanted
+        terms = modes.expansion_terms(graph, wanted)
+        if not terms:
+            return route, wanted
+        params = {**route.params, "expanded_terms": terms}
+        reason = f"{route.reason}; expanded with {', '.join(terms)} (co-occurring concepts in this library)"
+        return replace(route, params=params, reason=reason), f"{wanted} {' '.join(terms)}"
+
+    def _graph(self) -> GraphStore | None:
+        graph = self.ctx.graph()
+        return None if graph.is_empty() else graph.store
+
+    def _admits(self, paper: PaperHit) -> bool:
+        item = self.library.items.get(paper.item_key)
+        return item is not None and self.filters.admits(item)
+
+
+def _entities_text(entities: dict[str, list[dict[str, Any]]]) -> str:
+    if not entities:
+        return "No methods, datasets or concepts recorded for these papers yet (the graph is built by update-db)."
+    lines = ["In these papers:"]
+    for kind in ("Method", "Dataset", "Theory", "Concept"):
+        if entities.get(kind):
+            shown = ", ".join(f"{e['name']} ({len(e['papers'])})" for e in entities[kind][:8])
+            lines.append(f"  {kind}s: {shown}")
+    return "\n".join(lines)
+
+
+def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
+    """A query that is only an item key or a DOI: that item, or why not."""
+    keys = [k for k in params.get("item_keys") or [] if k in library.items]
+    doi = str(params.get("doi") or "").casefold()
+    if doi:
+        keys += [i.key for i in library.items.values() if i.doi.casefold() == doi]
+    if not keys:
+        what = f"DOI {params['doi']}" if doi else "item key " + ", ".join(params.get("item_keys") or [])
+        raise NotFoundError(f"No item with {what} in this library.", hint="Search by title words instead.")
+    items = [library.items[k] for k in dict.fromkeys(keys)]
+    lines = [item_line(i) for i in items]
+    data = {
+        "total": len(items),
+        "papers": [i.to_summary() | {"found_by": ["metadata"], "passages": []} for i in items],
+    }
+    return ToolResponse("\n".join(lines), data)
 
 
 def resolve_filters(library: Library, params: dict[str, Any], explicit: dict[str, Any]) -> Filters:
@@ -194,7 +375,7 @@ def _paper_response(library: Library, papers: list[PaperHit], filters: Filters, 
             item.to_summary()
             | {
                 "score": round(paper.score, 4),
-                "found_by": ["vector", "sparse"],
+                "found_by": sorted(paper.found_by),
                 "passages": [p.to_dict() for p in paper.passages],
             }
         )

@@ -39,14 +39,25 @@ def _finish(response: ToolResponse, decision: Route, **extra: Any) -> ToolRespon
 
 
 def _not_enabled(decision: Route) -> ToolResponse:
+    from agent_zot.services.writes.route import ENABLE_HINT
+
     what = WRITE_MODES[decision.tool][decision.mode]
     return ToolResponse(
-        f"Detected a request for {what} (mode '{decision.mode}'), but changing the library is not enabled in "
-        "this version of agent-zot: it only reads Zotero and never writes to zotero.sqlite. "
-        "Make the change in Zotero itself; the read modes work as usual.",
-        {"route": decision.to_dict(), "status": "not_enabled"},
+        f"Detected a request for {what} (mode '{decision.mode}'), but changing the library is not enabled, "
+        "so nothing was changed. Writes go through Zotero's API, never to zotero.sqlite. To enable them: "
+        f"{ENABLE_HINT} Or make the change in Zotero itself.",
+        {"route": decision.to_dict(), "status": "not_enabled", "enable_with": ENABLE_HINT},
         is_error=True,
     )
+
+
+def _write(ctx: AppContext, decision: Route, run: Any) -> ToolResponse:
+    """Run a write mode when writes are enabled; otherwise say how to enable them."""
+    if not ctx.settings.writes_enabled:
+        return _not_enabled(decision)
+    from agent_zot.services.writes import service  # pyzotero loads on the first write
+
+    return _finish(run(service), decision)
 
 
 def _param(explicit: Any, decision: Route, name: str) -> Any:
@@ -62,10 +73,18 @@ def manage_collections(
     limit: int | None = None,
     days: int | None = None,
     recursive: bool = False,
+    item_keys: list[str] | None = None,
 ) -> ToolResponse:
     decision = routed("zot_manage_collections", query, force_mode)
     if decision.mode in WRITE_MODES["zot_manage_collections"]:
-        return _not_enabled(decision)
+        keys = _param(item_keys, decision, "item_keys") or []
+        scan = "" if item_keys else query  # explicit keys are taken as they are
+        if decision.mode == "create":
+            path = _param(collection, decision, "new_collection") or decision.params.get("collection")
+            return _write(ctx, decision, lambda w: w.create_collection(ctx, path))
+        name = _param(collection, decision, "collection")
+        add = decision.mode == "add"
+        return _write(ctx, decision, lambda w: w.change_membership(ctx, name, keys, add=add, query=scan))
     library = ctx.library()
     name = _param(collection, decision, "collection")
     size = clamp_limit(_param(limit, decision, "limit"))
@@ -89,10 +108,16 @@ def manage_tags(
     force_mode: str | None = None,
     tags_expression: str | list[str] | None = None,
     limit: int | None = None,
+    item_keys: list[str] | None = None,
 ) -> ToolResponse:
     decision = routed("zot_manage_tags", query, force_mode)
     if decision.mode in WRITE_MODES["zot_manage_tags"]:
-        return _not_enabled(decision)
+        # Write modes take tag names literally; names quoted in the query come first.
+        names = tags_expression or decision.params.get("quoted") or _tag_list(decision)
+        keys = _param(item_keys, decision, "item_keys") or []
+        scan = "" if item_keys else query  # explicit keys are taken as they are
+        add = decision.mode == "add"
+        return _write(ctx, decision, lambda w: w.change_tags(ctx, names, keys, add=add, query=scan))
     library = ctx.library()
     size = clamp_limit(_param(limit, decision, "limit"), default=50)
     if decision.mode == "search":
@@ -119,10 +144,13 @@ def manage_notes(
     force_mode: str | None = None,
     item_key: str | None = None,
     limit: int | None = None,
+    note: str | None = None,
 ) -> ToolResponse:
     decision = routed("zot_manage_notes", query, force_mode)
     if decision.mode in WRITE_MODES["zot_manage_notes"]:
-        return _not_enabled(decision)
+        parent = item_key or next(iter(decision.params.get("item_keys") or []), None)
+        text = note or decision.params.get("note_text")
+        return _write(ctx, decision, lambda w: w.create_note(ctx, parent, text, query))
     library = ctx.library()
     keys = decision.params.get("item_keys") or []
     key = item_key or (keys[0] if keys else None)
@@ -185,7 +213,7 @@ def search(
     from agent_zot.services.search import run_search  # the index stack loads on the first search
 
     decision = routed("zot_search", query, force_mode)
-    response = run_search(
+    response, ran = run_search(
         ctx,
         decision,
         query,
@@ -196,6 +224,26 @@ def search(
         collection=collection,
         tags=tags,
         item_type=item_type,
+    )
+    return _finish(response, ran)
+
+
+def summarize(
+    ctx: AppContext,
+    query: str = "",
+    *,
+    force_mode: str | None = None,
+    item_key: str | None = None,
+    pages: str | None = None,
+    offset: int | None = None,
+    max_tokens: int | None = None,
+) -> ToolResponse:
+    from agent_zot.services.summarize import run_summarize  # the index stack loads on the first call
+
+    paginated = pages is not None or offset is not None
+    decision = routed("zot_summarize", query, force_mode or ("full" if paginated else None))
+    response = run_summarize(
+        ctx, decision, query, item_key=item_key, pages=pages, offset=offset, max_tokens=max_tokens
     )
     return _finish(response, decision)
 

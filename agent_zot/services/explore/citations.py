@@ -110,28 +110,47 @@ def _reached_dict(r: Reached) -> dict[str, Any]:
     return {"id": r.node.id, "kind": r.node.kind.value, **r.node.props, "hops": r.hops, "path": r.path}
 
 
-def citation_graph(store: GraphStore) -> nx.DiGraph:
+@dataclass(slots=True)
+class _Ranked:
+    stamp: tuple[int, int, int]
+    graph: nx.DiGraph
+    rank: dict[str, float]
+    cited_by: Counter[str]
+
+
+_last_ranking: list[_Ranked] = []  # one entry: PageRank only changes when the citation edges do
+
+
+def citation_ranking(store: GraphStore) -> _Ranked:
+    """PageRank and in-library cited-by counts over the CITES edges, reused while the edges are the same
+    objects (the embedded store hands out the same edge list until the graph changes)."""
+    edges = store.all_edges([EdgeKind.CITES])
+    stamp = (len(edges), id(edges[0]) if edges else 0, id(edges[-1]) if edges else 0)
+    if _last_ranking and _last_ranking[0].stamp == stamp:
+        return _last_ranking[0]
     graph = nx.DiGraph()
-    for edge in store.all_edges([EdgeKind.CITES]):
-        graph.add_edge(edge.source, edge.target, weight=float(edge.props.get("confidence", 1.0)))
-    return graph
+    graph.add_weighted_edges_from((e.source, e.target, float(e.props.get("confidence", 1.0))) for e in edges)
+    rank = nx.pagerank(graph, weight="weight") if edges else {}
+    cited_by = Counter(t for s, t in graph.edges if s.startswith("paper:"))
+    _last_ranking[:] = [_Ranked(stamp, graph, rank, cited_by)]
+    return _last_ranking[0]
 
 
 def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
     """Papers ranked by PageRank over the library's citation graph (external works included as nodes,
     so citing well-known work does not make a paper influential), with in-library citation counts."""
-    graph = citation_graph(store)
+    ranking = citation_ranking(store)
+    graph, rank, cited_by = ranking.graph, ranking.rank, ranking.cited_by
     if graph.number_of_edges() == 0:
         return ToolResponse(
             "No citations in the graph yet: run `agent-zot update-db` on a library with PDFs.",
             {"papers": [], "external": []},
         )
-    # Papers nobody cites and that cite nothing still rank (last), rather than vanish.
-    graph.add_nodes_from(n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9))
-    rank = nx.pagerank(graph, weight="weight")
-    cited_by = Counter(t for s, t in graph.edges if s.startswith("paper:"))
     papers = [n for n in rank if n.startswith("paper:") and (field is None or n in field.paper_ids)]
     papers.sort(key=lambda n: (-rank[n], -cited_by[n]))
+    if len(papers) < limit:  # papers nobody cites and that cite nothing still rank (last), not vanish
+        others = field.paper_ids if field else {n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9)}
+        papers += sorted(others - set(papers))
     external = sorted((n for n in graph if n.startswith("work:")), key=lambda n: -cited_by[n])
     external = [n for n in external if cited_by[n] >= 2][:limit]
     nodes = {n.id: n for n in store.get_nodes(papers[:limit] + external)}
@@ -140,8 +159,9 @@ def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResp
     rows = []
     for n in papers[:limit]:
         if n in nodes:
-            lines.append(f"  {_node_line(nodes[n])} — pagerank {rank[n]:.4f}, cited by {cited_by[n]}")
-            rows.append({**nodes[n].props, "pagerank": round(rank[n], 6), "cited_by": cited_by[n]})
+            score = rank.get(n, 0.0)
+            lines.append(f"  {_node_line(nodes[n])} — pagerank {score:.4f}, cited by {cited_by[n]}")
+            rows.append({**nodes[n].props, "pagerank": round(score, 6), "cited_by": cited_by[n]})
     if external:
         lines.append("Most cited works you do not have:")
         lines += [f"  {_node_line(nodes[n])} — cited by {cited_by[n]}" for n in external if n in nodes]
@@ -157,11 +177,13 @@ def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResp
 
 def venues(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
     """Venues ranked by how many (field) papers appeared there and how often those are cited in the library."""
-    paper_ids = (
-        sorted(field.paper_ids) if field else [n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9)]
-    )
-    published = store.edges_of(paper_ids, kinds=[EdgeKind.PUBLISHED_IN], direction=Direction.OUT)
-    cites = store.edges_of(paper_ids, kinds=[EdgeKind.CITES], direction=Direction.IN)
+    if field is None:  # the whole library: graph-wide edge lists, which the store keeps ready
+        published = store.all_edges([EdgeKind.PUBLISHED_IN])
+        cites = store.all_edges([EdgeKind.CITES])
+    else:
+        paper_ids = sorted(field.paper_ids)
+        published = store.edges_of(paper_ids, kinds=[EdgeKind.PUBLISHED_IN], direction=Direction.OUT)
+        cites = store.edges_of(paper_ids, kinds=[EdgeKind.CITES], direction=Direction.IN)
     cited_by = Counter(e.target for e in cites if e.source.startswith("paper:"))
     papers_at: Counter[str] = Counter()
     citations_at: Counter[str] = Counter()

@@ -11,7 +11,7 @@ from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.index.resources import IndexResources
 from agent_zot.services.explore.resolve import Field
 from agent_zot.services.response import ToolResponse, item_line, plural
-from agent_zot.services.retrieval import group_by_paper
+from agent_zot.services.retrieval import group_by_paper, search_chunks
 from agent_zot.zotero.models import Item, Library
 
 # How much each kind of shared neighbour says about relatedness (citations are the strongest evidence).
@@ -204,7 +204,7 @@ def content_similarity(
     resources.open()
     points = resources.store.get_by_item(item.key)
     text = " ".join(p.payload.get("text", "") for p in points[:3]) or f"{item.title}. {item.abstract}"
-    hits = resources.store.search(resources.embedder.embed_query(text[:2000]), None, limit=(limit + 1) * 8)
+    hits = search_chunks(resources, text[:2000], fetch=(limit + 1) * 8, search_filter=None, fusion="dense")
     papers = [
         p for p in group_by_paper(hits, limit=limit + 1, passages_per_paper=1) if p.item_key != item.key
     ]

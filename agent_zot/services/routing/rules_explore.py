@@ -6,7 +6,7 @@ from .rules import Rule, has, rx
 
 # "citation recommendation", "citation analysis": research topics named after citations, not requests to
 # follow citation links
-_CITATION_TOPICS = (
+CITATION_TOPICS = (
     r"(?:recommendation|analysis|context|intent|function|classification|parsing|extraction|screening"
     r"|generation|prediction|sentiment|worthiness|span|text|style|management)s?\b"
 )
@@ -23,7 +23,7 @@ EXPLORE_RULES: tuple[Rule, ...] = (
     rx(
         "citation",
         2.0,
-        r"\bcit(?:e|es|ed|ing|ation|ations)\b(?!\s+" + _CITATION_TOPICS + r")"
+        r"\bcit(?:e|es|ed|ing|ation|ations)\b(?!\s+" + CITATION_TOPICS + r")"
         r"|\breferenc(?:e|es|ed|ing)\b|\bbibliograph\w*|\bbackward\b"
         r"|\bforward\b|\bcited by\b|\bbuil(?:d|ds|t) (?:on|upon)\b|\bbased on\b",
     ),

@@ -7,6 +7,7 @@ below 1.0 a nudge. Parameter rules (`has`) vote when the extractor found that pa
 from __future__ import annotations
 
 from .rules import Rule, has, rx
+from .rules_explore import CITATION_TOPICS
 
 SEARCH_RULES: tuple[Rule, ...] = (
     # metadata: filters spelled out in the query
@@ -33,7 +34,8 @@ SEARCH_RULES: tuple[Rule, ...] = (
     rx(
         "graph",
         2.0,
-        r"\bcit(?:e|ing|es|ed by|ations?)\b|\breferenc(?:e|es|ed|ing)\b|\bbuil(?:d|ds|t) (?:on|upon)\b",
+        r"\bcit(?:e|ing|es|ed by|ations?)\b(?!\s+" + CITATION_TOPICS + r")"
+        r"|\breferenc(?:e|es|ed|ing)\b|\bbuil(?:d|ds|t) (?:on|upon)\b",
     ),
     rx(
         "graph", 1.5, r"\bnetwork\b|\bneighbou?r(?:s|hood)?\b|\bconnected to\b|\blinked to\b|\bconnections?\b"

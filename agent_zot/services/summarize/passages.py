@@ -1,0 +1,137 @@
+"""`targeted` and `comprehensive` modes: page-cited passages of one paper, retrieved with the hybrid index
+filtered to that item."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from agent_zot.index.store import SearchFilter
+from agent_zot.services.context import AppContext
+from agent_zot.services.retrieval import Passage, search_papers
+from agent_zot.services.summarize.common import FullText, estimate_tokens, page_name, pages_of
+from agent_zot.zotero.models import Item
+
+TARGETED_PASSAGES = 5
+PER_ASPECT = 2
+ASPECT_FETCH = 8  # candidates per aspect before de-duplication
+
+# One fixed query per aspect: phrased the way papers talk about it, so dense and sparse both match.
+ASPECTS: tuple[tuple[str, str], ...] = (
+    ("research question", "what problem or research question does this paper address and why does it matter"),
+    ("method", "what method, approach, data and experimental setup does the paper use"),
+    ("findings", "what are the main results and findings, with numbers and evaluation"),
+    ("conclusions", "what do the authors conclude and what are the implications and contributions"),
+    ("limitations", "what are the limitations, weaknesses, open problems and future work"),
+)
+
+
+@dataclass(slots=True)
+class Cited:
+    """A passage with the page labels of the pages it spans."""
+
+    passage: Passage
+    labels: dict[int, str | None]
+
+    @property
+    def identity(self) -> str:
+        p = self.passage
+        digest = hashlib.blake2b(p.text.encode("utf-8"), digest_size=8).hexdigest()
+        return f"{p.attachment_key}:{p.page_start}:{digest}"
+
+    @property
+    def where(self) -> str:
+        p = self.passage
+        if p.page_start is None:
+            return "no page"
+        start = page_name(p.page_start, self.labels.get(p.page_start))
+        if p.page_end in (None, p.page_start):
+            return start
+        end = page_name(p.page_end, self.labels.get(p.page_end)).removeprefix("p. ")
+        return f"p{start}–{end}"  # "pp. 3–4" or "pp. 3 [103]–4 [104]"
+
+    def block(self) -> str:
+        section = f" ({self.passage.section})" if self.passage.section else ""
+        return f"[{self.where}]{section} {' '.join(self.passage.text.split())}"
+
+    def to_dict(self) -> dict[str, object]:
+        p = self.passage
+        return p.to_dict() | {
+            "pages": self.where,
+            "page_labels": [self.labels.get(n) for n in _span(p)],
+        }
+
+
+def _span(passage: Passage) -> list[int]:
+    if passage.page_start is None:
+        return []
+    return list(range(passage.page_start, (passage.page_end or passage.page_start) + 1))
+
+
+def _retrieve(ctx: AppContext, item: Item, query: str, count: int) -> list[Passage]:
+    search_filter = SearchFilter(item_keys=(item.key,), kinds=("chunk",))
+    papers = search_papers(ctx.index(), query, limit=1, search_filter=search_filter, passages_per_paper=count)
+    return papers[0].passages if papers else []
+
+
+def _labels(ctx: AppContext, full_text: FullText) -> dict[str, dict[int, str | None]]:
+    """Page labels per attachment, read once from the state database."""
+    records = [r for r in [full_text.attachment, *full_text.others] if r is not None]
+    return {r.attachment_key: {p.number: p.label for p in pages_of(ctx, r)} for r in records}
+
+
+def _cite(passages: list[Passage], labels: dict[str, dict[int, str | None]]) -> list[Cited]:
+    return [Cited(p, labels.get(p.attachment_key or "", {})) for p in passages]
+
+
+def _within(blocks: list[Cited], budget: int) -> list[Cited]:
+    """The first passages that fit ``budget`` tokens (always at least one)."""
+    kept, used = [], 0
+    for cited in blocks:
+        cost = estimate_tokens(cited.block())
+        if kept and used + cost > budget:
+            break
+        kept.append(cited)
+        used += cost
+    return kept
+
+
+def targeted(
+    ctx: AppContext, item: Item, full_text: FullText, question: str, budget: int
+) -> tuple[list[str], dict[str, object]]:
+    found = _cite(_retrieve(ctx, item, question, TARGETED_PASSAGES), _labels(ctx, full_text))
+    kept = _within(found, budget)
+    if not kept:
+        return [f"No passage of this paper matches {question!r}."], {"passages": []}
+    lines = [f"Passages answering {question!r} (best first, PDF page numbers; labels in brackets):"]
+    lines += [f"{n}. {c.block()}" for n, c in enumerate(kept, 1)]
+    if len(kept) < len(found):
+        lines.append(f"({len(found) - len(kept)} more passages left out to stay within max_tokens={budget}.)")
+    return lines, {"question": question, "passages": [c.to_dict() for c in kept]}
+
+
+def comprehensive(
+    ctx: AppContext, item: Item, full_text: FullText, budget: int
+) -> tuple[list[str], dict[str, object]]:
+    """Top passages per aspect; a passage that answers several aspects appears under its best one only."""
+    labels = _labels(ctx, full_text)
+    best: dict[str, tuple[float, int, Cited]] = {}
+    for index, (_, query) in enumerate(ASPECTS):
+        for cited in _cite(_retrieve(ctx, item, query, ASPECT_FETCH), labels):
+            score = cited.passage.score
+            known = best.get(cited.identity)
+            if known is None or score > known[0]:
+                best[cited.identity] = (score, index, cited)
+    per_aspect: list[list[Cited]] = [[] for _ in ASPECTS]
+    for _, index, cited in sorted(best.values(), key=lambda entry: -entry[0]):
+        if len(per_aspect[index]) < PER_ASPECT:
+            per_aspect[index].append(cited)
+    share = max(1, budget // len(ASPECTS))  # each aspect gets an equal share of the budget
+    lines: list[str] = []
+    aspects: list[dict[str, object]] = []
+    for (name, query), chosen in zip(ASPECTS, per_aspect, strict=True):
+        kept = _within(chosen, share)
+        lines.append(f"## {name.capitalize()}")
+        lines += [f"- {c.block()}" for c in kept] or ["- (no passage of its own; see the other aspects)"]
+        aspects.append({"aspect": name, "query": query, "passages": [c.to_dict() for c in kept]})
+    return lines, {"aspects": aspects}

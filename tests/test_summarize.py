@@ -1,0 +1,422 @@
+"""`zot_summarize` through a real MCP client: the demo library and a paginated test paper indexed with the
+real embedded stack, the every-case library with no index, and (when present) the shared real PDFs."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from agent_zot.config import Settings
+from agent_zot.mcp.server import build_server
+from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from agent_zot.zotero.demo import ensure_demo_library
+from tests.conftest import guard_database, make_settings
+from tests.factories import FullLibrary
+from tests.pdf_factory import marker, write_paper
+
+SHARED_PDFS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
+S2ORC_KEY_RE = re.compile(r"^[A-Z0-9]{8}$")
+PAGED_TITLE = "Page-Aware Parsing of Scientific Documents"
+BODY_PAGES = 8  # plus a references page: 9 pages labelled 101-109
+
+
+def _index(settings: Settings, home: Path) -> None:
+    ctx = AppContext(settings, home=home)
+    try:
+        update_index(ctx.library(), ctx.index(), UpdateOptions())
+    finally:
+        ctx.close()
+
+
+def _settings(library_dir: Path, root: Path) -> Settings:
+    return Settings(zotero_data_dir=library_dir, data_dir=root / "state", export_dir=root / "exports")
+
+
+@pytest.fixture(scope="module")
+def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("summarize-demo")
+    db = guard_database(ensure_demo_library(root / "library"))
+    settings = _settings(db.parent, root)
+    _index(settings, root / "home")
+    return settings
+
+
+@dataclass
+class Paged:
+    settings: Settings
+    keys: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def paged(tmp_path_factory: pytest.TempPathFactory) -> Paged:
+    """A 9-page paper with page labels 101-109, two papers with nearly the same title, and one item added
+    after the index was built."""
+    root = tmp_path_factory.mktemp("summarize-paged")
+    folder = root / "library"
+    b = ZoteroLibraryBuilder(folder, shape="z7", seed=11)
+    keys = {
+        "paged": b.add_item(
+            "journalArticle",
+            title=PAGED_TITLE,
+            publicationTitle="Journal of Synthetic Test Documents",
+            date="2024-00-00 2024",
+            abstractNote="A pipeline that extracts text page by page and keeps the page numbers.",
+            creators=[("Ada", "Parser"), ("Bo", "Pager")],
+        ),
+        "ncr": b.add_item(
+            "journalArticle",
+            title="Neural Citation Recommendation",
+            date="2019-00-00 2019",
+            creators=[("Cy", "Recommender")],
+        ),
+        "ncr2": b.add_item(
+            "journalArticle",
+            title="Neural Citation Recommendation Revisited",
+            date="2021-00-00 2021",
+            creators=[("Di", "Revisor")],
+        ),
+    }
+    pdf = write_paper(root / "paged.pdf", body_pages=BODY_PAGES, page_labels=True)
+    b.add_attachment(keys["paged"], filename="paged.pdf", content=pdf.path.read_bytes())
+    b.build()
+    settings = _settings(folder, root)
+    _index(settings, root / "home")
+    keys["late"] = b.add_item(
+        "journalArticle",
+        title="A Paper Added After Indexing",
+        date="2025-00-00 2025",
+        abstractNote="Added to Zotero after the last update-db.",
+        creators=[("Ed", "Late")],
+    )
+    guard_database(b.build())
+    return Paged(settings, keys)
+
+
+async def _connect(settings: Settings, home: Path) -> AsyncIterator[Client]:
+    ctx = AppContext(settings, home=home)
+    async with Client(build_server(ctx)) as connected:
+        yield connected
+    ctx.close()
+
+
+@pytest.fixture
+async def demo(demo_settings: Settings, tmp_path: Path) -> AsyncIterator[Client]:
+    async for client in _connect(demo_settings, tmp_path / "home"):
+        yield client
+
+
+@pytest.fixture
+async def paged_client(paged: Paged, tmp_path: Path) -> AsyncIterator[Client]:
+    async for client in _connect(paged.settings, tmp_path / "home"):
+        yield client
+
+
+@pytest.fixture
+async def bare(full_lib: FullLibrary, tmp_path: Path) -> AsyncIterator[Client]:
+    """The every-case library and no index at all."""
+    async for client in _connect(make_settings(full_lib, tmp_path), tmp_path / "home"):
+        yield client
+
+
+async def call(client: Client, **arguments: Any) -> Any:
+    return await client.call_tool("zot_summarize", arguments, raise_on_error=False)
+
+
+async def ok(client: Client, **arguments: Any) -> dict[str, Any]:
+    result = await call(client, **arguments)
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    assert data["route"]["tool"] == "zot_summarize"
+    assert data["tokens"] == (len(result.content[0].text) + 3) // 4  # the estimate covers the text sent
+    return data
+
+
+async def error(client: Client, **arguments: Any) -> tuple[str, dict[str, Any]]:
+    result = await call(client, **arguments)
+    assert result.is_error
+    return result.content[0].text, result.structured_content["error"]
+
+
+# -- finding the paper ------------------------------------------------------------------------------
+
+
+async def test_quick_overview_from_title_words(demo: Client) -> None:
+    result = await call(demo, query="the S2ORC paper")
+    data = result.structured_content
+    assert data["route"]["mode"] == "quick"
+    assert data["title"].startswith("S2ORC") and data["resolved_by"] == "title words"
+    assert data["citation"].startswith("Lo, K., Wang, L. L., Neumann, M., Kinney, R., & Weld, D. (2020).")
+    assert "https://doi.org/10.18653/v1/2020.acl-main.447" in data["citation"]
+    assert data["counts"] == {"notes": 1, "annotations": 2, "attachments": 1}
+    assert data["collections"] == ["Thesis/Background"] and "corpus" in data["tags"]
+    assert data["full_text"]["status"] == "indexed" and data["full_text"]["pages"] == 2
+    text = result.content[0].text
+    assert "Abstract: A large corpus" in text
+    assert 100 < data["tokens"] < 600  # "a few hundred tokens"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "how"),
+    [
+        ({"query": "give me an overview", "item_key": "{key}"}, "item key"),
+        ({"query": "summarize 10.18653/v1/2020.acl-main.447"}, "DOI"),
+        ({"query": "summarize lo2020s2orc"}, "citation key"),
+        ({"query": "Lo et al. 2020"}, "authors"),
+        ({"query": "in-depth breakdown of the S2ORC paper"}, "title words"),
+    ],
+)
+async def test_every_way_of_naming_the_paper_finds_it(
+    demo: Client, arguments: dict[str, str], how: str
+) -> None:
+    wanted = (await ok(demo, query="the S2ORC paper"))["item_key"]
+    filled = {k: v.replace("{key}", wanted.lower()) for k, v in arguments.items()}
+    data = await ok(demo, **filled)
+    assert (data["item_key"], data["resolved_by"]) == (wanted, how)
+
+
+async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> None:
+    text, err = await error(demo, query="summarize the paper by Kyle Lo")
+    assert err["type"] == "AmbiguousNameError"
+    titles = sorted(c.split(": ", 1)[1] for c in err["candidates"])
+    assert titles == [
+        "S2ORC: The Semantic Scholar Open Research Corpus (2020)",
+        "SciBERT: A Pretrained Language Model for Scientific Text (2019)",
+    ]
+    assert all(S2ORC_KEY_RE.match(c.split(":")[0]) for c in err["candidates"])
+    assert "item_key" in text  # says how to pick one
+
+
+async def test_titles_that_both_hold_every_word_are_ambiguous(paged_client: Client, paged: Paged) -> None:
+    _, err = await error(paged_client, query="the neural citation paper")
+    assert {c.split(":")[0] for c in err["candidates"]} == {paged.keys["ncr"], paged.keys["ncr2"]}
+    for title, key in (
+        ("neural citation recommendation", "ncr"),
+        ("neural citation recommendation revisited", "ncr2"),
+    ):
+        exact = await ok(paged_client, query=f"the {title} paper")  # a whole title names one paper
+        assert exact["item_key"] == paged.keys[key]
+
+
+async def test_bad_input_gets_actionable_errors(demo: Client) -> None:
+    text, err = await error(demo, query="summarize ZZZZ9999")
+    assert err["type"] == "NotFoundError" and "ZZZZ9999" in text
+    text, _ = await error(demo, query="", item_key="QQQQ1111")
+    assert "QQQQ1111" in text
+    text, _ = await error(demo, query="summarize 10.9999/not.in.library")
+    assert "10.9999/not.in.library" in text and "DOI" in text
+    text, err = await error(demo, query="")
+    assert err["type"] == "InvalidArgumentError" and "item_key" in text
+    text, _ = await error(demo, query="the S2ORC paper", force_mode="full", max_tokens=5)
+    assert "max_tokens" in text
+    text, _ = await error(demo, query="the S2ORC paper", force_mode="full", pages="1", offset=2)
+    assert "not both" in text
+
+
+@pytest.mark.parametrize(
+    ("pages", "says"),
+    [("3-2", "starts after it ends"), ("0", "numbered from 1"), ("99", "9 pages"), ("three", "not a page")],
+)
+async def test_bad_page_ranges_say_how_to_fix_them(paged_client: Client, pages: str, says: str) -> None:
+    text, err = await error(paged_client, query="full text of the page-aware parsing paper", pages=pages)
+    assert err["type"] == "InvalidArgumentError"
+    assert says in text and err["hint"]
+
+
+# -- the modes -------------------------------------------------------------------------------------
+
+
+async def test_targeted_returns_page_cited_passages_of_that_paper(demo: Client) -> None:
+    data = await ok(demo, query="how are citation links resolved in the S2ORC paper?")
+    assert data["route"]["mode"] == "targeted" and data["title"].startswith("S2ORC")
+    passages = data["passages"]
+    assert passages and all(p["kind"] == "chunk" and p["page_start"] == 1 for p in passages)
+    assert "resolve citation links" in passages[0]["text"]
+
+
+async def test_targeted_passages_carry_page_labels(paged_client: Client, paged: Paged) -> None:
+    result = await call(paged_client, query=marker(6), item_key=paged.keys["paged"], force_mode="targeted")
+    passages = result.structured_content["passages"]
+    assert passages
+    for passage in passages:  # the labels of the pages each passage spans, as the parser stored them
+        span = range(passage["page_start"], passage["page_end"] + 1)
+        assert passage["page_labels"] == [str(100 + n) for n in span]
+    first = passages[0]["page_start"]
+    assert f"p. {first} [{100 + first}]" in result.content[0].text
+
+
+async def test_comprehensive_gives_each_aspect_its_own_passages(paged_client: Client, paged: Paged) -> None:
+    data = await ok(paged_client, query="comprehensive summary", item_key=paged.keys["paged"])
+    assert data["route"]["mode"] == "comprehensive"
+    aspects = data["aspects"]
+    assert [a["aspect"] for a in aspects] == [
+        "research question",
+        "method",
+        "findings",
+        "conclusions",
+        "limitations",
+    ]
+    seen = [(p["attachment_key"], p["page_start"], p["text"]) for a in aspects for p in a["passages"]]
+    assert len(seen) >= len(aspects) and len(seen) == len(set(seen))  # no passage under two aspects
+    assert all(1 <= page <= BODY_PAGES + 1 for _, page, _ in seen)
+
+
+async def test_full_text_of_the_demo_paper(demo: Client) -> None:
+    data = await ok(demo, query="give me the full text of S2ORC")
+    assert data["route"]["mode"] == "full" and data["total_pages"] == 2
+    assert "2 Building the corpus" in data["pages"][0]["text"]
+    assert data["next"] is None
+    text = (await call(demo, query="give me the full text of S2ORC")).content[0].text
+    assert "reference list" in text and "End of the paper." in text
+
+
+async def test_full_pages_line_up_with_the_pdf_and_its_labels(paged_client: Client, paged: Paged) -> None:
+    data = await ok(paged_client, query="the page-aware parsing paper", force_mode="full", pages="3-4")
+    assert [(p["number"], p["label"]) for p in data["pages"]] == [(3, "103"), (4, "104")]
+    assert marker(3) in data["pages"][0]["text"] and marker(4) in data["pages"][1]["text"]
+    assert data["total_pages"] == BODY_PAGES + 1
+    assert data["next"]["offset"] == 5
+
+
+async def test_full_pages_named_in_the_query_or_implied_by_arguments(paged_client: Client) -> None:
+    data = await ok(paged_client, query="read page 5 of the page-aware parsing paper")
+    assert data["route"]["mode"] == "full"
+    assert [p["number"] for p in data["pages"]] == [5]
+    implied = await ok(paged_client, query="the page-aware parsing paper", pages="2")  # pages means full text
+    assert implied["route"]["mode"] == "full" and [p["number"] for p in implied["pages"]] == [2]
+
+
+async def test_offset_and_budget_walk_the_whole_paper(paged_client: Client, paged: Paged) -> None:
+    read: list[int] = []
+    offset: int | None = 1
+    while offset is not None:
+        data = await ok(
+            paged_client, item_key=paged.keys["paged"], force_mode="full", offset=offset, max_tokens=600
+        )
+        numbers = [p["number"] for p in data["pages"]]
+        assert 1 <= len(numbers) < BODY_PAGES  # the budget splits the paper into several answers
+        assert data["tokens"] <= 600 + 150  # the pages fit the budget; the header is extra
+        read += numbers
+        offset = data["next"]["offset"] if data["next"] else None
+    assert read == list(range(1, BODY_PAGES + 2))
+
+
+async def test_one_page_over_the_budget_is_cut_and_says_so(paged_client: Client, paged: Paged) -> None:
+    result = await call(
+        paged_client, item_key=paged.keys["paged"], force_mode="full", pages="2", max_tokens=100
+    )
+    assert result.structured_content["truncated"] is True
+    assert "larger max_tokens" in result.content[0].text
+
+
+# -- what exists without full text ---------------------------------------------------------------
+
+
+async def test_item_without_a_file_falls_back_to_metadata(demo: Client) -> None:
+    data = await ok(demo, query="comprehensive summary of the BERT paper")
+    assert data["title"].startswith("BERT") and data["full_text"]["status"] == "no_text"
+    assert "no PDF or other file attached" in data["full_text"]["message"]
+
+
+async def test_item_added_after_indexing_says_to_update(paged_client: Client, paged: Paged) -> None:
+    result = await call(paged_client, item_key=paged.keys["late"], query="what does it find?")
+    data = result.structured_content
+    assert data["full_text"]["status"] == "not_indexed"
+    assert "agent-zot update-db" in result.content[0].text
+    assert "Added to Zotero after the last update-db." in result.content[0].text
+
+
+async def test_without_an_index_every_mode_returns_what_zotero_has(
+    bare: Client, full_lib: FullLibrary, tmp_path: Path
+) -> None:
+    key = full_lib.keys["s2orc"]
+    quick = await ok(bare, item_key=key, force_mode="quick")
+    assert quick["full_text"]["status"] == "no_index" and quick["counts"]["notes"] == 1
+    for mode in ("targeted", "comprehensive"):
+        result = await call(bare, item_key=key, query="what is the corpus size?", force_mode=mode)
+        text = result.content[0].text
+        assert not result.is_error and "agent-zot update-db" in text
+        assert "(p. 4969)" in text and "81.1M English-language academic papers" in text  # annotation
+        assert "Key ideas" in text  # the child note
+    full = await call(bare, item_key=key, force_mode="full")
+    assert "Zotero's full-text cache" in full.content[0].text and "Kyle Lo" in full.content[0].text
+    assert full.structured_content["total_pages"] is None
+    assert not (tmp_path / "state" / "index" / "state.sqlite").exists()  # reading never creates an index
+
+
+# -- the shared real PDFs --------------------------------------------------------------------------
+
+SHARED_CHOICE = ("papermage__2020.acl-main.447.pdf", "grobid__Wang-paperAVE2008.pdf", "grobid__sample1.pdf")
+
+
+@pytest.fixture(scope="module")
+def shared_pdfs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
+    if not (SHARED_PDFS / "metadata.csv").is_file():
+        pytest.skip("the shared PDFs (../shared/data/pdfs) are not present")
+    root = tmp_path_factory.mktemp("summarize-shared")
+    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=5)
+    keys: dict[str, str] = {}
+    with (SHARED_PDFS / "metadata.csv").open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if row["file"] not in SHARED_CHOICE:
+                continue
+            creators = [
+                tuple(reversed([p.strip() for p in n.split(",", 1)])) for n in row["authors"].split(";")
+            ]
+            fields = {
+                "title": row["title"],
+                "publicationTitle": row["venue"],
+                "date": f"{row['year']}-00-00 {row['year']}",
+            }
+            if row["doi"]:
+                fields["DOI"] = row["doi"]
+            keys[row["file"]] = b.add_item("journalArticle", creators=creators, **fields)
+            b.add_attachment(
+                keys[row["file"]], filename=row["file"], content=(SHARED_PDFS / row["file"]).read_bytes()
+            )
+    settings = _settings(guard_database(b.build()).parent, root)
+    _index(settings, root / "home")
+    return settings, keys
+
+
+def _pdfium_page(path: Path, number: int) -> str:
+    import pypdfium2
+
+    document = pypdfium2.PdfDocument(path)
+    try:
+        text = document[number - 1].get_textpage().get_text_range()
+        return text.replace("\ufffe", "").replace("\u00ad", "")  # pdfium's marks for soft hyphens
+    finally:
+        document.close()
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+async def test_shared_pdfs_full_text_pages_match_pdfium(
+    shared_pdfs: tuple[Settings, dict[str, str]], tmp_path: Path
+) -> None:
+    settings, keys = shared_pdfs
+    name = "papermage__2020.acl-main.447.pdf"
+    async for client in _connect(settings, tmp_path / "home"):
+        for page in (3, 7):
+            data = await ok(client, item_key=keys[name], force_mode="full", pages=str(page))
+            assert data["total_pages"] == 15 and [p["number"] for p in data["pages"]] == [page]
+            lines = [ln for ln in _pdfium_page(SHARED_PDFS / name, page).splitlines() if len(ln.split()) >= 8]
+            distinctive = _words(" ".join(lines[len(lines) // 2].split()[1:7]))  # a body line's inner words
+            assert distinctive in _words(data["pages"][0]["text"])
+        quick = await ok(client, query="the S2ORC paper")
+        assert quick["item_key"] == keys[name] and quick["citation"].startswith("Lo, K.")
+        deep = await ok(client, query="comprehensive summary of the S2ORC paper")
+        passages = [p for a in deep["aspects"] for p in a["passages"]]
+        assert len(passages) >= 5 and all(1 <= p["page_start"] <= 15 for p in passages)
+        assert 500 < deep["tokens"] <= 4000 + 200
