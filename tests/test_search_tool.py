@@ -103,3 +103,11 @@ async def test_no_index_says_how_to_build_it_and_metadata_still_works(tmp_path: 
         metadata = await call(client, query="papers by Devlin")
         assert not metadata.is_error and titles(metadata)[0].startswith("BERT")
     ctx.close()
+
+
+async def test_unknown_author_next_to_a_topic_drops_that_filter_and_says_so(client: Client) -> None:
+    result = await call(client, query="attention mechanisms regulated by Zebulonx gating")
+    assert not result.is_error
+    assert result.structured_content["papers"]
+    assert "Searched without an author filter" in result.content[0].text
+    assert "Zebulonx" in result.structured_content["unknown_authors"][0]

@@ -38,6 +38,7 @@ class Filters:
     """What the request restricts the search to, resolved against the library."""
 
     authors: tuple[str, ...] = ()  # creator last names as stored in Zotero
+    unknown_authors: tuple[str, ...] = ()  # names from the query that match no creator (why, with hints)
     year_min: int | None = None
     year_max: int | None = None
     collection: Collection | None = None
@@ -93,7 +94,7 @@ def run_search(
     topic = str(params.get("topic") or "").strip()
     if not topic and (params.get("item_keys") or params.get("doi")) and not any(explicit.values()):
         return _identified(library, params), decision
-    filters = resolve_filters(library, params, explicit)
+    filters = resolve_filters(library, params, explicit, strict_authors=not topic)
     if not topic and (filters.describe() or decision.mode == "metadata"):
         return _metadata_listing(library, filters, size), decision
     if not _content_words(text):
@@ -119,6 +120,9 @@ def run_search(
     response = _paper_response(library, papers, filters, wanted)
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
+    if filters.unknown_authors:
+        search.notes.append("Searched without an author filter: " + " ".join(filters.unknown_authors))
+        response.data["unknown_authors"] = list(filters.unknown_authors)
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
     return response, route
@@ -290,7 +294,12 @@ def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
     return ToolResponse("\n".join(lines), data)
 
 
-def resolve_filters(library: Library, params: dict[str, Any], explicit: dict[str, Any]) -> Filters:
+def resolve_filters(
+    library: Library, params: dict[str, Any], explicit: dict[str, Any], *, strict_authors: bool = True
+) -> Filters:
+    """The request's filters resolved against the library. An author the library does not have is an error
+    when the author is the whole request (``strict_authors``); next to a topic, the router may have read
+    "regulated by Esrrb" as a name, so that filter is dropped and ``unknown_authors`` says so."""
     years = params.get("years") or {}
     year_min = explicit.get("year_min") or years.get("start")
     year_max = explicit.get("year_max") or years.get("end")
@@ -299,8 +308,18 @@ def resolve_filters(library: Library, params: dict[str, Any], explicit: dict[str
     names = explicit.get("authors") or params.get("authors") or ()
     collection_name = explicit.get("collection") or params.get("collection")
     collection = resolve_collection(library, collection_name) if collection_name else None
+    surnames: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        try:
+            surnames += author_surnames(library, name)
+        except NotFoundError as err:
+            if strict_authors or explicit.get("authors"):
+                raise
+            unknown.append(str(err))
     return Filters(
-        authors=tuple(s for name in names for s in author_surnames(library, name)),
+        authors=tuple(surnames),
+        unknown_authors=tuple(unknown),
         year_min=year_min,
         year_max=year_max,
         collection=collection,
