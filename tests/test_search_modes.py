@@ -106,7 +106,7 @@ async def test_weak_results_escalate_to_comprehensive(client: Client) -> None:
     data = await search(client, query="zebrafish cardiomyocyte regeneration", force_mode="fast")
     route = data["route"]
     assert route["escalated"] and route["mode"] == "comprehensive"
-    assert "low confidence" in route["reason"]
+    assert "low confidence" in route["reason"] and "no query word occurs in the library" in route["reason"]
 
 
 async def test_identifier_only_queries_resolve_the_item(client: Client, graph_library) -> None:  # noqa: F811

@@ -144,6 +144,10 @@ def assess(papers: list[PaperHit], *, limit: int, query_terms: int) -> Quality:
     spread = (scores[0] - scores[-1]) / scores[0] if scores[0] > 0 and len(scores) > 1 else 0.0
     confidence = 0.3 * count + 0.5 * agreement + 0.2 * min(1.0, spread * 2)
     reasons = []
+    if not any("sparse" in p.found_by for p in papers):
+        # No word of the query occurs in the library: whatever the dense side found is a guess.
+        confidence *= 0.5
+        reasons.append("no query word occurs in the library")
     if count < 1:
         reasons.append(f"only {len(papers)} results")
     if agreement < 0.4:
