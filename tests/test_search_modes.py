@@ -103,7 +103,9 @@ def test_quality_is_low_for_empty_flat_or_disagreeing_lists() -> None:
 
 
 async def test_weak_results_escalate_to_comprehensive(client: Client) -> None:
-    data = await search(client, query="zebrafish cardiomyocyte regeneration", force_mode="fast")
+    forced = await search(client, query="zebrafish cardiomyocyte regeneration", force_mode="fast")
+    assert not forced["route"]["escalated"]  # a mode the caller forced is kept
+    data = await search(client, query="zebrafish cardiomyocyte regeneration")
     route = data["route"]
     assert route["escalated"] and route["mode"] == "comprehensive"
     assert "low confidence" in route["reason"] and "no query word occurs in the library" in route["reason"]

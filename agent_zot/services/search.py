@@ -83,10 +83,11 @@ class Filters:
 
 
 def run_search(
-    ctx: AppContext, decision: Route, query: str, *, limit: int | None, **explicit: Any
+    ctx: AppContext, decision: Route, query: str, *, limit: int | None, escalate: bool = True, **explicit: Any
 ) -> tuple[ToolResponse, Route]:
     """Run a routed search; ``explicit`` holds the caller's own filter arguments (they win). Returns the
-    response and the route as it finally ran (escalation and expansion are recorded in it)."""
+    response and the route as it finally ran (escalation and expansion are recorded in it). A mode the
+    caller forced is not escalated."""
     text = _checked_text(query, explicit)
     library = ctx.library()
     params = decision.params
@@ -112,7 +113,7 @@ def run_search(
     search = _Search(ctx, library, filters, size)
     papers, route = search.run(decision, wanted, topic)
     quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
-    if quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
+    if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
         reason = f"{route.reason}; low confidence {quality.confidence:.2f} ({', '.join(quality.reasons)}) → comprehensive"
         route = replace(route, mode="comprehensive", escalated=True, reason=reason)
         papers, route = search.run(route, wanted, topic)

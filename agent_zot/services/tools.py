@@ -218,6 +218,7 @@ def search(
         decision,
         query,
         limit=_param(limit, decision, "limit"),
+        escalate=force_mode is None,
         year_min=year_min,
         year_max=year_max,
         authors=authors,
