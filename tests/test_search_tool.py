@@ -109,5 +109,7 @@ async def test_unknown_author_next_to_a_topic_drops_that_filter_and_says_so(clie
     result = await call(client, query="attention mechanisms regulated by Zebulonx gating")
     assert not result.is_error
     assert result.structured_content["papers"]
-    assert "Searched without an author filter" in result.content[0].text
-    assert "Zebulonx" in result.structured_content["unknown_authors"][0]
+    assert "Searched without these filters" in result.content[0].text
+    assert "Zebulonx" in result.structured_content["unknown_filters"][0]
+    collection = await call(client, query="corpus construction in the Zebulon data collection process")
+    assert not collection.is_error and collection.structured_content["papers"]

@@ -38,7 +38,7 @@ class Filters:
     """What the request restricts the search to, resolved against the library."""
 
     authors: tuple[str, ...] = ()  # creator last names as stored in Zotero
-    unknown_authors: tuple[str, ...] = ()  # names from the query that match no creator (why, with hints)
+    unknown_authors: tuple[str, ...] = ()  # authors/collection named in the query that match nothing (why)
     year_min: int | None = None
     year_max: int | None = None
     collection: Collection | None = None
@@ -122,8 +122,8 @@ def run_search(
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
     if filters.unknown_authors:
-        search.notes.append("Searched without an author filter: " + " ".join(filters.unknown_authors))
-        response.data["unknown_authors"] = list(filters.unknown_authors)
+        search.notes.append("Searched without these filters: " + " ".join(filters.unknown_authors))
+        response.data["unknown_filters"] = list(filters.unknown_authors)
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
     return response, route
@@ -298,19 +298,28 @@ def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
 def resolve_filters(
     library: Library, params: dict[str, Any], explicit: dict[str, Any], *, strict_authors: bool = True
 ) -> Filters:
-    """The request's filters resolved against the library. An author the library does not have is an error
-    when the author is the whole request (``strict_authors``); next to a topic, the router may have read
-    "regulated by Esrrb" as a name, so that filter is dropped and ``unknown_authors`` says so."""
+    """The request's filters resolved against the library. An author or collection the library does not
+    have is an error when it is the whole request (``strict_authors``); next to a topic, the router may have
+    read "regulated by Esrrb" as a name or "data collection process" as a collection, so that filter is
+    dropped and ``unknown_authors`` says so."""
     years = params.get("years") or {}
     year_min = explicit.get("year_min") or years.get("start")
     year_max = explicit.get("year_max") or years.get("end")
     if year_min is not None and year_max is not None and year_min > year_max:
         raise InvalidArgumentError(f"The year range {year_min}–{year_max} is empty (start after end).")
     names = explicit.get("authors") or params.get("authors") or ()
-    collection_name = explicit.get("collection") or params.get("collection")
-    collection = resolve_collection(library, collection_name) if collection_name else None
     surnames: list[str] = []
     unknown: list[str] = []
+    collection_name = explicit.get("collection") or params.get("collection")
+    collection = None
+    if collection_name:
+        try:
+            collection = resolve_collection(library, collection_name)
+        except NotFoundError as err:
+            # "data collection process": the router's guess at a collection name, next to a real topic
+            if strict_authors or explicit.get("collection"):
+                raise
+            unknown.append(str(err))
     for name in names:
         try:
             surnames += author_surnames(library, name)
