@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from agent_zot.errors import AgentZotError
 from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import ConceptType
+from agent_zot.ollama_errors import ollama_errors
 
 PROMPT_CHARS = 6000  # title + abstract + start of the body: enough for the paper's terms, small for the model
 MAX_NAME_CHARS = 80
@@ -122,11 +123,8 @@ class OllamaConceptExtractor:
         ]
 
     def _chat(self, prompt: str) -> str:
-        import httpx
-        import ollama
-
         messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
-        try:
+        with ollama_errors(self.url, self.model, self.timeout, ConceptExtractorError):
             response = self.client.chat(
                 model=self.model,
                 messages=messages,
@@ -134,20 +132,6 @@ class OllamaConceptExtractor:
                 options={"temperature": 0},
                 stream=False,
             )
-        except ollama.ResponseError as err:
-            raise _response_error(err, self.model, self.url) from err
-        except ConnectionError as err:  # the client's translation of a refused connection
-            raise ConceptExtractorError(
-                f"Cannot reach Ollama at {self.url}.",
-                hint=f"Start it with `ollama serve` (and `ollama pull {self.model}`), or set the right URL.",
-            ) from err
-        except httpx.TimeoutException as err:
-            raise ConceptExtractorError(
-                f"Ollama at {self.url} did not answer within {self.timeout:.0f} s.",
-                hint="The model may still be loading: try again, or raise the timeout.",
-            ) from err
-        except httpx.HTTPError as err:
-            raise ConceptExtractorError(f"Request to Ollama at {self.url} failed: {err}") from err
         return str(response.message.content or "")
 
     def close(self) -> None:
@@ -183,14 +167,3 @@ def parse_concepts(reply: str) -> list[LlmConcept]:
         except ValidationError:
             continue  # one bad entry should not cost the paper its other concepts
     return concepts
-
-
-def _response_error(err: Any, model: str, url: str) -> ConceptExtractorError:
-    message = str(getattr(err, "error", "") or err)
-    if getattr(err, "status_code", None) == 404 or "not found" in message.lower():
-        return ConceptExtractorError(
-            f"Ollama has no model {model!r} ({message}).", hint=f"Download it with `ollama pull {model}`."
-        )
-    return ConceptExtractorError(
-        f"Ollama at {url} answered HTTP {getattr(err, 'status_code', '?')}: {message[:200]}"
-    )

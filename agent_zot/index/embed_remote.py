@@ -16,6 +16,7 @@ import numpy as np
 
 from agent_zot.index.embed import EmbedderError, MiniLMTokenCounter, l2_normalise
 from agent_zot.index.store import SparseVector
+from agent_zot.ollama_errors import ollama_errors
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
@@ -64,25 +65,8 @@ class OllamaEmbedder(MiniLMTokenCounter):
         self.client  # noqa: B018 - the property connects lazily; the server loads its model itself
 
     def _request(self, texts: list[str]) -> np.ndarray:
-        import httpx
-        import ollama
-
-        try:
+        with ollama_errors(self.url, self.model, self.timeout, EmbedderError):
             response = self.client.embed(model=self.model, input=texts)
-        except ollama.ResponseError as err:
-            raise _response_error(err, self.model, self.url) from err
-        except ConnectionError as err:  # the client's translation of a refused connection
-            raise EmbedderError(
-                f"Cannot reach Ollama at {self.url}.",
-                hint=f"Start it with `ollama serve` (and `ollama pull {self.model}`), or set the right URL.",
-            ) from err
-        except httpx.TimeoutException as err:
-            raise EmbedderError(
-                f"Ollama at {self.url} did not answer within {self.timeout:.0f} s.",
-                hint="The model may still be loading: try again, or raise the timeout.",
-            ) from err
-        except httpx.HTTPError as err:
-            raise EmbedderError(f"Request to Ollama at {self.url} failed: {err}") from err
         return self._parse(response.embeddings, len(texts))
 
     def _parse(self, embeddings: Any, expected: int) -> np.ndarray:
@@ -120,12 +104,3 @@ class OllamaEmbedder(MiniLMTokenCounter):
         if self._client is not None:
             self._client.close()
             self._client = None
-
-
-def _response_error(err: Any, model: str, url: str) -> EmbedderError:
-    message = str(getattr(err, "error", "") or err)
-    if getattr(err, "status_code", None) == 404 or "not found" in message.lower():
-        return EmbedderError(
-            f"Ollama has no model {model!r} ({message}).", hint=f"Download it with `ollama pull {model}`."
-        )
-    return EmbedderError(f"Ollama at {url} answered HTTP {getattr(err, 'status_code', '?')}: {message[:200]}")
