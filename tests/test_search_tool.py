@@ -85,6 +85,7 @@ async def test_unknown_author_suggests_close_names(client: Client) -> None:
         ({"query": "   "}, "empty"),
         ({"query": "x" * 5000}, "limit is 2,000"),
         ({"query": "transformers", "year_min": 2030, "year_max": 2020}, "empty"),
+        ({"query": "transformers published in 2099"}, "No paper can be from 2099"),
     ],
 )
 async def test_bad_input_gets_an_actionable_error(client: Client, arguments: dict, expected: str) -> None:

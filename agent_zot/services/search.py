@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import Any
 
 from rapidfuzz import process
@@ -307,6 +308,13 @@ def resolve_filters(
     year_max = explicit.get("year_max") or years.get("end")
     if year_min is not None and year_max is not None and year_min > year_max:
         raise InvalidArgumentError(f"The year range {year_min}–{year_max} is empty (start after end).")
+    this_year = date.today().year
+    if year_min is not None and year_min > this_year:
+        newest = max((i.year for i in library.items.values() if i.year), default=None)
+        raise InvalidArgumentError(
+            f"No paper can be from {year_min} or later: it is {this_year}.",
+            hint=f"The newest item in your library is from {newest}." if newest else "Drop the year filter.",
+        )
     names = explicit.get("authors") or params.get("authors") or ()
     surnames: list[str] = []
     unknown: list[str] = []
