@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 import networkx as nx
 
-from agent_zot.graph.model import GraphData, Node, NodeKind, paper_id
+from agent_zot.graph.model import GraphData, NodeKind, paper_id
 from agent_zot.graph.store import GraphStore
 
 DEFAULT_MAX_NODES = 5000
@@ -46,7 +46,7 @@ def to_graphml(data: GraphData) -> str:
     ``kind`` and their properties. Lists become "; "-joined text (GraphML has no list type)."""
     graph = nx.MultiDiGraph()
     for node in data.nodes:
-        graph.add_node(node.id, kind=node.kind.value, label=_label(node), **_attributes(node.props))
+        graph.add_node(node.id, kind=node.kind.value, label=node.name, **_attributes(node.props))
     for edge in data.edges:
         graph.add_edge(
             edge.source, edge.target, key=edge.kind.value, kind=edge.kind.value, **_attributes(edge.props)
@@ -54,10 +54,6 @@ def to_graphml(data: GraphData) -> str:
     buffer = io.BytesIO()
     nx.write_graphml(graph, buffer, encoding="utf-8", named_key_ids=True)
     return buffer.getvalue().decode("utf-8")
-
-
-def _label(node: Node) -> str:
-    return node.name
 
 
 def _attributes(props: dict[str, object]) -> dict[str, str | int | float | bool]:

@@ -218,9 +218,3 @@ def content_similarity(
     if not rows:
         lines.append("  Nothing indexed yet: run `agent-zot update-db`.")
     return ToolResponse("\n".join(lines), {"paper": item.to_summary(), "similar": rows})
-
-
-def author_papers(store: GraphStore, author: Node) -> list[str]:
-    return [
-        e.source for e in store.edges_of([author.id], kinds=[EdgeKind.AUTHORED_BY], direction=Direction.IN)
-    ]
