@@ -1,0 +1,260 @@
+"""Passage retrieval on the 18 shared PDFs: does the answer hold the passage that answers the question?
+
+    .venv/bin/python scripts/bench_passages.py [--split test|dev|all] [--work DIR] [--json] [--misses]
+
+1. Builds a Zotero library from ../shared/data/pdfs (one item per PDF, metadata from metadata.csv) and indexes
+   it with the default embedded stack (`update-db`); with --work the library and index are kept and reused.
+2. Asks every question of scripts/data/passage_questions.jsonl through fastmcp's in-memory client:
+   `zot_search` (limit 5) with the question as a researcher typed it, and `zot_summarize` targeted on the
+   right paper. The questions were written from the PDFs' text, each with its answering sentence(s) copied
+   verbatim and its page; a third of them (`"split": "test"`) was set aside before any tuning and is the
+   figure to report.
+3. A returned passage answers when it is from the right paper, its pages include the answer's page, and it
+   holds an answering sentence (fuzzy match, ≥ 90, so ligatures and hyphenation do not matter). Passages are
+   read from the text the assistant gets (the structured content carries no passage text).
+
+Reported: right paper @1/@5; answering passage among the passages of the top 1/3/5 papers (the issue's
+measure); the first passage answers; summarize-targeted passage @1/@3; answer size in tokens (characters/4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastmcp import Client
+from rapidfuzz import fuzz
+
+from agent_zot.config import Settings
+from agent_zot.mcp.server import build_server
+from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_index import build_pdf_library  # noqa: E402
+
+QUESTIONS = Path(__file__).resolve().parent / "data" / "passage_questions.jsonl"
+SEARCH_LIMIT = 5
+MATCH = 90  # rapidfuzz partial_ratio of an answer sentence within a passage
+
+# The text form: "1. [KEY] ..." opens a paper; "   [p. 4 · Section] text" is one of its passages.
+_PAPER_LINE = re.compile(r"^\d+\. \[([A-Z0-9]{8})\]")
+_PASSAGE_LINE = re.compile(r"^\s+\[(?:pp?\. (\d+)(?:[^\]–-]*[–-](\d+))?[^\]]*|metadata[^\]]*)\] (.*)$")
+
+
+@dataclass(slots=True)
+class Shown:
+    """A passage as the assistant reads it."""
+
+    item_key: str
+    page_start: int | None
+    page_end: int | None
+    text: str
+
+
+@dataclass(slots=True)
+class Outcome:
+    qid: str
+    split: str
+    kind: str
+    paper_rank: int | None = None  # 1-based rank of the right paper among the returned papers
+    passage_paper_rank: int | None = None  # rank of the first paper whose passages hold the answer
+    first_passage: bool = False  # the very first passage of the answer is the answering one
+    summarize_rank: int | None = None  # rank of the answering passage in zot_summarize targeted
+    tokens: int = 0
+    summarize_tokens: int = 0
+    seconds: float = 0.0
+    shown: list[str] = field(default_factory=list)
+
+
+def load_questions(split: str) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [q for q in rows if split == "all" or q["split"] == split]
+
+
+def prepare(work: Path) -> Settings:
+    library = work / "library"
+    if not (library / "zotero.sqlite").is_file():
+        build_pdf_library(library)
+    settings = Settings(zotero_data_dir=library, data_dir=work / "state", export_dir=work / "exports")
+    ctx = AppContext(settings)
+    summary = update_index(ctx.library(), ctx.index(), UpdateOptions())
+    ctx.close()
+    print(f"index: {summary.indexed} indexed, {summary.unchanged} unchanged", file=sys.stderr)
+    return settings
+
+
+def item_keys_by_file(settings: Settings) -> dict[str, str]:
+    ctx = AppContext(settings)
+    keys = {}
+    for item in ctx.library().items.values():
+        for attachment in item.attachments:
+            if attachment.path is not None:
+                keys[attachment.path.name] = item.key
+    ctx.close()
+    return keys
+
+
+def shown_passages(result: Any) -> list[Shown]:
+    """The passages of a tool answer: from the structured content when it carries their text (the format
+    before passages became sentence windows), else parsed from the text the assistant reads."""
+    data = result.structured_content or {}
+    papers = data.get("papers")
+    if papers and any("text" in p for paper in papers for p in paper.get("passages", [])):
+        return [
+            Shown(paper["key"], p.get("page_start"), p.get("page_end"), p["text"])
+            for paper in papers
+            for p in paper.get("passages", [])
+        ]
+    if "passages" in data and all("text" in p for p in data["passages"]):
+        key = data.get("item_key", "")
+        return [Shown(key, p.get("page_start"), p.get("page_end"), p["text"]) for p in data["passages"]]
+    return parse_text(result.content[0].text if result.content else "", data.get("item_key", ""))
+
+
+def parse_text(text: str, item_key: str = "") -> list[Shown]:
+    shown, current = [], item_key
+    for line in text.splitlines():
+        paper = _PAPER_LINE.match(line)
+        if paper:
+            current = paper.group(1)
+            continue
+        passage = _PASSAGE_LINE.match(line)
+        if passage and current:
+            start = int(passage.group(1)) if passage.group(1) else None
+            end = int(passage.group(2)) if passage.group(2) else start
+            shown.append(Shown(current, start, end, passage.group(3)))
+    return shown
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def answers(passage: Shown, question: dict[str, Any], key: str) -> bool:
+    if passage.item_key != key or passage.page_start is None:
+        return False
+    if not passage.page_start <= question["page"] <= (passage.page_end or passage.page_start):
+        return False
+    body = _norm(passage.text)
+    for sentence in question["answer"]:
+        wanted = _norm(sentence)
+        if len(body) >= 0.6 * len(wanted) and fuzz.partial_ratio(wanted, body) >= MATCH:
+            return True
+    return False
+
+
+def text_tokens(result: Any) -> int:
+    return sum(len(block.text) for block in result.content if hasattr(block, "text")) // 4
+
+
+async def ask(client: Client, question: dict[str, Any], key: str) -> Outcome:
+    out = Outcome(question["id"], question["split"], question["kind"])
+    started = time.perf_counter()
+    result = await client.call_tool(
+        "zot_search", {"query": question["question"], "limit": SEARCH_LIMIT}, raise_on_error=False
+    )
+    out.seconds = time.perf_counter() - started
+    out.tokens = text_tokens(result)
+    papers = [p["key"] for p in (result.structured_content or {}).get("papers", [])]
+    out.paper_rank = papers.index(key) + 1 if key in papers else None
+    passages = shown_passages(result)
+    out.shown = [f"{p.item_key} p{p.page_start}: {p.text[:160]}" for p in passages]
+    hits = [p for p in passages if answers(p, question, key)]
+    if hits:
+        out.passage_paper_rank = papers.index(key) + 1
+        out.first_passage = answers(passages[0], question, key)
+    targeted = await client.call_tool(
+        "zot_summarize",
+        {"query": question["question"], "item_key": key, "force_mode": "targeted"},
+        raise_on_error=False,
+    )
+    out.summarize_tokens = text_tokens(targeted)
+    ranked = shown_passages(targeted)
+    out.summarize_rank = next(
+        (n for n, p in enumerate(ranked, 1) if answers(p, question, key)),
+        None,
+    )
+    return out
+
+
+def report(outcomes: list[Outcome]) -> dict[str, Any]:
+    n = len(outcomes)
+
+    def share(test: Any) -> float:
+        return round(sum(1 for o in outcomes if test(o)) / n, 3) if n else 0.0
+
+    return {
+        "questions": n,
+        "paper@1": share(lambda o: o.paper_rank == 1),
+        "paper@5": share(lambda o: o.paper_rank is not None),
+        "passage@1": share(lambda o: o.passage_paper_rank == 1),
+        "passage@3": share(lambda o: o.passage_paper_rank is not None and o.passage_paper_rank <= 3),
+        "passage@5": share(lambda o: o.passage_paper_rank is not None),
+        "first_passage": share(lambda o: o.first_passage),
+        "summarize@1": share(lambda o: o.summarize_rank == 1),
+        "summarize@3": share(lambda o: o.summarize_rank is not None and o.summarize_rank <= 3),
+        "summarize@5": share(lambda o: o.summarize_rank is not None),
+        "search_tokens_mean": round(statistics.mean(o.tokens for o in outcomes)) if n else 0,
+        "summarize_tokens_mean": round(statistics.mean(o.summarize_tokens for o in outcomes)) if n else 0,
+        "search_p50_ms": round(1000 * statistics.median(o.seconds for o in outcomes)) if n else 0,
+    }
+
+
+async def run(settings: Settings, questions: list[dict[str, Any]]) -> list[Outcome]:
+    keys = item_keys_by_file(settings)
+    ctx = AppContext(settings)
+    outcomes = []
+    async with Client(build_server(ctx)) as client:
+        await client.call_tool("zot_search", {"query": "warm up the model"}, raise_on_error=False)
+        for question in questions:
+            outcomes.append(await ask(client, question, keys[question["file"]]))
+    ctx.close()
+    return outcomes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--split", choices=("test", "dev", "all"), default="test")
+    parser.add_argument("--work", type=Path, default=None, help="keep the library and index here")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", action="store_true", help="print what was shown for each miss")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.work or Path(tmp)
+        settings = prepare(work)
+        questions = load_questions(args.split)
+        outcomes = asyncio.run(run(settings, questions))
+    result: dict[str, Any] = {"split": args.split, "overall": report(outcomes)}
+    if args.split == "all":
+        for part in ("dev", "test"):
+            result[part] = report([o for o in outcomes if o.split == part])
+    for kind in sorted({o.kind for o in outcomes}):
+        result[kind] = report([o for o in outcomes if o.kind == kind])
+    if args.misses:
+        by_id = {q["id"]: q for q in questions}
+        for o in outcomes:
+            if o.passage_paper_rank is None:
+                q = by_id[o.qid]
+                print(f"\nMISS {o.qid} (paper rank {o.paper_rank}) {q['question']}\n  want p{q['page']}: {q['answer'][0][:160]}")
+                for line in o.shown[:6]:
+                    print("   ", line)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        for name, row in result.items():
+            if isinstance(row, dict):
+                print(name, " ".join(f"{k}={v}" for k, v in row.items()))
+
+
+if __name__ == "__main__":
+    main()
