@@ -40,7 +40,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import UpdateOptions, update_index
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_index import build_pdf_library  # noqa: E402
+from bench_index import build_pdf_library
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "passage_questions.jsonl"
 SEARCH_LIMIT = 5
@@ -223,7 +223,9 @@ async def run(settings: Settings, questions: list[dict[str, Any]]) -> list[Outco
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--split", choices=("test", "dev", "all"), default="test")
     parser.add_argument("--work", type=Path, default=None, help="keep the library and index here")
     parser.add_argument("--json", action="store_true")
@@ -245,7 +247,9 @@ def main() -> None:
         for o in outcomes:
             if o.passage_paper_rank is None:
                 q = by_id[o.qid]
-                print(f"\nMISS {o.qid} (paper rank {o.paper_rank}) {q['question']}\n  want p{q['page']}: {q['answer'][0][:160]}")
+                print(
+                    f"\nMISS {o.qid} (paper rank {o.paper_rank}) {q['question']}\n  want p{q['page']}: {q['answer'][0][:160]}"
+                )
                 for line in o.shown[:6]:
                     print("   ", line)
     if args.json:
