@@ -48,7 +48,7 @@ MATCH = 90  # rapidfuzz partial_ratio of an answer sentence within a passage
 
 # The text form: "1. [KEY] ..." opens a paper; "   [p. 4 · Section] text" is one of its passages.
 _PAPER_LINE = re.compile(r"^\d+\. \[([A-Z0-9]{8})\]")
-_PASSAGE_LINE = re.compile(r"^\s+\[(?:pp?\. (\d+)(?:[^\]–-]*[–-](\d+))?[^\]]*|metadata[^\]]*)\] (.*)$")
+_PASSAGE_LINE = re.compile(r"^\s+\[(?:pp?\. (\d+)(?:[–-](\d+))?[^\]]*|abstract[^\]]*|no page[^\]]*)\] (.*)$")
 
 
 @dataclass(slots=True)

@@ -4,6 +4,7 @@ real embedded stack, the every-case library with no index, and (when present) th
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -132,12 +133,20 @@ async def call(client: Client, **arguments: Any) -> Any:
 
 
 async def ok(client: Client, **arguments: Any) -> dict[str, Any]:
+    return (await answer(client, **arguments))[0]
+
+
+async def answer(client: Client, **arguments: Any) -> tuple[dict[str, Any], str]:
+    """The structured content and the text of a successful call. The words of passages and pages are in
+    the text only: the structured content says where they are, so the answer costs its tokens once."""
     result = await call(client, **arguments)
-    assert not result.is_error, result.content[0].text
+    text = result.content[0].text
+    assert not result.is_error, text
     data = result.structured_content
     assert data["route"]["tool"] == "zot_summarize"
-    assert data["tokens"] == (len(result.content[0].text) + 3) // 4  # the estimate covers the text sent
-    return data
+    assert data["tokens"] == (len(text) + 3) // 4  # the estimate covers the text sent
+    assert '"text"' not in json.dumps(data)  # no passage or page text repeated in the structured form
+    return data, text
 
 
 async def error(client: Client, **arguments: Any) -> tuple[str, dict[str, Any]]:
@@ -235,12 +244,13 @@ async def test_bad_page_ranges_say_how_to_fix_them(paged_client: Client, pages: 
 
 
 async def test_targeted_returns_page_cited_passages_of_that_paper(demo: Client) -> None:
-    data = await ok(demo, query="how are citation links resolved in the S2ORC paper?")
+    data, text = await answer(demo, query="how are citation links resolved in the S2ORC paper?")
     assert data["route"]["mode"] == "targeted" and data["title"].startswith("S2ORC")
     passages = data["passages"]
     assert passages and all(p["kind"] == "chunk" and p["page_start"] == 1 for p in passages)
-    # the passage that answers is returned (its rank among this paper's two chunks is the fusion's call)
-    assert any("resolve citation links" in p["text"] for p in passages)
+    # the sentence that answers is returned, as one of the best sentences of the paper
+    assert "resolve citation links" in text
+    assert all(p["chars"] < 700 for p in passages)  # sentence windows, not whole chunks
 
 
 async def test_targeted_passages_carry_page_labels(paged_client: Client, paged: Paged) -> None:
@@ -265,24 +275,26 @@ async def test_comprehensive_gives_each_aspect_its_own_passages(paged_client: Cl
         "conclusions",
         "limitations",
     ]
-    seen = [(p["attachment_key"], p["page_start"], p["text"]) for a in aspects for p in a["passages"]]
+    seen = [(p["attachment_key"], p["page_start"], p["chars"]) for a in aspects for p in a["passages"]]
     assert len(seen) >= len(aspects) and len(seen) == len(set(seen))  # no passage under two aspects
     assert all(1 <= page <= BODY_PAGES + 1 for _, page, _ in seen)
 
 
 async def test_full_text_of_the_demo_paper(demo: Client) -> None:
-    data = await ok(demo, query="give me the full text of S2ORC")
+    data, text = await answer(demo, query="give me the full text of S2ORC")
     assert data["route"]["mode"] == "full" and data["total_pages"] == 2
-    assert "2 Building the corpus" in data["pages"][0]["text"]
+    assert "2 Building the corpus" in text and data["pages"][0]["chars"] > 100
     assert data["next"] is None
     text = (await call(demo, query="give me the full text of S2ORC")).content[0].text
     assert "reference list" in text and "End of the paper." in text
 
 
 async def test_full_pages_line_up_with_the_pdf_and_its_labels(paged_client: Client, paged: Paged) -> None:
-    data = await ok(paged_client, query="the page-aware parsing paper", force_mode="full", pages="3-4")
+    data, text = await answer(
+        paged_client, query="the page-aware parsing paper", force_mode="full", pages="3-4"
+    )
     assert [(p["number"], p["label"]) for p in data["pages"]] == [(3, "103"), (4, "104")]
-    assert marker(3) in data["pages"][0]["text"] and marker(4) in data["pages"][1]["text"]
+    assert -1 < text.find(marker(3)) < text.find(marker(4))
     assert data["total_pages"] == BODY_PAGES + 1
     assert data["next"]["offset"] == 5
 
@@ -410,11 +422,11 @@ async def test_shared_pdfs_full_text_pages_match_pdfium(
     name = "papermage__2020.acl-main.447.pdf"
     async for client in _connect(settings, tmp_path / "home"):
         for page in (3, 7):
-            data = await ok(client, item_key=keys[name], force_mode="full", pages=str(page))
+            data, text = await answer(client, item_key=keys[name], force_mode="full", pages=str(page))
             assert data["total_pages"] == 15 and [p["number"] for p in data["pages"]] == [page]
             lines = [ln for ln in _pdfium_page(SHARED_PDFS / name, page).splitlines() if len(ln.split()) >= 8]
             distinctive = _words(" ".join(lines[len(lines) // 2].split()[1:7]))  # a body line's inner words
-            assert distinctive in _words(data["pages"][0]["text"])
+            assert distinctive in _words(text)
         quick = await ok(client, query="the S2ORC paper")
         assert quick["item_key"] == keys[name] and quick["citation"].startswith("Lo, K.")
         deep = await ok(client, query="comprehensive summary of the S2ORC paper")

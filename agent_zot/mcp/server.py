@@ -77,13 +77,17 @@ def build_server(ctx: AppContext) -> FastMCP:
         collection: Annotated[str | None, Field(description="Only this collection (and below).")] = None,
         tags: Annotated[list[str] | None, Field(description="Only items with any of these tags.")] = None,
         item_type: Annotated[str | None, Field(description="Zotero item type, e.g. journalArticle.")] = None,
-        limit: Limit = None,
+        limit: Annotated[int | None, Field(description="Max papers (default 10).", ge=1, le=200)] = None,
+        detail: Annotated[
+            Literal["sentences", "full"] | None,
+            Field(description="Passages as the best sentences (default) or whole chunks."),
+        ] = None,
         force_mode: Annotated[
             Literal["fast", "entity", "graph", "metadata", "comprehensive"] | None, Field(description=MODE)
         ] = None,
     ) -> ToolResult:
-        """Find papers in the library: hybrid full-text search with page-cited passages, or metadata
-        (authors, years, collection, tags) when the request names no topic."""
+        """Find papers: hybrid full-text search giving each paper's best page-cited sentences, or
+        metadata (authors, years, collection, tags) when no topic. More of one paper: zot_summarize."""
         return _result(
             lambda: _tools().search(
                 ctx,
@@ -96,6 +100,7 @@ def build_server(ctx: AppContext) -> FastMCP:
                 collection=collection,
                 tags=tags,
                 item_type=item_type,
+                detail=detail,
             )
         )
 

@@ -27,6 +27,12 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def estimate_tokens(text: str) -> int:
+    """Characters / 4, the usual rule of thumb for English under BPE tokenizers like the assistant's;
+    counting with the embedder's tokenizer would load the model for answers that need none."""
+    return (len(text) + 3) // 4
+
+
 def more_line(total: int, limit: int) -> str:
     """Tells the assistant that a list was cut and how to see the rest."""
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""

@@ -11,12 +11,13 @@ paper usually owns several of the best chunks; a paper's score is its best chunk
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import Hit, SearchFilter
+from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, passage_of
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
@@ -27,36 +28,20 @@ RRF_K = 10
 CHANNEL_WEIGHTS = {"dense": 1.0, "sparse": 1.2}
 FUSIONS = ("rrf", "dbsf", "dense", "sparse")
 CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
+# Papers whose passages come from a query of their own (more candidates than the library-wide list gives).
+REFINED_PAPERS = 10
+PAPER_CANDIDATES = 16
 
-
-@dataclass(slots=True)
-class Passage:
-    text: str
-    kind: str  # "chunk" (full text) or "metadata" (title, authors, abstract)
-    attachment_key: str | None
-    page_start: int | None
-    page_end: int | None
-    section: str | None
-    score: float
-
-    @property
-    def pages(self) -> str:
-        if self.page_start is None:
-            return ""
-        if self.page_end in (None, self.page_start):
-            return f"p. {self.page_start}"
-        return f"pp. {self.page_start}-{self.page_end}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "kind": self.kind,
-            "attachment_key": self.attachment_key,
-            "page_start": self.page_start,
-            "page_end": self.page_end,
-            "section": self.section,
-            "score": round(self.score, 4),
-        }
+__all__ = [
+    "ChunkHit",
+    "PaperHit",
+    "Passage",
+    "QueryVectors",
+    "fuse",
+    "group_by_paper",
+    "search_chunks",
+    "search_papers",
+]
 
 
 @dataclass(slots=True)
@@ -67,31 +52,86 @@ class PaperHit:
     found_by: set[str] = field(default_factory=set)  # "vector", "sparse" (and later "graph", "metadata")
 
 
-@dataclass(slots=True)
-class ChunkHit:
-    hit: Hit
-    score: float
-    channels: set[str]
-
-
 def search_papers(
     resources: IndexResources,
     query: str,
     *,
     limit: int,
     search_filter: SearchFilter | None = None,
-    passages_per_paper: int = 3,
+    passages_per_paper: int | Sequence[int] = 3,
     fusion: str = "rrf",
     reranker: Reranker | None = None,
     rerank_candidates: int = 50,
+    detail: str = "sentences",
 ) -> list[PaperHit]:
-    """The best ``limit`` papers for ``query``, each with up to ``passages_per_paper`` passages. With a
+    """The best ``limit`` papers for ``query`` with their passages: sentence windows that answer the query
+    (``detail="sentences"``) or whole chunks (``"full"``). ``passages_per_paper`` is a count, or counts by
+    rank (the last one repeats: ``(4, 2, 1)`` gives the first paper 4, the second 2, every other 1). With a
     reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first."""
+    counts = [passages_per_paper] if isinstance(passages_per_paper, int) else list(passages_per_paper)
+    if detail not in DETAILS:
+        raise ValueError(f"unknown detail {detail!r}")
     fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
-    chunks = search_chunks(resources, query, fetch=fetch, search_filter=search_filter, fusion=fusion)
+    vectors = QueryVectors(resources, query, fusion)
+    chunks = vectors.search(fetch, search_filter)
     if reranker is not None and chunks:
         chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
-    return group_by_paper(chunks, limit=limit, passages_per_paper=passages_per_paper)
+    papers = group_by_paper(chunks, limit=limit, passages_per_paper=max(counts))
+    pools: dict[str, list[ChunkHit]] = {}
+    for chunk in chunks:
+        pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
+    picker = PassagePicker(resources, query, detail=detail, reranker=reranker)
+    for rank, paper in enumerate(papers):
+        pool = pools.get(paper.item_key, [])
+        if rank < REFINED_PAPERS:
+            pool = vectors.within_paper(paper.item_key, pool)
+        paper.passages = picker.pick(pool, counts[min(rank, len(counts) - 1)])
+    return papers
+
+
+class QueryVectors:
+    """One query's dense and sparse vectors, computed once and reused by every store query it makes."""
+
+    def __init__(self, resources: IndexResources, query: str, fusion: str) -> None:
+        if fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {fusion!r}")
+        resources.open()
+        self.resources, self.fusion = resources, fusion
+        self.dense = resources.embedder.embed_query(query) if fusion != "sparse" else None
+        self.sparse = resources.sparse_query(query) if fusion != "dense" else None
+
+    def search(
+        self, fetch: int, search_filter: SearchFilter | None, *, fusion: str | None = None
+    ) -> list[ChunkHit]:
+        """Chunk hits, best first, fused from the channels the fusion asks for."""
+        store = self.resources.store
+        lists: dict[str, list[Hit]] = {}
+        if self.dense is not None:
+            lists["dense"] = store.search(self.dense, None, limit=fetch, filter=search_filter)
+        if self.sparse is not None:
+            found = self.sparse.indices
+            lists["sparse"] = (
+                store.search(None, self.sparse, limit=fetch, filter=search_filter) if found else []
+            )
+        if len(lists) == 1:
+            ((channel, hits),) = lists.items()
+            return [ChunkHit(h, h.score, {CHANNEL_NAMES[channel]}) for h in hits]
+        return fuse(lists, method=fusion or self.fusion)[:fetch]
+
+    def within_paper(self, item_key: str, found: list[ChunkHit]) -> list[ChunkHit]:
+        """The paper's best full-text chunks for this query, ranked within the paper (RRF of both
+        channels), then any of ``found`` (e.g. its metadata record) the paper query did not return."""
+        wanted = SearchFilter(item_keys=(item_key,), kinds=("chunk",))
+        own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
+        seen = {c.hit.id for c in own}
+        return own + [c for c in found if c.hit.id not in seen]
+
+
+def search_chunks(
+    resources: IndexResources, query: str, *, fetch: int, search_filter: SearchFilter | None, fusion: str
+) -> list[ChunkHit]:
+    """Chunk hits, best first, fused from the channels ``fusion`` asks for."""
+    return QueryVectors(resources, query, fusion).search(fetch, search_filter)
 
 
 def rerank(reranker: Reranker, query: str, chunks: list[ChunkHit], *, candidates: int) -> list[ChunkHit]:
@@ -107,28 +147,6 @@ def rerank(reranker: Reranker, query: str, chunks: list[ChunkHit], *, candidates
     for offset, chunk in enumerate(tail, 1):  # keep them below every reranked chunk
         chunk.score = floor - offset
     return head + tail
-
-
-def search_chunks(
-    resources: IndexResources, query: str, *, fetch: int, search_filter: SearchFilter | None, fusion: str
-) -> list[ChunkHit]:
-    """Chunk hits, best first, fused from the channels ``fusion`` asks for."""
-    if fusion not in FUSIONS:
-        raise ValueError(f"unknown fusion {fusion!r}")
-    resources.open()
-    lists: dict[str, list[Hit]] = {}
-    if fusion != "sparse":
-        dense = resources.embedder.embed_query(query)
-        lists["dense"] = resources.store.search(dense, None, limit=fetch, filter=search_filter)
-    if fusion != "dense":
-        sparse = resources.sparse_query(query)
-        lists["sparse"] = (
-            resources.store.search(None, sparse, limit=fetch, filter=search_filter) if sparse.indices else []
-        )
-    if len(lists) == 1:
-        ((channel, hits),) = lists.items()
-        return [ChunkHit(h, h.score, {CHANNEL_NAMES[channel]}) for h in hits]
-    return fuse(lists, method=fusion)[:fetch]
 
 
 def fuse(lists: dict[str, list[Hit]], *, method: str) -> list[ChunkHit]:
@@ -176,20 +194,7 @@ def group_by_paper(chunks: list[ChunkHit], *, limit: int, passages_per_paper: in
             paper = papers[key] = PaperHit(key, chunk.score)
         paper.found_by |= chunk.channels
         if len(paper.passages) < passages_per_paper:
-            paper.passages.append(_passage(chunk.hit, chunk.score))
+            paper.passages.append(passage_of(chunk.hit, chunk.score))
     for paper in papers.values():
         paper.passages.sort(key=lambda p: (p.kind != "chunk", -p.score))
     return list(papers.values())
-
-
-def _passage(hit: Hit, score: float) -> Passage:
-    payload = hit.payload
-    return Passage(
-        text=payload.get("text", ""),
-        kind=payload.get("kind", "chunk"),
-        attachment_key=payload.get("attachment_key"),
-        page_start=payload.get("page_start"),
-        page_end=payload.get("page_end"),
-        section=payload.get("section"),
-        score=score,
-    )

@@ -19,15 +19,19 @@ from agent_zot.graph.store import GraphStore
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.store import SearchFilter
 from agent_zot.services import search_modes as modes
+from agent_zot.services import search_present as present
 from agent_zot.services.context import AppContext
 from agent_zot.services.lookup import resolve_collection
+from agent_zot.services.passages import DETAILS
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
 from agent_zot.zotero.models import Collection, Item, Library
 
 MAX_QUERY_CHARS = 2000
-SNIPPET_CHARS = 320
+# Passages per paper by rank (the last count repeats): the first paper most often holds the answer, and a
+# 10-paper answer of sentence windows stays near 2,000 tokens (scripts/bench_passages.py).
+PASSAGES_BY_RANK = {"sentences": (4, 2, 2, 1), "full": (3, 1)}
 NO_INDEX = (
     "The full-text index is empty, so only metadata searches work. "
     "Build it with `agent-zot update-db` (a few minutes for a typical library; later runs are incremental)."
@@ -84,12 +88,21 @@ class Filters:
 
 
 def run_search(
-    ctx: AppContext, decision: Route, query: str, *, limit: int | None, escalate: bool = True, **explicit: Any
+    ctx: AppContext,
+    decision: Route,
+    query: str,
+    *,
+    limit: int | None,
+    escalate: bool = True,
+    detail: str | None = None,
+    **explicit: Any,
 ) -> tuple[ToolResponse, Route]:
     """Run a routed search; ``explicit`` holds the caller's own filter arguments (they win). Returns the
     response and the route as it finally ran (escalation and expansion are recorded in it). A mode the
-    caller forced is not escalated."""
+    caller forced is not escalated. ``detail``: "sentences" (default: the best sentences of each passage)
+    or "full" (whole indexed chunks)."""
     text = _checked_text(query, explicit)
+    detail = _checked_detail(detail)
     library = ctx.library()
     params = decision.params
     size = clamp_limit(limit, default=10)
@@ -111,7 +124,7 @@ def run_search(
     # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
     # the whole request is the better query (the topic may also lose words like "citation").
     wanted = (topic or text) if filters.describe() else text
-    search = _Search(ctx, library, filters, size)
+    search = _Search(ctx, library, filters, size, detail)
     papers, route = search.run(decision, wanted, topic)
     quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
     if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
@@ -119,7 +132,7 @@ def run_search(
         route = replace(route, mode="comprehensive", escalated=True, reason=reason)
         papers, route = search.run(route, wanted, topic)
         quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
-    response = _paper_response(library, papers, filters, wanted)
+    response = present.paper_response(library, papers, scope=filters.describe(), query=wanted, detail=detail)
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
     if filters.unknown_authors:
@@ -128,6 +141,17 @@ def run_search(
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
     return response, route
+
+
+def _checked_detail(detail: str | None) -> str:
+    if detail is None:
+        return DETAILS[0]
+    if detail not in DETAILS:
+        raise InvalidArgumentError(
+            f"detail={detail!r} is not one of {', '.join(DETAILS)}.",
+            hint="Use 'sentences' (the default: the best sentences of each passage) or 'full' (whole chunks).",
+        )
+    return detail
 
 
 def _checked_text(query: str, explicit: dict[str, Any]) -> str:
@@ -204,8 +228,8 @@ def _content_words(text: str) -> list[str]:
 class _Search:
     """One request's runs of the hybrid core and the mode-specific backends."""
 
-    def __init__(self, ctx: AppContext, library: Library, filters: Filters, size: int) -> None:
-        self.ctx, self.library, self.filters, self.size = ctx, library, filters, size
+    def __init__(self, ctx: AppContext, library: Library, filters: Filters, size: int, detail: str) -> None:
+        self.ctx, self.library, self.filters, self.size, self.detail = ctx, library, filters, size, detail
         self.extras: dict[str, Any] = {}
         self.notes: list[str] = []
 
@@ -218,6 +242,8 @@ class _Search:
             fusion=self.ctx.settings.search_fusion,
             reranker=make_reranker(self.ctx.settings),
             rerank_candidates=self.ctx.settings.rerank_candidates,
+            passages_per_paper=PASSAGES_BY_RANK[self.detail],
+            detail=self.detail,
         )
 
     def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
@@ -390,30 +416,3 @@ def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolRes
         "papers": [i.to_summary() | {"found_by": ["metadata"], "passages": []} for i in items[:limit]],
     }
     return ToolResponse("\n".join(lines), data)
-
-
-def _paper_response(library: Library, papers: list[PaperHit], filters: Filters, query: str) -> ToolResponse:
-    scope = f" within {filters.describe()}" if filters.describe() else ""
-    if not papers:
-        return ToolResponse(f"No papers found for {query!r}{scope}.", {"total": 0, "papers": []})
-    lines = [f"{plural(len(papers), 'paper')} for {query!r}{scope}:"]
-    rows = []
-    for n, paper in enumerate(papers, 1):
-        item = library.items.get(paper.item_key)
-        if item is None:  # indexed, but deleted from Zotero since the last update-db
-            continue
-        lines.append(f"{n}. {item_line(item)}")
-        for passage in paper.passages:
-            where = passage.pages or ("metadata" if passage.kind == "metadata" else "")
-            snippet = " ".join(passage.text.split())
-            snippet = snippet if len(snippet) <= SNIPPET_CHARS else snippet[: SNIPPET_CHARS - 1] + "…"
-            lines.append(f"   {where}: {snippet}")
-        rows.append(
-            item.to_summary()
-            | {
-                "score": round(paper.score, 4),
-                "found_by": sorted(paper.found_by),
-                "passages": [p.to_dict() for p in paper.passages],
-            }
-        )
-    return ToolResponse("\n".join(lines), {"total": len(rows), "papers": rows})

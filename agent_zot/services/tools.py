@@ -209,6 +209,7 @@ def search(
     collection: str | None = None,
     tags: list[str] | None = None,
     item_type: str | None = None,
+    detail: str | None = None,
 ) -> ToolResponse:
     from agent_zot.services.search import run_search  # the index stack loads on the first search
 
@@ -219,6 +220,7 @@ def search(
         query,
         limit=_param(limit, decision, "limit"),
         escalate=force_mode is None,
+        detail=detail,
         year_min=year_min,
         year_max=year_max,
         authors=authors,

@@ -20,7 +20,7 @@ from .extract_library import (
     extract_tags,
 )
 from .extract_people import extract_authors, extract_venue
-from .extract_time import extract_days, extract_limit, extract_pages, extract_years
+from .extract_time import extract_days, extract_limit, extract_pages, extract_years, hide_cited_works
 from .model import MANAGEMENT_TOOLS
 from .scan import QUOTED_RE, Scan, unquote, words
 
@@ -87,6 +87,8 @@ def extract_params(query: str, tool: str) -> Extraction:
     extract_tags(scan, params)
     # Quoted text left over is a phrase to search for: keep it in the topic, hide it from name guessing.
     scan.consume((m.span() for m in QUOTED_RE.finditer(scan.masked)), drop=False)
+    if tool == "zot_search":
+        hide_cited_works(scan)
     extract_years(scan, params, recent_means_years=tool not in MANAGEMENT_TOOLS)
     # Names and venues are recognised by capitalisation, which means nothing in an all-caps query.
     if _HAS_LOWER.search(query):

@@ -84,6 +84,12 @@ _NOT_PUBLICATION = re.compile(
     r"annotations?|entries|activity|highlights?|tags?))\b"
 )
 _BARE_YEAR_RE = re.compile(rf"{_YB}({_Y}){_YA}")
+# "Deutsch et al. (2021)", "(Wang et al., 2022)", "Smith and Jones 2019": a work the request cites.
+_CITED_WORK_RE = re.compile(
+    rf"\(?\b[^\W\d_][\w'’-]*\s+(?:et\s+al\.?|(?:and|&)\s+[^\W\d_][\w'’-]*),?\s*\(?{_Y}\)?"
+)
+_WORD_RE = re.compile(r"[^\W\d_]{3,}")
+CITED_WORK_CONTEXT = 4  # words besides the citation that make it a question citing a work
 
 _DAYS_RE = re.compile(
     rf"(?i:\b(?:(?:with)?in\s+)?(?:the\s+)?(?:last|past"
@@ -163,6 +169,21 @@ def extract_pages(scan: Scan, params: dict[str, Any]) -> None:
         end = int(m.group(2)) if m.group(2) else start
         params["pages"] = {"start": min(start, end), "end": max(start, end)}
         scan.consume([m.span()])
+
+
+def hide_cited_works(scan: Scan) -> None:
+    """In a question that cites a work ("how does it differ from Deutsch et al. (2021)?"), the citation's
+    year and names are what the question is about, not a publication-year or author filter: they stay in
+    the topic and are hidden from the year and name extractors. A request that is little more than the
+    citation ("Lo et al. 2020") still names a paper by its year."""
+    found = [m.span() for m in _CITED_WORK_RE.finditer(scan.masked)]
+    if not found:
+        return
+    rest = scan.masked
+    for start, end in reversed(found):
+        rest = rest[:start] + rest[end:]
+    if len(_WORD_RE.findall(rest)) >= CITED_WORK_CONTEXT:
+        scan.consume(found, drop=False)
 
 
 def extract_years(scan: Scan, params: dict[str, Any], *, recent_means_years: bool = True) -> None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
-from agent_zot.services.response import ToolResponse
+from agent_zot.services.response import ToolResponse, estimate_tokens
 from agent_zot.services.routing import Route
 from agent_zot.services.summarize.common import (
     FullText,
-    estimate_tokens,
     fallback_material,
     full_text_of,
     header,

@@ -16,12 +16,6 @@ NOTE_CHARS = 600
 CACHE_EXCERPT_CHARS = 2000
 
 
-def estimate_tokens(text: str) -> int:
-    """Characters / 4, the usual rule of thumb for English under BPE tokenizers like the assistant's;
-    counting with the embedder's tokenizer would load the model even for quick summaries."""
-    return (len(text) + 3) // 4
-
-
 def clip(text: str, chars: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
@@ -133,10 +127,14 @@ def fallback_material(item: Item, library: Library) -> tuple[list[str], dict[str
     cache = zotero_cache_text(item)
     if cache:
         lines += ["Zotero's full-text cache (no page numbers), start:", clip(cache, CACHE_EXCERPT_CHARS)]
+    # Keys and places only: the words are in the text, once (zot_manage_notes gives notes whole).
     data: dict[str, object] = {
-        "abstract": item.abstract,
-        "annotations": [a.to_dict() for a in annotations],
-        "notes": [n.to_dict() for n in notes],
+        "abstract_chars": len(item.abstract.strip()),
+        "annotations": [
+            {"key": a.key, "type": a.annotation_type, "page_label": a.page_label, "color": a.color}
+            for a in annotations
+        ],
+        "notes": [{"key": n.key, "chars": len(n.text)} for n in notes],
         "zotero_fulltext_chars": len(cache),
     }
     return lines, data

@@ -10,9 +10,9 @@ from typing import Any
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.index.state import PageRecord
 from agent_zot.services.context import AppContext
+from agent_zot.services.response import estimate_tokens
 from agent_zot.services.summarize.common import (
     FullText,
-    estimate_tokens,
     fallback_material,
     page_name,
     pages_of,
@@ -134,7 +134,7 @@ def full(
     data: dict[str, object] = {
         "attachment_key": record.attachment_key,
         "total_pages": total,
-        "pages": [{"number": p.number, "label": p.label, "text": p.text} for p in shown],
+        "pages": [{"number": p.number, "label": p.label, "chars": len(p.text)} for p in shown],
         "truncated": truncated,
         "references_page": record.references_page,
         "next": {k: v for k, v in next_hint.items() if k != "text"} if next_hint else None,

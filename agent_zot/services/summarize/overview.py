@@ -92,7 +92,7 @@ def quick(item: Item, library: Library, full_text: FullText) -> tuple[list[str],
     data: dict[str, object] = {
         "item": item.to_summary() | {"authors": authors, "doi": item.doi, "citation_key": item.citation_key},
         "citation": apa_citation(item),
-        "abstract": item.abstract,
+        "abstract_chars": len(item.abstract.strip()),  # the words are in the text, once
         "tags": item.tag_names(),
         "collections": collections,
         "counts": {

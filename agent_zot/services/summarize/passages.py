@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
+from agent_zot.services.response import estimate_tokens
 from agent_zot.services.retrieval import Passage, search_papers
-from agent_zot.services.summarize.common import FullText, estimate_tokens, page_name, pages_of
+from agent_zot.services.summarize.common import FullText, page_name, pages_of
 from agent_zot.zotero.models import Item
 
 TARGETED_PASSAGES = 5
@@ -55,8 +56,12 @@ class Cited:
         return f"[{self.where}]{section} {' '.join(self.passage.text.split())}"
 
     def to_dict(self) -> dict[str, object]:
+        """Where the passage is, without its words (the text form carries them once)."""
         p = self.passage
-        return p.to_dict() | {
+        row = p.to_dict()
+        del row["text"]
+        return row | {
+            "chars": len(p.text),
             "pages": self.where,
             "page_labels": [self.labels.get(n) for n in _span(p)],
         }
@@ -68,9 +73,11 @@ def _span(passage: Passage) -> list[int]:
     return list(range(passage.page_start, (passage.page_end or passage.page_start) + 1))
 
 
-def _retrieve(ctx: AppContext, item: Item, query: str, count: int) -> list[Passage]:
+def _retrieve(ctx: AppContext, item: Item, query: str, count: int, detail: str) -> list[Passage]:
     search_filter = SearchFilter(item_keys=(item.key,), kinds=("chunk",))
-    papers = search_papers(ctx.index(), query, limit=1, search_filter=search_filter, passages_per_paper=count)
+    papers = search_papers(
+        ctx.index(), query, limit=1, search_filter=search_filter, passages_per_paper=count, detail=detail
+    )
     return papers[0].passages if papers else []
 
 
@@ -99,7 +106,7 @@ def _within(blocks: list[Cited], budget: int) -> list[Cited]:
 def targeted(
     ctx: AppContext, item: Item, full_text: FullText, question: str, budget: int
 ) -> tuple[list[str], dict[str, object]]:
-    found = _cite(_retrieve(ctx, item, question, TARGETED_PASSAGES), _labels(ctx, full_text))
+    found = _cite(_retrieve(ctx, item, question, TARGETED_PASSAGES, "sentences"), _labels(ctx, full_text))
     kept = _within(found, budget)
     if not kept:
         return [f"No passage of this paper matches {question!r}."], {"passages": []}
@@ -113,12 +120,14 @@ def targeted(
 def comprehensive(
     ctx: AppContext, item: Item, full_text: FullText, budget: int
 ) -> tuple[list[str], dict[str, object]]:
-    """Top passages per aspect; a passage that answers several aspects appears under its best one only."""
+    """Top passages per aspect (whole chunks); a passage that answers several aspects appears under the
+    aspect that ranks it highest only."""
     labels = _labels(ctx, full_text)
     best: dict[str, tuple[float, int, Cited]] = {}
     for index, (_, query) in enumerate(ASPECTS):
-        for cited in _cite(_retrieve(ctx, item, query, ASPECT_FETCH), labels):
-            score = cited.passage.score
+        # A passage goes to the aspect that ranks it highest: ranks compare across aspects, scores do not.
+        for position, cited in enumerate(_cite(_retrieve(ctx, item, query, ASPECT_FETCH, "full"), labels)):
+            score = -float(position)
             known = best.get(cited.identity)
             if known is None or score > known[0]:
                 best[cited.identity] = (score, index, cited)

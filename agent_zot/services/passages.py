@@ -1,0 +1,298 @@
+"""The passage that answers: sentence windows scored inside a paper's candidate chunks.
+
+Chunks (~256 tokens) are what the index embeds and what finds the paper; the answer to a specific question
+is usually one or two sentences of one of them. For each returned paper, its candidate chunks (the paper's
+own best chunks for the query, ranked by both channels) are split into sentences and every sentence is
+scored: BM25 against the question with IDF taken from those candidate sentences (a word that is everywhere
+in this paper, like its system's name, says little about where in the paper the answer is), plus the rank
+of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
+number when the question asks for a quantity, less a penalty for sentences that are mostly not words
+(running titles, table cells, affiliations). The best sentences become windows: the sentence and its
+neighbours, up to three sentences.
+
+The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent_zot.index.rerank import Reranker
+from agent_zot.index.resources import IndexResources
+from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.index.store import Hit
+
+SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
+CHUNK_WEIGHT = 0.6  # its chunk's rank within the paper: (k + 1) / (k + rank)
+NUMBER_BONUS = 0.6  # a sentence with a digit, when the question asks how many / how much / what share
+PROSE_WEIGHT = 0.3  # the share of the sentence that reads as words (1.0 for prose)
+RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
+WINDOW_SENTENCES = 3  # the best sentence and its neighbours
+WINDOW_CHARS = 600  # a neighbour joins only while the window stays within this many characters
+SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
+_PRIOR_K = 10
+
+_QUANTITY_QUESTION = re.compile(
+    r"\b(?:how\s+(?:many|much|large|long|big|fast|often|high|low|small|far|old)"
+    r"|what\s+(?:share|percentage|percent|fraction|proportion|number|accuracy|score|rate|size|value|range)"
+    r"|\d)",
+    re.IGNORECASE,
+)
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+# A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and a capital, digit,
+# quote or bracket; a blank line or a short heading-like line also ends one.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"”’')\]]?\s+(?=[A-Z0-9\"“‘(\[])|\n[^\S\n]*\n")
+# "e.g. The", "Fig. 3", "et al. 2019", "vs. B": not sentence ends.
+_ABBREVIATIONS = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Tab|No|Nos|Dr|Mr|Ms|Prof|approx|resp|al|ca|Ch|pp|p|vol)"
+    r"|\b[A-Z])\.$",
+    re.IGNORECASE,
+)
+_HEADING_LINE = re.compile(r"\n(\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60})\n")
+
+
+@dataclass(slots=True)
+class Passage:
+    text: str
+    kind: str  # "chunk" (full text) or "metadata" (title, authors, abstract)
+    attachment_key: str | None
+    page_start: int | None
+    page_end: int | None
+    section: str | None
+    score: float
+
+    @property
+    def pages(self) -> str:
+        if self.page_start is None:
+            return ""
+        if self.page_end in (None, self.page_start):
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}-{self.page_end}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "attachment_key": self.attachment_key,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
+            "section": self.section,
+            "score": round(self.score, 4),
+        }
+
+
+@dataclass(slots=True)
+class ChunkHit:
+    hit: Hit
+    score: float
+    channels: set[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Sentences ``first``..``last`` of one chunk, chosen for its best sentence ``peak``."""
+
+    first: int
+    last: int
+    peak: int
+    score: float
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``, whitespace trimmed; numbered headings on their own
+    line ("2.4 Assembling the corpus") are kept apart from the sentence that follows them."""
+    cuts = [0]
+    for match in _BOUNDARY.finditer(text):
+        if _ABBREVIATIONS.search(text[max(0, match.start() - 8) : match.start()]):
+            continue
+        cuts.append(match.end())
+    for match in _HEADING_LINE.finditer(text):
+        cuts += [match.start(1), match.end(1)]
+    cuts.append(len(text))
+    spans = []
+    for start, end in zip(sorted(set(cuts)), sorted(set(cuts))[1:], strict=False):
+        piece = text[start:end]
+        left = len(piece) - len(piece.lstrip())
+        right = len(piece.rstrip())
+        if right > left:
+            spans.append((start + left, start + right))
+    return spans
+
+
+class SentenceScorer:
+    """BM25 of sentences against one question, with IDF from the sentences being compared."""
+
+    def __init__(self, question: str, encoder: Bm25Encoder | None = None) -> None:
+        self.encoder = encoder or Bm25Encoder(avg_len=SENTENCE_AVG_TERMS)
+        self.terms = set(self.encoder.encode_query(question).indices)
+
+    def score(self, sentences: Sequence[str]) -> list[float]:
+        if not self.terms or not sentences:
+            return [0.0] * len(sentences)
+        vectors = self.encoder.encode_documents(list(sentences))
+        weights = [
+            {i: v for i, v in zip(vec.indices, vec.values, strict=True) if i in self.terms} for vec in vectors
+        ]
+        total = len(sentences)
+        frequency: dict[int, int] = {}
+        for found in weights:
+            for term in found:
+                frequency[term] = frequency.get(term, 0) + 1
+        idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+        return [sum(idf[t] * w for t, w in found.items()) for found in weights]
+
+
+def windows(spans: Sequence[tuple[int, int]], scores: Sequence[float]) -> list[Window]:
+    """The window around every sentence, best first: the sentence and its neighbours (the better one
+    first) while the window fits ``WINDOW_CHARS``."""
+    found = []
+    for peak, score in enumerate(scores):
+        lo = hi = peak
+        neighbours = [n for n in (peak - 1, peak + 1) if 0 <= n < len(spans)]
+        for neighbour in sorted(neighbours, key=lambda n: -scores[n]):
+            first, last = min(lo, neighbour), max(hi, neighbour)
+            if last - first < WINDOW_SENTENCES and _width(spans, first, last) <= WINDOW_CHARS:
+                lo, hi = first, last
+        found.append(Window(lo, hi, peak, score))
+    found.sort(key=lambda w: -w.score)
+    return found
+
+
+def prose_share(sentence: str) -> float:
+    """How much of a sentence reads as words: 1.0 for prose, low for table cells, running titles and
+    affiliations; short fragments count as less than prose."""
+    tokens = sentence.split()
+    words = sum(1 for t in tokens if _WORD.fullmatch(t.strip(".,;:()[]\"'“”‘’!?")))
+    return min(1.0, words / 8) * words / max(1, len(tokens))
+
+
+def _width(spans: Sequence[tuple[int, int]], lo: int, hi: int) -> int:
+    return spans[hi][1] - spans[lo][0]
+
+
+def passage_of(hit: Hit, score: float) -> Passage:
+    payload = hit.payload
+    return Passage(
+        text=payload.get("text", ""),
+        kind=payload.get("kind", "chunk"),
+        attachment_key=payload.get("attachment_key"),
+        page_start=payload.get("page_start"),
+        page_end=payload.get("page_end"),
+        section=payload.get("section"),
+        score=score,
+    )
+
+
+DETAILS = ("sentences", "full")
+
+
+class PassagePicker:
+    """Chooses one paper's passages for one query from its candidate chunks (best first)."""
+
+    def __init__(
+        self, resources: IndexResources, query: str, *, detail: str, reranker: Reranker | None = None
+    ) -> None:
+        self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
+        self.scorer = SentenceScorer(query)
+        self.quantity = bool(_QUANTITY_QUESTION.search(query))
+        self._pages: dict[str, dict[int, str]] = {}
+
+    def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
+        """Up to ``count`` passages from ``pool``, the paper's candidate chunks in rank order; no sentence
+        appears in two passages."""
+        unique: dict[str, ChunkHit] = {}
+        for chunk in pool:
+            unique.setdefault(chunk.hit.id, chunk)
+        chunks = list(unique.values())
+        if not chunks:
+            return []
+        if self.detail == "full":  # whole chunks, in the order retrieval ranked them
+            return [self._passage(c.hit, c.hit.payload.get("text", ""), c.score) for c in chunks[:count]]
+        texts = [c.hit.payload.get("text", "") for c in chunks]
+        spans = [sentence_spans(text) for text in texts]
+        scores = self._sentence_scores(texts, spans)
+        candidates: list[tuple[int, Window]] = []
+        for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
+            candidates += [(n, w) for w in windows(found, values)]
+        candidates.sort(key=lambda c: (-c[1].score, c[0]))
+        if self.reranker is not None:
+            candidates = self._reranked(self.reranker, candidates, texts, spans)
+        sentences = [
+            [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
+        ]
+        chosen: list[Passage] = []
+        used: set[str] = set()
+        for n, window in candidates:
+            keys = sentences[n]
+            if keys[window.peak] in used:
+                continue
+            lo, hi = window.first, window.last
+            while lo < window.peak and keys[lo] in used:  # a neighbour another passage shows is left out
+                lo += 1
+            while hi > window.peak and keys[hi] in used:
+                hi -= 1
+            used.update(keys[lo : hi + 1])
+            text = texts[n][spans[n][lo][0] : spans[n][hi][1]]
+            chosen.append(self._passage(chunks[n].hit, text, window.score))
+            if len(chosen) == count:
+                break
+        return chosen
+
+    def _reranked(
+        self,
+        reranker: Reranker,
+        candidates: list[tuple[int, Window]],
+        texts: list[str],
+        spans: list[list[tuple[int, int]]],
+    ) -> list[tuple[int, Window]]:
+        """The best ``RERANK_WINDOWS`` candidates re-scored by the cross-encoder, ahead of the rest."""
+        head, tail = candidates[:RERANK_WINDOWS], candidates[RERANK_WINDOWS:]
+        shown = [texts[n][spans[n][w.first][0] : spans[n][w.last][1]] for n, w in head]
+        scores = reranker.score(self.query, shown)
+        head = [(n, replace(w, score=s)) for (n, w), s in zip(head, scores, strict=True)]
+        head.sort(key=lambda c: -c[1].score)
+        return head + tail
+
+    def _sentence_scores(self, texts: list[str], spans: list[list[tuple[int, int]]]) -> list[list[float]]:
+        """Each sentence's score, per chunk (see the module's docstring for the parts)."""
+        flat = [text[a:b] for text, found in zip(texts, spans, strict=True) for a, b in found]
+        lexical = self.scorer.score(flat)
+        top = max(lexical, default=0.0) or 1.0
+        values = iter(
+            SENTENCE_WEIGHT * score / top
+            + (NUMBER_BONUS if self.quantity and _DIGIT.search(sentence) else 0.0)
+            + PROSE_WEIGHT * prose_share(sentence)
+            for sentence, score in zip(flat, lexical, strict=True)
+        )
+        return [
+            [next(values) + CHUNK_WEIGHT * (_PRIOR_K + 1) / (_PRIOR_K + rank) for _ in found]
+            for rank, found in enumerate(spans, 1)
+        ]
+
+    def _passage(self, hit: Hit, text: str, score: float) -> Passage:
+        payload = hit.payload
+        first, last = payload.get("page_start"), payload.get("page_end")
+        if first is not None and last not in (None, first) and payload.get("attachment_key"):
+            first, last = self._pages_of(payload["attachment_key"], text, first, last)
+        passage = passage_of(hit, score)
+        passage.text, passage.page_start, passage.page_end = text, first, last
+        return passage
+
+    def _pages_of(self, attachment_key: str, text: str, first: int, last: int) -> tuple[int, int]:
+        """The pages a window of a chunk spanning ``first``..``last`` lies on, found in the page texts."""
+        if attachment_key not in self._pages:
+            pages = self.resources.state.pages_of(attachment_key)
+            self._pages[attachment_key] = {p.number: " ".join(p.text.split()) for p in pages}
+        pages = self._pages[attachment_key]
+        words = text.split()
+        head, tail = " ".join(words[:8]), " ".join(words[-8:])
+        span = range(first, last + 1)
+        start = next((n for n in span if head in pages.get(n, "")), first)
+        end = next((n for n in reversed(span) if tail in pages.get(n, "")), last)
+        return start, max(start, end)

@@ -1,0 +1,74 @@
+"""How a `zot_search` answer reads: papers with their page-cited passages, once.
+
+The text form is what the assistant reads: one line per paper and one per passage, with the passage's
+words. The structured form carries the same papers and passages as data (keys, pages, sections, scores,
+the channels that found each paper) but not the passage words again, so an answer costs its tokens once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_zot.services.passages import Passage
+from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
+from agent_zot.services.retrieval import PaperHit
+from agent_zot.zotero.models import Library
+
+PASSAGE_CHARS = {"sentences": 700, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
+SECTION_CHARS = 48
+
+
+def paper_response(
+    library: Library, papers: list[PaperHit], *, scope: str, query: str, detail: str
+) -> ToolResponse:
+    where = f" within {scope}" if scope else ""
+    if not papers:
+        return ToolResponse(f"No papers found for {query!r}{where}.", {"total": 0, "papers": [], "tokens": 0})
+    body: list[str] = []
+    rows = []
+    for paper in papers:
+        item = library.items.get(paper.item_key)
+        if item is None:  # indexed, but deleted from Zotero since the last update-db
+            continue
+        body.append(f"{len(rows) + 1}. {item_line(item)}")
+        body += [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+        rows.append(
+            item.to_summary()
+            | {
+                "score": round(paper.score, 4),
+                "found_by": sorted(paper.found_by),
+                "passages": [locator(p) for p in paper.passages],
+            }
+        )
+    shown = "best sentences" if detail == "sentences" else "whole passages"
+    head = f"{plural(len(rows), 'paper')} for {query!r}{where}, best first ({shown}, PDF pages):"
+    more = (
+        "More: zot_summarize item_key=KEY with the question gives that paper's best passages; "
+        "force_mode='full' pages='N' reads a page"
+        + ("; detail='full' returns whole passages." if detail == "sentences" else ".")
+    )
+    text = "\n".join([head, *body, more])
+    tokens = estimate_tokens(text)
+    text = text.replace(head, head[:-1] + f" ≈{tokens:,} tokens:", 1)
+    return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
+
+
+def label(passage: Passage) -> str:
+    """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record."""
+    where = passage.pages or ("abstract" if passage.kind == "metadata" else "no page")
+    if passage.section:
+        section = " ".join(passage.section.split())
+        where += " · " + clip(section, SECTION_CHARS)
+    return where
+
+
+def locator(passage: Passage) -> dict[str, Any]:
+    """A passage as data: where it is and how well it matched, without its words."""
+    row = passage.to_dict()
+    del row["text"]
+    return row | {"pages": passage.pages or None, "chars": len(passage.text)}
+
+
+def clip(text: str, chars: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
