@@ -38,7 +38,10 @@ def calls(first_title: str) -> list[tuple[str, dict[str, Any]]]:
     return [
         ("zot_search", {"query": "what method do the authors propose and how is it evaluated"}),
         ("zot_summarize", {"query": f"summarize {first_title}"}),
-        ("zot_summarize", {"query": f"what are the main findings of {first_title}", "force_mode": "targeted"}),
+        (
+            "zot_summarize",
+            {"query": f"what are the main findings of {first_title}", "force_mode": "targeted"},
+        ),
         ("zot_explore_graph", {"query": "most influential papers in my library"}),
         ("zot_manage_collections", {"query": "list my collections"}),
         ("zot_manage_tags", {"query": "list my tags"}),
@@ -83,7 +86,9 @@ def prepare(work: Path, name: str) -> Settings:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--work", type=Path, default=None, help="keep the libraries' indexes here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -48,6 +48,10 @@ MATCH = 90  # rapidfuzz partial_ratio of an answer sentence within a passage
 
 # The text form: "1. [KEY] ..." opens a paper; "   [p. 4 · Section] text" is one of its passages.
 _PAPER_LINE = re.compile(r"^\d+\. \[([A-Z0-9]{8})\]")
+# zot_summarize's text: "1. [p. 3 [103]] (Methods) text" or "2. [pp. 3–4] text".
+_TARGETED_LINE = re.compile(
+    r"^\d+\. \[(?:pp?\. (\d+)(?: \[[^\]]*\])?(?:–(\d+)(?: \[[^\]]*\])?)?|no page)\](?: \([^)]*\))? (.*)$"
+)
 _PASSAGE_LINE = re.compile(r"^\s+\[(?:pp?\. (\d+)(?:[–-](\d+))?[^\]]*|abstract[^\]]*|no page[^\]]*)\] (.*)$")
 
 
@@ -128,7 +132,7 @@ def parse_text(text: str, item_key: str = "") -> list[Shown]:
         if paper:
             current = paper.group(1)
             continue
-        passage = _PASSAGE_LINE.match(line)
+        passage = _PASSAGE_LINE.match(line) or (_TARGETED_LINE.match(line) if item_key else None)
         if passage and current:
             start = int(passage.group(1)) if passage.group(1) else None
             end = int(passage.group(2)) if passage.group(2) else start

@@ -209,7 +209,10 @@ class PassagePicker:
         unique: dict[str, ChunkHit] = {}
         for chunk in pool:
             unique.setdefault(chunk.hit.id, chunk)
-        chunks = list(unique.values())
+        # The item's metadata record (title, abstract) only stands in for a paper without full text.
+        chunks = [c for c in unique.values() if c.hit.payload.get("kind") != "metadata"] or list(
+            unique.values()
+        )
         if not chunks:
             return []
         if self.detail == "full":  # whole chunks, in the order retrieval ranked them

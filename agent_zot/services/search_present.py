@@ -47,9 +47,13 @@ def paper_response(
         "force_mode='full' pages='N' reads a page"
         + ("; detail='full' returns whole passages." if detail == "sentences" else ".")
     )
-    text = "\n".join([head, *body, more])
-    tokens = estimate_tokens(text)
-    text = text.replace(head, head[:-1] + f" ≈{tokens:,} tokens:", 1)
+    rest = "\n".join(["", *body, more])
+    tokens = estimate_tokens(head + rest)
+    for _ in range(3):  # the count is part of the text it counts
+        text = head[:-1] + f" ≈{tokens:,} tokens:" + rest
+        if estimate_tokens(text) == tokens:
+            break
+        tokens = estimate_tokens(text)
     return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
 
 

@@ -1,0 +1,174 @@
+"""The passage that answers: sentence splitting and windows, and `zot_search` / `zot_summarize` answers
+of the best sentences with the right page, through a real MCP client on a real indexed PDF."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fpdf import FPDF
+
+from agent_zot.config import Settings
+from agent_zot.mcp.server import build_server
+from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.passages import WINDOW_CHARS, prose_share, sentence_spans, windows
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from tests.conftest import guard_database
+
+ANSWER = "The sampling rate of the hydrophone array was fixed at 48 kilohertz for every recording session."
+FILLER = [
+    "Underwater acoustic monitoring helps ecologists follow marine mammals across long seasons.",
+    "Our field team deployed recorders along the coast and retrieved them after several months.",
+    "Storms and shipping noise make the recordings uneven, so every file is screened by hand.",
+    "The screened files are then grouped by site, by week and by the species that was heard.",
+    "Volunteers labelled the calls with a shared guide that was revised twice during the project.",
+    "Disagreements between volunteers were settled by a second reading of the same recording.",
+]
+
+
+def sentences(text: str) -> list[str]:
+    return [text[a:b] for a, b in sentence_spans(text)]
+
+
+# -- sentences and windows ---------------------------------------------------------------------------
+
+
+def test_sentences_end_at_full_stops_not_at_abbreviations() -> None:
+    text = (
+        "Results are in Fig. 3 and Tab. 2, e.g. the F1 of 0.89 reported by Tkaczyk et al. (2018). "
+        "The corpus has 81.1M papers! Is it large? Yes."
+    )
+    assert sentences(text) == [
+        "Results are in Fig. 3 and Tab. 2, e.g. the F1 of 0.89 reported by Tkaczyk et al. (2018).",
+        "The corpus has 81.1M papers!",
+        "Is it large?",
+        "Yes.",
+    ]
+
+
+def test_numbered_headings_and_paragraph_breaks_end_sentences() -> None:
+    text = (
+        "filtered out of the corpus\n2.4 Assembling the corpus\nWe construct the final corpus.\n\nNext part"
+    )
+    assert sentences(text) == [
+        "filtered out of the corpus",
+        "2.4 Assembling the corpus",
+        "We construct the final corpus.",
+        "Next part",
+    ]
+
+
+def test_a_window_takes_the_better_neighbour_first_and_stays_within_its_size() -> None:
+    text = "Alpha one. Beta two. Gamma three. Delta four."
+    spans = sentence_spans(text)
+    best = windows(spans, [0.1, 0.9, 0.5, 0.2])[0]
+    assert (best.peak, best.first, best.last) == (1, 0, 2)  # both neighbours fit
+    long = "A" * (WINDOW_CHARS - 20) + ". Short one. Other one."
+    spans = sentence_spans(long)
+    best = windows(spans, [0.1, 0.9, 0.5])[0]
+    assert (best.first, best.last) == (1, 2)  # the long neighbour would overflow the window
+
+
+def test_prose_reads_higher_than_table_cells_and_running_titles() -> None:
+    assert prose_share("We construct the final corpus by assembling clustered paper metadata.") == 1.0
+    assert prose_share("25.6 BART 34.02 15.20 27.96 35.48 24.4") < 0.2
+    assert prose_share("SISSA 1475-7516/08/10003+15$30.00 Contents") < 0.5
+
+
+# -- through the tools -------------------------------------------------------------------------------
+
+
+def _pdf(path: Path, pages: list[list[str]]) -> bytes:
+    pdf = FPDF(format="A4")
+    pdf.set_font("Helvetica", size=11)
+    for lines in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, " ".join(lines))
+    pdf.output(str(path))
+    return path.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """A field-recording paper whose answer sentence opens page 3 (its chunk starts on page 2), and an
+    unrelated paper."""
+    root = tmp_path_factory.mktemp("passages")
+    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=7)
+    whales = b.add_item("journalArticle", title="Listening to Whales", date="2021-00-00 2021")
+    pages = [[f"In season {n}, {s[0].lower()}{s[1:]}" for s in FILLER] for n in (1, 2, 3, 4)]
+    pages[2][0] = ANSWER
+    b.add_attachment(whales, filename="whales.pdf", content=_pdf(root / "whales.pdf", pages))
+    soil = b.add_item("journalArticle", title="Soil Carbon Under Grazing", date="2020-00-00 2020")
+    other = [["Grazing changes soil carbon in grasslands, and the effect depends on rainfall."] * 3] * 2
+    b.add_attachment(soil, filename="soil.pdf", content=_pdf(root / "soil.pdf", other))
+    db = guard_database(b.build())
+    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    ctx = AppContext(settings, home=root / "home")
+    try:
+        update_index(ctx.library(), ctx.index(), UpdateOptions())
+    finally:
+        ctx.close()
+    return settings
+
+
+@pytest.fixture
+async def client(library: Settings, tmp_path: Path) -> AsyncIterator[Client]:
+    ctx = AppContext(library, home=tmp_path / "home")
+    async with Client(build_server(ctx)) as connected:
+        yield connected
+    ctx.close()
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
+    result = await client.call_tool(tool, arguments, raise_on_error=False)
+    assert not result.is_error, result.content[0].text
+    return result.content[0].text, result.structured_content
+
+
+QUESTION = "How many kilohertz was the hydrophone sampling rate?"
+
+
+async def test_search_answers_with_the_sentence_and_its_own_page(client: Client) -> None:
+    text, data = await call(client, "zot_search", query=QUESTION)
+    first = data["papers"][0]
+    assert first["title"] == "Listening to Whales"
+    best = first["passages"][0]
+    assert best["kind"] == "chunk" and best["page_end"] == 3 and best["page_start"] in (2, 3)
+    assert all(p["kind"] == "chunk" for p in first["passages"])  # no metadata record beside full text
+    assert best["chars"] <= WINDOW_CHARS
+    lines = text.splitlines()
+    assert lines[1].startswith("1. [") and lines[2].startswith("   [p") and ANSWER in lines[2]
+    # the answer costs its words once: the structured form says where they are
+    assert "every recording session" not in json.dumps(data)
+    assert data["tokens"] == (len(text) + 3) // 4 and f"≈{data['tokens']:,} tokens" in lines[0]
+    assert "zot_summarize item_key=KEY" in lines[-1] and "detail='full'" in lines[-1]
+
+
+async def test_detail_full_returns_whole_chunks(client: Client) -> None:
+    lean, lean_data = await call(client, "zot_search", query=QUESTION)
+    full, full_data = await call(client, "zot_search", query=QUESTION, detail="full")
+    assert full_data["detail"] == "full" and lean_data["detail"] == "sentences"
+    whole = full_data["papers"][0]["passages"][0]
+    assert whole["chars"] > lean_data["papers"][0]["passages"][0]["chars"]
+    assert whole["page_start"] < whole["page_end"]  # a whole chunk spans the page break
+    assert ANSWER in full and len(full) > len(lean) and "detail='full'" not in full.splitlines()[-1]
+
+
+async def test_a_bad_detail_value_is_an_error_the_assistant_can_act_on(client: Client) -> None:
+    result = await client.call_tool(
+        "zot_search", {"query": QUESTION, "detail": "everything"}, raise_on_error=False
+    )
+    assert result.is_error and "detail" in result.content[0].text
+
+
+async def test_summarize_targeted_shares_the_passage_ranking(client: Client) -> None:
+    _, found = await call(client, "zot_search", query=QUESTION)
+    key = found["papers"][0]["key"]
+    text, data = await call(client, "zot_summarize", query=QUESTION, item_key=key, force_mode="targeted")
+    assert data["passages"][0]["page_end"] == 3 and ANSWER in text.splitlines()[2]
+    assert "every recording session" not in json.dumps(data)
