@@ -78,6 +78,10 @@ async def test_notes_annotations_and_search(server, full_lib: FullLibrary) -> No
     hits = await call(server, "zot_manage_notes", query='search my notes for "trust regions"')
     assert hits.structured_content["route"]["mode"] == "search"
     assert [m["key"] for m in hits.structured_content["matches"]] == [k["book_note"]]
+    # the words are sent once, in the text; the structured content says which notes and where
+    assert all("text" not in n and n["chars"] > 0 for n in notes.structured_content["notes"])
+    highlighted = text_of(anns).split('"')[1]
+    assert highlighted and highlighted not in json.dumps(anns.structured_content)
 
 
 async def test_write_modes_are_detected_but_not_enabled(server, full_lib: FullLibrary) -> None:

@@ -28,8 +28,19 @@ def list_notes(library: Library, *, item_key: str | None, limit: int) -> ToolRes
     more = more_line(len(notes), limit)
     return ToolResponse(
         f"{len(notes)} notes in {scope}:\n\n" + "\n\n".join(blocks) + more,
-        {"notes": [n.to_dict() for n in shown], "total": len(notes)},
+        {"notes": [_note_row(n) for n in shown], "total": len(notes)},
     )
+
+
+# The structured rows say which notes and annotations were shown and where; their words are in the text,
+# once.
+def _note_row(note: Note) -> dict[str, object]:
+    row = note.to_dict()
+    return {k: v for k, v in row.items() if k != "text"} | {"chars": len(note.text)}
+
+
+def _annotation_row(annotation: Annotation) -> dict[str, object]:
+    return {k: v for k, v in annotation.to_dict().items() if k not in ("text", "comment")}
 
 
 def _note_block(note: Note) -> str:
@@ -58,7 +69,7 @@ def list_annotations(library: Library, *, item_key: str | None, limit: int) -> T
     more = more_line(len(annotations), limit)
     return ToolResponse(
         f"{len(annotations)} annotations in {scope}:\n" + "\n".join(lines) + more,
-        {"annotations": [a.to_dict() for a in shown], "total": len(annotations)},
+        {"annotations": [_annotation_row(a) for a in shown], "total": len(annotations)},
     )
 
 
@@ -82,7 +93,7 @@ def search_notes(library: Library, text: str, *, limit: int) -> ToolResponse:
             hits.append(
                 (
                     score,
-                    {"kind": "note", "key": note.key, "parent_key": note.parent_key, "snippet": snippet},
+                    {"kind": "note", "key": note.key, "parent_key": note.parent_key},
                     f"[{note.key}] note on {note.parent_key or '—'}: {snippet}",
                 )
             )
@@ -100,7 +111,6 @@ def search_notes(library: Library, text: str, *, limit: int) -> ToolResponse:
                         "parent_key": ann.parent_item_key,
                         "attachment_key": ann.attachment_key,
                         "page_label": ann.page_label,
-                        "snippet": snippet,
                     },
                     f"[{ann.key}] {ann.annotation_type} on {ann.parent_item_key or ann.attachment_key}"
                     f" (p. {ann.page_label or '?'}): {snippet}",
