@@ -14,7 +14,8 @@
    read from the text the assistant gets (the structured content carries no passage text).
 
 Reported: right paper @1/@5; answering passage among the passages of the top 1/3/5 papers (the issue's
-measure); the first passage answers; summarize-targeted passage @1/@3; answer size in tokens (characters/4).
+measure); the first passage answers; summarize-targeted passage @1/@3/@5 and among all it returns; answer sizes
+in tokens (characters/4), text and structured content.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ class Outcome:
     passage_paper_rank: int | None = None  # rank of the first paper whose passages hold the answer
     first_passage: bool = False  # the very first passage of the answer is the answering one
     summarize_rank: int | None = None  # rank of the answering passage in zot_summarize targeted
-    tokens: int = 0
+    tokens: int = 0  # the text the assistant reads
+    structured_tokens: int = 0  # the structured content sent beside it
     summarize_tokens: int = 0
     seconds: float = 0.0
     shown: list[str] = field(default_factory=list)
@@ -169,6 +171,7 @@ async def ask(client: Client, question: dict[str, Any], key: str) -> Outcome:
     )
     out.seconds = time.perf_counter() - started
     out.tokens = text_tokens(result)
+    out.structured_tokens = len(json.dumps(result.structured_content or {}, ensure_ascii=False)) // 4
     papers = [p["key"] for p in (result.structured_content or {}).get("papers", [])]
     out.paper_rank = papers.index(key) + 1 if key in papers else None
     passages = shown_passages(result)
@@ -207,8 +210,12 @@ def report(outcomes: list[Outcome]) -> dict[str, Any]:
         "first_passage": share(lambda o: o.first_passage),
         "summarize@1": share(lambda o: o.summarize_rank == 1),
         "summarize@3": share(lambda o: o.summarize_rank is not None and o.summarize_rank <= 3),
-        "summarize@5": share(lambda o: o.summarize_rank is not None),
+        "summarize@5": share(lambda o: o.summarize_rank is not None and o.summarize_rank <= 5),
+        "summarize_any": share(lambda o: o.summarize_rank is not None),
         "search_tokens_mean": round(statistics.mean(o.tokens for o in outcomes)) if n else 0,
+        "search_structured_tokens_mean": round(statistics.mean(o.structured_tokens for o in outcomes))
+        if n
+        else 0,
         "summarize_tokens_mean": round(statistics.mean(o.summarize_tokens for o in outcomes)) if n else 0,
         "search_p50_ms": round(1000 * statistics.median(o.seconds for o in outcomes)) if n else 0,
     }

@@ -13,7 +13,7 @@ from agent_zot.services.retrieval import Passage, search_papers
 from agent_zot.services.summarize.common import FullText, page_name, pages_of
 from agent_zot.zotero.models import Item
 
-TARGETED_PASSAGES = 5
+TARGETED_PASSAGES = 8
 PER_ASPECT = 2
 ASPECT_FETCH = 8  # candidates per aspect before de-duplication
 
