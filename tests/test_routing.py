@@ -521,3 +521,22 @@ def test_every_mode_reachable_without_forcing() -> None:
         seen[case["tool"]].add(route(case["tool"], case["query"]).mode)
     for tool, modes in TOOL_MODES.items():
         assert seen[tool] == set(modes), tool
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How does the bootstrap procedure differ from Deutsch et al. (2021) in what it resamples?",
+        "How is faithfulness defined for long-form summaries (following Wang et al. 2022)?",
+        "Which corpus did they compare against, as in (Lo et al., 2020) and Smith and Jones 2019?",
+    ],
+)
+def test_a_cited_work_in_a_question_is_topic_not_a_filter(query: str) -> None:
+    decision = route("zot_search", query)
+    assert "years" not in decision.params and "authors" not in decision.params
+    assert any(year in decision.params["topic"] for year in ("2019", "2020", "2021", "2022"))
+
+
+@pytest.mark.parametrize("query", ["Lo et al. 2020", "What did Lo et al. 2020 find?"])
+def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) -> None:
+    assert route("zot_search", query).params["years"] == {"start": 2020, "end": 2020}
