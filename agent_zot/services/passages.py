@@ -43,7 +43,7 @@ _QUANTITY_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_PUNCTUATION = ".,;:()[]\"'“”‘’!?"
 
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and a capital, digit,
 # quote or bracket; a blank line or a short heading-like line also ends one.
@@ -168,7 +168,8 @@ def prose_share(sentence: str) -> float:
     """How much of a sentence reads as words: 1.0 for prose, low for table cells, running titles and
     affiliations; short fragments count as less than prose."""
     tokens = sentence.split()
-    words = sum(1 for t in tokens if _WORD.fullmatch(t.strip(".,;:()[]\"'“”‘’!?")))
+    stripped = (t.strip(_PUNCTUATION) for t in tokens)
+    words = sum(1 for t in stripped if len(t) > 1 and t.isalpha())
     return min(1.0, words / 8) * words / max(1, len(tokens))
 
 

@@ -81,12 +81,19 @@ def search_papers(
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
     picker = PassagePicker(resources, query, detail=detail, reranker=reranker)
+    with_text = _with_full_text(resources, [p.item_key for p in papers[:REFINED_PAPERS]])
     for rank, paper in enumerate(papers):
         pool = pools.get(paper.item_key, [])
-        if rank < REFINED_PAPERS:
+        if rank < REFINED_PAPERS and paper.item_key in with_text:
             pool = vectors.within_paper(paper.item_key, pool)
         paper.passages = picker.pick(pool, counts[min(rank, len(counts) - 1)])
     return papers
+
+
+def _with_full_text(resources: IndexResources, item_keys: list[str]) -> set[str]:
+    """Which of these items have indexed full-text chunks (a paper query for the others finds nothing)."""
+    state = resources.state
+    return {key for key in item_keys if any(r.chunks > 0 for r in state.attachments_of(key))}
 
 
 class QueryVectors:
