@@ -58,11 +58,10 @@ def tokens(result: Any) -> tuple[int, int]:
 async def measure(settings: Settings) -> list[dict[str, Any]]:
     ctx = AppContext(settings)
     items = sorted(ctx.library().items.values(), key=lambda i: i.key)
-    first = next((i.title for i in items if i.title and i.attachments), items[0].title)
-    title = " ".join(first.split()[:6])
+    paper = next((i.key for i in items if i.attachments), items[0].key)
     rows = []
     async with Client(build_server(ctx)) as client:
-        for tool, arguments in calls(title):
+        for tool, arguments in calls(paper):
             result = await client.call_tool(tool, arguments, raise_on_error=False)
             text, structured = tokens(result)
             mode = (result.structured_content or {}).get("route", {}).get("mode", "error")
@@ -80,7 +79,7 @@ def prepare(work: Path, name: str) -> Settings:
         library = SHARED / "zotero" / name
     settings = Settings(zotero_data_dir=library, data_dir=work / name / "state", export_dir=work / name / "x")
     ctx = AppContext(settings)
-    update_index(ctx.library(), ctx.index(), UpdateOptions())
+    update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
     ctx.close()
     return settings
 

@@ -317,7 +317,7 @@ def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
     lines = [item_line(i) for i in items]
     data = {
         "total": len(items),
-        "papers": [i.to_summary() | {"found_by": ["metadata"], "passages": []} for i in items],
+        "papers": [present.listed(i) for i in items],
     }
     return ToolResponse("\n".join(lines), data)
 
@@ -413,6 +413,6 @@ def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolRes
     lines += [f"{n}. {item_line(i)}" for n, i in enumerate(items[:limit], 1)]
     data = {
         "total": len(items),
-        "papers": [i.to_summary() | {"found_by": ["metadata"], "passages": []} for i in items[:limit]],
+        "papers": [present.listed(i) for i in items[:limit]],
     }
     return ToolResponse("\n".join(lines), data)

@@ -1,8 +1,9 @@
 """How a `zot_search` answer reads: papers with their page-cited passages, once.
 
-The text form is what the assistant reads: one line per paper and one per passage, with the passage's
-words. The structured form carries the same papers and passages as data (keys, pages, sections, scores,
-the channels that found each paper) but not the passage words again, so an answer costs its tokens once.
+The text form is what the assistant reads: one line per paper (key, authors, year, title, venue) and one
+per passage (pages, section, words). The structured form carries the same papers and passages as data for
+programs (key, title, year, score, the channels that found the paper; each passage's attachment, pages and
+score) without repeating the authors, venues, sections or words, so an answer costs its tokens once.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from agent_zot.services.passages import Passage
 from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
 from agent_zot.services.retrieval import PaperHit
-from agent_zot.zotero.models import Library
+from agent_zot.zotero.models import Item, Library
 
 PASSAGE_CHARS = {"sentences": 700, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
 SECTION_CHARS = 48
@@ -33,7 +34,7 @@ def paper_response(
         body.append(f"{len(rows) + 1}. {item_line(item)}")
         body += [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
         rows.append(
-            item.to_summary()
+            listed(item)
             | {
                 "score": round(paper.score, 4),
                 "found_by": sorted(paper.found_by),
@@ -57,6 +58,11 @@ def paper_response(
     return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
 
 
+def listed(item: Item) -> dict[str, Any]:
+    """A paper as data beside its text line: the identifiers, not the authors and venue again."""
+    return {"key": item.key, "title": item.title, "year": item.year, "found_by": ["metadata"], "passages": []}
+
+
 def label(passage: Passage) -> str:
     """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record."""
     where = passage.pages or ("abstract" if passage.kind == "metadata" else "no page")
@@ -67,10 +73,10 @@ def label(passage: Passage) -> str:
 
 
 def locator(passage: Passage) -> dict[str, Any]:
-    """A passage as data: where it is and how well it matched, without its words."""
-    row = passage.to_dict()
-    del row["text"]
-    return row | {"pages": passage.pages or None, "chars": len(passage.text)}
+    """A passage as data: where it is and how well it matched, without its words or its section (both in
+    the text)."""
+    row = {k: v for k, v in passage.to_dict().items() if k not in ("text", "section")}
+    return row | {"chars": len(passage.text)}
 
 
 def clip(text: str, chars: int) -> str:
