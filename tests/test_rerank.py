@@ -237,3 +237,30 @@ def test_doctor_reports_the_reranker(
     code, check = doctor()
     assert code == 1 and check["status"] == "fail" and "not found" in check["detail"]
     assert "reranker_model" in check["fix"]
+
+
+def test_passages_are_ordered_by_the_cross_encoder_when_one_is_configured(
+    trained_ce: Path, tmp_path: Path
+) -> None:
+    """The picker's best windows are re-scored by the cross-encoder: the passages come back in its order,
+    with its scores."""
+    from agent_zot.index.resources import IndexResources
+    from agent_zot.index.store import Hit
+    from agent_zot.services.passages import ChunkHit, PassagePicker
+
+    def chunk(n: int, sentences: list[str]) -> ChunkHit:
+        text = " ".join(s[0].upper() + s[1:] + "." for s in sentences)
+        payload = {"item_key": "ITEMKEY1", "kind": "chunk", "text": text, "page_start": n, "page_end": n}
+        return ChunkHit(Hit(f"id-{n}", 1.0, payload), 1.0, {"vector"})
+
+    pool = [chunk(1, IRRELEVANT), chunk(2, RELEVANT), chunk(3, [HELD_OUT_IRRELEVANT, HELD_OUT_RELEVANT])]
+    resources = IndexResources(Settings(data_dir=tmp_path))  # single-page chunks: no page lookups
+    reranker = CrossEncoderReranker(trained_ce)
+    plain = PassagePicker(resources, QUERY, detail="sentences").pick(pool, 3)
+    ranked = PassagePicker(resources, QUERY, detail="sentences", reranker=reranker).pick(pool, 3)
+    assert [p.score for p in ranked] == sorted((p.score for p in ranked), reverse=True)
+    for passage in ranked:
+        (expected,) = reranker.score(QUERY, [passage.text])
+        assert passage.score == pytest.approx(expected, abs=1e-4)
+    assert [p.score for p in plain] != [p.score for p in ranked]
+    assert "narwhals" in ranked[0].text.casefold()

@@ -6,8 +6,8 @@ own best chunks for the query, ranked by both channels) are split into sentences
 scored: BM25 against the question with IDF taken from those candidate sentences (a word that is everywhere
 in this paper, like its system's name, says little about where in the paper the answer is), plus the rank
 of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
-number when the question asks for a quantity, less a penalty for sentences that are mostly not words
-(running titles, table cells, affiliations). The best sentences become windows: the sentence and its
+number when the question asks for a quantity, plus how much of it is prose (running titles, table cells
+and affiliations read low). The best sentences become windows: the sentence and its
 neighbours, up to three sentences.
 
 The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
@@ -15,6 +15,7 @@ The weights were chosen on the dev questions of scripts/bench_passages.py (the t
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -115,8 +116,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for match in _HEADING_LINE.finditer(text):
         cuts += [match.start(1), match.end(1)]
     cuts.append(len(text))
+    ordered = sorted(set(cuts))
     spans = []
-    for start, end in zip(sorted(set(cuts)), sorted(set(cuts))[1:], strict=False):
+    for start, end in itertools.pairwise(ordered):
         piece = text[start:end]
         left = len(piece) - len(piece.lstrip())
         right = len(piece.rstrip())

@@ -76,7 +76,7 @@ def search_papers(
     chunks = vectors.search(fetch, search_filter)
     if reranker is not None and chunks:
         chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
-    papers = group_by_paper(chunks, limit=limit, passages_per_paper=max(counts))
+    papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)  # passages are picked below
     pools: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
