@@ -11,6 +11,7 @@ import pytest
 
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
 from tests.factories import FullLibrary, build_full_library
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -39,6 +40,16 @@ def guard_database(path: Path) -> Path:
     path = path.resolve()
     _GUARDED.setdefault(path, fingerprint(path))
     return path
+
+
+def index_library(settings: Settings, home: Path) -> Settings:
+    """Build the full-text index of ``settings``' library with the real embedded stack, as update-db does."""
+    ctx = AppContext(settings, home=home)
+    try:
+        update_index(ctx.library(), ctx.index(), UpdateOptions())
+    finally:
+        ctx.close()
+    return settings
 
 
 def shared_libraries() -> list[Path]:

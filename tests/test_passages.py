@@ -15,10 +15,9 @@ from fpdf import FPDF
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.services.passages import WINDOW_CHARS, prose_share, sentence_spans, windows
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database
+from tests.conftest import guard_database, index_library
 
 ANSWER = "The sampling rate of the hydrophone array was fixed at 48 kilohertz for every recording session."
 FILLER = [
@@ -108,12 +107,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     b.add_attachment(soil, filename="soil.pdf", content=_pdf(root / "soil.pdf", other))
     db = guard_database(b.build())
     settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(settings, home=root / "home")
-    try:
-        update_index(ctx.library(), ctx.index(), UpdateOptions())
-    finally:
-        ctx.close()
-    return settings
+    return index_library(settings, root / "home")
 
 
 @pytest.fixture

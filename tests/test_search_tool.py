@@ -11,9 +11,8 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database
+from tests.conftest import guard_database, index_library
 
 
 @pytest.fixture(scope="module")
@@ -21,12 +20,7 @@ def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("search")
     db = guard_database(ensure_demo_library(root / "library"))
     settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(settings, home=root / "home")
-    try:
-        update_index(ctx.library(), ctx.index(), UpdateOptions())
-    finally:
-        ctx.close()
-    return settings
+    return index_library(settings, root / "home")
 
 
 @pytest.fixture

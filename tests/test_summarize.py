@@ -17,10 +17,9 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, make_settings
+from tests.conftest import guard_database, index_library, make_settings
 from tests.factories import FullLibrary
 from tests.pdf_factory import marker, write_paper
 
@@ -28,14 +27,6 @@ SHARED_PDFS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
 S2ORC_KEY_RE = re.compile(r"^[A-Z0-9]{8}$")
 PAGED_TITLE = "Page-Aware Parsing of Scientific Documents"
 BODY_PAGES = 8  # plus a references page: 9 pages labelled 101-109
-
-
-def _index(settings: Settings, home: Path) -> None:
-    ctx = AppContext(settings, home=home)
-    try:
-        update_index(ctx.library(), ctx.index(), UpdateOptions())
-    finally:
-        ctx.close()
 
 
 def _settings(library_dir: Path, root: Path) -> Settings:
@@ -47,7 +38,7 @@ def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("summarize-demo")
     db = guard_database(ensure_demo_library(root / "library"))
     settings = _settings(db.parent, root)
-    _index(settings, root / "home")
+    index_library(settings, root / "home")
     return settings
 
 
@@ -90,7 +81,7 @@ def paged(tmp_path_factory: pytest.TempPathFactory) -> Paged:
     b.add_attachment(keys["paged"], filename="paged.pdf", content=pdf.path.read_bytes())
     b.build()
     settings = _settings(folder, root)
-    _index(settings, root / "home")
+    index_library(settings, root / "home")
     keys["late"] = b.add_item(
         "journalArticle",
         title="A Paper Added After Indexing",
@@ -396,7 +387,7 @@ def shared_pdfs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dic
                 keys[row["file"]], filename=row["file"], content=(SHARED_PDFS / row["file"]).read_bytes()
             )
     settings = _settings(guard_database(b.build()).parent, root)
-    _index(settings, root / "home")
+    index_library(settings, root / "home")
     return settings, keys
 
 
