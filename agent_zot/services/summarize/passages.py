@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from agent_zot.index.rerank import make_reranker
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import estimate_tokens
@@ -76,7 +77,13 @@ def _span(passage: Passage) -> list[int]:
 def _retrieve(ctx: AppContext, item: Item, query: str, count: int, detail: str) -> list[Passage]:
     search_filter = SearchFilter(item_keys=(item.key,), kinds=("chunk",))
     papers = search_papers(
-        ctx.index(), query, limit=1, search_filter=search_filter, passages_per_paper=count, detail=detail
+        ctx.index(),
+        query,
+        limit=1,
+        search_filter=search_filter,
+        passages_per_paper=count,
+        detail=detail,
+        reranker=make_reranker(ctx.settings) if detail == "sentences" else None,  # questions, not aspects
     )
     return papers[0].passages if papers else []
 
