@@ -33,6 +33,12 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+def clip(text: str, chars: int) -> str:
+    """The text on one line, cut to ``chars`` characters with an ellipsis when longer."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
+
+
 def more_line(total: int, limit: int) -> str:
     """Tells the assistant that a list was cut and how to see the rest."""
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""

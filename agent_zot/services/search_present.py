@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.services.passages import Passage
-from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
+from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural
 from agent_zot.services.retrieval import PaperHit
 from agent_zot.zotero.models import Item, Library
 
@@ -77,8 +77,3 @@ def locator(passage: Passage) -> dict[str, Any]:
     the text)."""
     row = {k: v for k, v in passage.to_dict().items() if k not in ("text", "section")}
     return row | {"chars": len(passage.text)}
-
-
-def clip(text: str, chars: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"

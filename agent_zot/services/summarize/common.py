@@ -7,18 +7,13 @@ from dataclasses import dataclass, field
 
 from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.services.context import AppContext
-from agent_zot.services.response import item_line
+from agent_zot.services.response import clip, item_line
 from agent_zot.zotero.models import Annotation, Item, Library
 
 PDF_SOURCES = frozenset({"pdfium", "docling"})
 UPDATE_DB = "`agent-zot update-db`"
 NOTE_CHARS = 600
 CACHE_EXCERPT_CHARS = 2000
-
-
-def clip(text: str, chars: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
 
 
 def header(item: Item) -> str:
