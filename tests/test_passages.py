@@ -13,9 +13,17 @@ from fastmcp import Client
 from fpdf import FPDF
 
 from agent_zot.config import Settings
+from agent_zot.index.store import Hit
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.passages import WINDOW_CHARS, prose_share, sentence_spans, windows
+from agent_zot.services.passages import (
+    WINDOW_CHARS,
+    ChunkHit,
+    PassagePicker,
+    prose_share,
+    sentence_spans,
+    windows,
+)
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
 
@@ -66,11 +74,34 @@ def test_a_window_takes_the_better_neighbour_first_and_stays_within_its_size() -
     text = "Alpha one. Beta two. Gamma three. Delta four."
     spans = sentence_spans(text)
     best = windows(spans, [0.1, 0.9, 0.5, 0.2])[0]
-    assert (best.peak, best.first, best.last) == (1, 0, 2)  # both neighbours fit
-    long = "A" * (WINDOW_CHARS - 20) + ". Short one. Other one."
+    assert (best.peak, best.first, best.last) == (1, 1, 2)  # the better neighbour, within WINDOW_SENTENCES
+    long = "A" * (WINDOW_CHARS - 5) + ". Short one. Other one."
     spans = sentence_spans(long)
-    best = windows(spans, [0.1, 0.9, 0.5])[0]
-    assert (best.first, best.last) == (1, 2)  # the long neighbour would overflow the window
+    best = windows(spans, [0.8, 0.9, 0.5])[0]
+    assert (best.first, best.last) == (1, 2)  # the better but long neighbour would overflow the window
+
+
+def _chunks(*texts: str) -> list[ChunkHit]:
+    """One single-sentence chunk per text, ranked in the order given."""
+    found = []
+    for rank, text in enumerate(texts, 1):
+        payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 3, "page_end": 3}
+        found.append(ChunkHit(Hit(id=f"c{rank}", score=1.0 / rank, payload=payload), 1.0 / rank, {"dense"}))
+    return found
+
+
+def test_a_what_is_question_prefers_the_sentence_that_defines_the_term() -> None:
+    pool = _chunks(
+        "Dispersion of the instrument response shifts every decay curve in our data.",
+        "We correct the dispersion of the instrument response before fitting.",
+        "Dispersion is defined as the dependence of the instrument response on wavelength.",  # ranked last, defines
+    )
+    asked = "What is meant by dispersion of the instrument response?"
+    best = PassagePicker(None, asked, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
+    assert best[0].text == "Dispersion is defined as the dependence of the instrument response on wavelength."
+    plain = "Where does dispersion of the instrument response shift the decay curve?"
+    other = PassagePicker(None, plain, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
+    assert other[0].text.startswith("Dispersion of the instrument response shifts every decay curve")
 
 
 def test_prose_reads_higher_than_table_cells_and_running_titles() -> None:

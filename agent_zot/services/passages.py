@@ -6,9 +6,10 @@ own best chunks for the query, ranked by both channels) are split into sentences
 scored: BM25 against the question with IDF taken from those candidate sentences (a word that is everywhere
 in this paper, like its system's name, says little about where in the paper the answer is), plus the rank
 of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
-number when the question asks for a quantity, plus how much of it is prose (running titles, table cells
-and affiliations read low). The best sentences become windows: the sentence and its
-neighbours, up to three sentences.
+number when the question asks for a quantity, plus a bonus for a defining sentence ("is termed", "we
+define") when the question asks what something is, plus how much of it is prose (running titles, table
+cells and affiliations read low). The best sentences become windows: the sentence and its better
+neighbour.
 
 The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
 """
@@ -30,9 +31,10 @@ from agent_zot.index.store import Hit
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
 CHUNK_WEIGHT = 0.6  # its chunk's rank within the paper: (k + 1) / (k + rank)
 NUMBER_BONUS = 0.6  # a sentence with a digit, when the question asks how many / how much / what share
+DEFINITION_BONUS = 0.6  # a defining sentence ("is termed", "we define"), for what-is questions
 PROSE_WEIGHT = 0.3  # the share of the sentence that reads as words (1.0 for prose)
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
-WINDOW_SENTENCES = 3  # the best sentence and its neighbours
+WINDOW_SENTENCES = 2  # the best sentence and its better neighbour
 WINDOW_CHARS = 600  # a neighbour joins only while the window stays within this many characters
 SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
 _PRIOR_K = 10
@@ -44,6 +46,16 @@ _QUANTITY_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_DEFINITION_QUESTION = re.compile(
+    r"\b(?:what\s+(?:is|are)\s+(?:a|an|the)?\s*[\w-]+\s*\??$|what\s+(?:is|are)\s+meant|mean(?:s|t)?\s+by|defin\w*"
+    r"|what\s+(?:term|counts\s+as|kind\s+of)|distinguish\w*|what\s+(?:is|are)\s+(?:a|an)\b)",
+    re.IGNORECASE,
+)
+_DEFINING = re.compile(
+    r"\b(?:(?:is|are)\s+(?:termed|called|defined|known\s+as|referred\s+to)|refer(?:red)?\s+to\s+as"
+    r"|we\s+(?:define|call|term|denote)|means?\s+that|meaning\s+that|i\.e\.|that\s+is,)",
+    re.IGNORECASE,
+)
 _PUNCTUATION = ".,;:()[]\"'“”‘’!?"
 
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and a capital, digit,
@@ -204,6 +216,7 @@ class PassagePicker:
         self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
         self.scorer = SentenceScorer(query)
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
+        self.definition = bool(_DEFINITION_QUESTION.search(query))
         self._pages: dict[str, dict[int, str]] = {}
 
     def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
@@ -273,6 +286,7 @@ class PassagePicker:
         values = iter(
             SENTENCE_WEIGHT * score / top
             + (NUMBER_BONUS if self.quantity and _DIGIT.search(sentence) else 0.0)
+            + (DEFINITION_BONUS if self.definition and _DEFINING.search(sentence) else 0.0)
             + PROSE_WEIGHT * prose_share(sentence)
             for sentence, score in zip(flat, lexical, strict=True)
         )
