@@ -217,6 +217,24 @@ async def test_collaboration_network(client: Client) -> None:
     assert data["papers"] == 2
 
 
+async def test_an_author_argument_alone_explores_collaboration(client: Client) -> None:
+    result = await client.call_tool("zot_explore_graph", {"author": "Bo Chen"}, raise_on_error=False)
+    data = result.structured_content
+    assert data["route"]["mode"] == "collaboration" and data["route"]["forced"] is False
+    assert {c["name"] for c in data["co_authors"]} == {"Ada Lovelace", "Carla Diaz"}
+
+
+async def test_a_concept_argument_alone_explores_the_concept(client: Client) -> None:
+    by_query = await explore(client, query="concepts related to citation recommendation")
+    by_argument = await client.call_tool(
+        "zot_explore_graph", {"concept": "citation recommendation"}, raise_on_error=False
+    )
+    data = by_argument.structured_content
+    assert data["route"]["mode"] == "concept"
+    assert data["concept"]["name"] == by_query.structured_content["concept"]["name"]
+    assert data["co_occurring"]
+
+
 async def test_unknown_author_suggests_close_names(client: Client) -> None:
     result = await client.call_tool(
         "zot_explore_graph", {"query": "co-authors of Ada Lovelase"}, raise_on_error=False

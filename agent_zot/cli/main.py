@@ -271,15 +271,15 @@ def export_cmd(
     as_json: bool,
 ) -> None:
     """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown."""
-    from agent_zot.services.tools import export_library
+    from agent_zot.services.tools import call
 
-    response = export_library(
+    response = call(
         state.context(),
-        "",
+        "zot_export",
         force_mode=fmt,
         path=path,
         collection=collection,
-        item_keys=list(item_keys),
+        item_keys=list(item_keys) or None,
         search=search,
         overwrite=overwrite,
     )

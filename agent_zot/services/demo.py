@@ -54,18 +54,21 @@ def run_demo(
             ),
             DemoSection(
                 'zot_manage_collections "list my collections"',
-                tools.manage_collections(ctx, "list my collections").text,
+                tools.call(ctx, "zot_manage_collections", query="list my collections").text,
             ),
             DemoSection(
                 'zot_manage_tags "papers tagged to-read"',
-                tools.manage_tags(ctx, "papers tagged to-read").text,
+                tools.call(ctx, "zot_manage_tags", query="papers tagged to-read").text,
             ),
             DemoSection(
                 f'zot_manage_notes "what did I highlight in {s2orc.key}?"',
-                tools.manage_notes(ctx, f"what did I highlight in {s2orc.key}?").text,
+                tools.call(ctx, "zot_manage_notes", query=f"what did I highlight in {s2orc.key}?").text,
             ),
             DemoSection(f'zot_search "{SEARCH_EXAMPLE}"', _search_preview(ctx, SEARCH_EXAMPLE)),
-            DemoSection(f'zot_explore_graph "{GRAPH_EXAMPLE}"', tools.explore_graph(ctx, GRAPH_EXAMPLE).text),
+            DemoSection(
+                f'zot_explore_graph "{GRAPH_EXAMPLE}"',
+                tools.call(ctx, "zot_explore_graph", query=GRAPH_EXAMPLE).text,
+            ),
             DemoSection("Your own library", _your_library(settings)),
         ]
     finally:
@@ -75,7 +78,7 @@ def run_demo(
 
 def _search_preview(ctx: AppContext, query: str) -> str:
     """What zot_search answers: hybrid (dense + BM25) full-text search with page citations."""
-    return tools.search(ctx, query, limit=3).text
+    return tools.call(ctx, "zot_search", query=query, limit=3).text
 
 
 def _your_library(settings: Settings) -> str:

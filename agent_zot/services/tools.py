@@ -1,29 +1,46 @@
 """The seven tools' behaviour, front-end neutral: route the request, run the mode, attach the route.
 
-The MCP server and the CLI both call these functions; explicit arguments always win over what the
-router extracted from the natural-language query.
+The MCP server and the CLI both call `call()` (or `run()` with a typed request); the tools themselves are
+declared in services/catalog.py. Explicit arguments always win over what the router extracted from the
+natural-language query (`ToolSpec.merged`), and an explicit argument picks the mode it implies when the
+query names none (`ToolSpec.implied_mode`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+from pydantic import ValidationError
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services import collections, notes, tags
+from agent_zot.services.catalog import (
+    BY_NAME,
+    WRITE_MODES,
+    CollectionsRequest,
+    ExploreRequest,
+    ExportRequest,
+    NotesRequest,
+    SearchRequest,
+    SummarizeRequest,
+    TagsRequest,
+)
 from agent_zot.services.context import AppContext
 from agent_zot.services.export import ExportScope, GraphExport, export, format_for
 from agent_zot.services.response import ToolResponse, clamp_limit
-from agent_zot.services.routing import Route, route
+from agent_zot.services.routing import Route, resolve_tool, route
+from agent_zot.services.spec import ToolRequest, ToolSpec
 
-WRITE_MODES = {
-    "zot_manage_collections": {
-        "create": "creating collections",
-        "add": "adding items to collections",
-        "remove": "removing items from collections",
-    },
-    "zot_manage_tags": {"add": "adding tags", "remove": "removing tags"},
-    "zot_manage_notes": {"create": "creating notes"},
-}
+__all__ = ["WRITE_MODES", "call", "routed", "run"]
+
+
+def spec_for(tool: str) -> ToolSpec:
+    """The spec of a tool by its name or a short alias ("tags", "export")."""
+    try:
+        return BY_NAME[resolve_tool(tool)]
+    except ValueError as exc:
+        raise InvalidArgumentError(str(exc)) from exc
 
 
 def routed(tool: str, query: str, force_mode: str | None) -> Route:
@@ -31,6 +48,45 @@ def routed(tool: str, query: str, force_mode: str | None) -> Route:
         return route(tool, query or "", force_mode=force_mode)
     except ValueError as exc:
         raise InvalidArgumentError(str(exc)) from exc
+
+
+def call(ctx: AppContext, tool: str, **arguments: Any) -> ToolResponse:
+    """Run ``tool`` with keyword arguments as the MCP tool takes them; ``None`` means not given."""
+    spec = spec_for(tool)
+    given = {name: value for name, value in arguments.items() if value is not None}
+    try:
+        request = spec.request.model_validate(given)
+    except ValidationError as exc:
+        raise InvalidArgumentError(_validation_message(spec, exc)) from exc
+    return run(ctx, spec, request)
+
+
+def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
+    """Route a typed request and run the mode it lands on."""
+    decision, request = prepare(spec, request)
+    handler = globals()[spec.handler]
+    return handler(ctx, request, decision)
+
+
+def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
+    """The route for a request, and the request with extracted values where the caller gave none."""
+    forced = getattr(request, "force_mode", None)
+    decision = routed(spec.name, request.query, forced)
+    if forced is None:
+        implied = spec.implied_mode(request, query_named_mode=decision.cued)
+        if implied is not None and implied.mode != decision.mode:
+            chosen = routed(spec.name, request.query, implied.mode)
+            reason = f"argument {implied.field} → mode {implied.mode} (query: {decision.reason})"
+            decision = replace(chosen, forced=False, reason=reason)
+    return decision, spec.merged(request, decision.params)
+
+
+def _validation_message(spec: ToolSpec, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        problems.append(f"{where}: {error['msg']}")
+    return f"Invalid arguments for {spec.name}: " + "; ".join(problems)
 
 
 def _finish(response: ToolResponse, decision: Route, **extra: Any) -> ToolResponse:
@@ -60,68 +116,47 @@ def _write(ctx: AppContext, decision: Route, run: Any) -> ToolResponse:
     return _finish(run(service), decision)
 
 
-def _param(explicit: Any, decision: Route, name: str) -> Any:
-    return explicit if explicit not in (None, "", []) else decision.params.get(name)
-
-
-def manage_collections(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    collection: str | None = None,
-    limit: int | None = None,
-    days: int | None = None,
-    recursive: bool = False,
-    item_keys: list[str] | None = None,
-) -> ToolResponse:
-    decision = routed("zot_manage_collections", query, force_mode)
+def manage_collections(ctx: AppContext, req: CollectionsRequest, decision: Route) -> ToolResponse:
     if decision.mode in WRITE_MODES["zot_manage_collections"]:
-        keys = _param(item_keys, decision, "item_keys") or []
-        scan = "" if item_keys else query  # explicit keys are taken as they are
+        keys = req.item_keys or []
+        scan = "" if "item_keys" in req.explicit() else req.query  # explicit keys are taken as they are
         if decision.mode == "create":
-            path = _param(collection, decision, "new_collection") or decision.params.get("collection")
+            path = req.collection if "collection" in req.explicit() else None
+            path = path or decision.params.get("new_collection") or req.collection
             return _write(ctx, decision, lambda w: w.create_collection(ctx, path))
-        name = _param(collection, decision, "collection")
         add = decision.mode == "add"
-        return _write(ctx, decision, lambda w: w.change_membership(ctx, name, keys, add=add, query=scan))
+        return _write(
+            ctx, decision, lambda w: w.change_membership(ctx, req.collection, keys, add=add, query=scan)
+        )
     library = ctx.library()
-    name = _param(collection, decision, "collection")
-    size = clamp_limit(_param(limit, decision, "limit"))
+    size = clamp_limit(req.limit)
     if decision.mode == "show_items":
-        if not name:
+        if not req.collection:
             raise InvalidArgumentError(
                 "Which collection? No collection name was given or found in the query.",
                 hint="Pass collection='Thesis/Chapter 2' or list collections first.",
             )
-        return _finish(collections.collection_items(library, name, limit=size, recursive=recursive), decision)
+        listing = collections.collection_items(library, req.collection, limit=size, recursive=req.recursive)
+        return _finish(listing, decision)
     if decision.mode == "recent":
-        window = _param(days, decision, "days")
-        return _finish(collections.recent_items(library, limit=size, days=window, collection=name), decision)
+        recent = collections.recent_items(library, limit=size, days=req.days, collection=req.collection)
+        return _finish(recent, decision)
     return _finish(collections.collection_tree(library), decision)
 
 
-def manage_tags(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    tags_expression: str | list[str] | None = None,
-    limit: int | None = None,
-    item_keys: list[str] | None = None,
-) -> ToolResponse:
-    decision = routed("zot_manage_tags", query, force_mode)
+def manage_tags(ctx: AppContext, req: TagsRequest, decision: Route) -> ToolResponse:
     if decision.mode in WRITE_MODES["zot_manage_tags"]:
         # Write modes take tag names literally; names quoted in the query come first.
-        names = tags_expression or decision.params.get("quoted") or _tag_list(decision)
-        keys = _param(item_keys, decision, "item_keys") or []
-        scan = "" if item_keys else query  # explicit keys are taken as they are
+        names = req.tags or decision.params.get("quoted") or _tag_list(decision)
+        scan = "" if "item_keys" in req.explicit() else req.query  # explicit keys are taken as they are
         add = decision.mode == "add"
-        return _write(ctx, decision, lambda w: w.change_tags(ctx, names, keys, add=add, query=scan))
+        return _write(
+            ctx, decision, lambda w: w.change_tags(ctx, names, req.item_keys or [], add=add, query=scan)
+        )
     library = ctx.library()
-    size = clamp_limit(_param(limit, decision, "limit"), default=50)
+    size = clamp_limit(req.limit)
     if decision.mode == "search":
-        expression = tags_expression or decision.params.get("tag_expression") or _tag_list(decision)
+        expression = req.tags or decision.params.get("tag_expression") or _tag_list(decision)
         if not expression:
             raise InvalidArgumentError(
                 "Which tags? None were given or found in the query.",
@@ -137,148 +172,79 @@ def _tag_list(decision: Route) -> list[str] | None:
     return list(names) if names else None
 
 
-def manage_notes(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    item_key: str | None = None,
-    limit: int | None = None,
-    note: str | None = None,
-) -> ToolResponse:
-    decision = routed("zot_manage_notes", query, force_mode)
-    if decision.mode in WRITE_MODES["zot_manage_notes"]:
-        parent = item_key or next(iter(decision.params.get("item_keys") or []), None)
-        text = note or decision.params.get("note_text")
-        return _write(ctx, decision, lambda w: w.create_note(ctx, parent, text, query))
-    library = ctx.library()
+def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolResponse:
     keys = decision.params.get("item_keys") or []
-    key = item_key or (keys[0] if keys else None)
-    size = clamp_limit(_param(limit, decision, "limit"))
+    key = req.item_key or (keys[0] if keys else None)
+    if decision.mode in WRITE_MODES["zot_manage_notes"]:
+        text = req.note or decision.params.get("note_text")
+        return _write(ctx, decision, lambda w: w.create_note(ctx, key, text, req.query))
+    library = ctx.library()
+    size = clamp_limit(req.limit)
     if decision.mode == "search":
-        text = " ".join(decision.params.get("quoted") or []) or decision.params.get("topic") or query
+        text = " ".join(decision.params.get("quoted") or []) or decision.params.get("topic") or req.query
         return _finish(notes.search_notes(library, text, limit=size), decision)
     if decision.mode == "list_annotations":
         return _finish(notes.list_annotations(library, item_key=key, limit=size), decision)
     return _finish(notes.list_notes(library, item_key=key, limit=size), decision)
 
 
-def export_library(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    path: str | None = None,
-    collection: str | None = None,
-    item_keys: list[str] | None = None,
-    search: str | None = None,
-    overwrite: bool = False,
-    node_types: list[str] | None = None,
-    max_nodes: int | None = None,
-) -> ToolResponse:
+def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse:
     """Export to a file. ``search`` scopes by metadata words; the query's own words are not used as a
     filter (they usually just describe the request), only the collection and keys found in it."""
-    decision = routed("zot_export", query, force_mode)
-    target = path or decision.params.get("path")
     scope = ExportScope(
-        item_keys=tuple(item_keys or decision.params.get("item_keys") or ()),
-        collection=_param(collection, decision, "collection"),
-        query=search or None,
+        item_keys=tuple(req.item_keys or ()), collection=req.collection, query=req.search or None
     )
-    fmt = force_mode or decision.mode
+    fmt = req.force_mode or decision.mode
     graph = None
-    if format_for(target, fmt) == "graphml":
+    if format_for(req.path, fmt) == "graphml":
         from agent_zot.graph.graphml import DEFAULT_MAX_NODES
 
-        graph = GraphExport(ctx.graph().store, tuple(node_types or ()), max_nodes or DEFAULT_MAX_NODES)
+        graph = GraphExport(
+            ctx.graph().store, tuple(req.node_types or ()), req.max_nodes or DEFAULT_MAX_NODES
+        )
     response = export(
-        ctx.library(), ctx.settings, path=target, fmt=fmt, scope=scope, overwrite=overwrite, graph=graph
+        ctx.library(), ctx.settings, path=req.path, fmt=fmt, scope=scope, overwrite=req.overwrite, graph=graph
     )
     return _finish(response, decision)
 
 
-def search(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    limit: int | None = None,
-    year_min: int | None = None,
-    year_max: int | None = None,
-    authors: list[str] | None = None,
-    collection: str | None = None,
-    tags: list[str] | None = None,
-    item_type: str | None = None,
-    detail: str | None = None,
-) -> ToolResponse:
+def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
     from agent_zot.services.search import run_search  # the index stack loads on the first search
 
-    decision = routed("zot_search", query, force_mode)
     response, ran = run_search(
         ctx,
         decision,
-        query,
-        limit=_param(limit, decision, "limit"),
-        escalate=force_mode is None,
-        detail=detail,
-        year_min=year_min,
-        year_max=year_max,
-        authors=authors,
-        collection=collection,
-        tags=tags,
-        item_type=item_type,
+        req.query,
+        limit=req.limit,
+        escalate=not decision.forced,
+        detail=req.detail,
+        year_min=req.year_min,
+        year_max=req.year_max,
+        authors=req.authors,
+        collection=req.collection,
+        tags=req.tags,
+        item_type=req.item_type,
     )
     return _finish(response, ran)
 
 
-def summarize(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    item_key: str | None = None,
-    pages: str | None = None,
-    offset: int | None = None,
-    max_tokens: int | None = None,
-) -> ToolResponse:
+def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolResponse:
     from agent_zot.services.summarize import run_summarize  # the index stack loads on the first call
 
-    paginated = pages is not None or offset is not None
-    decision = routed("zot_summarize", query, force_mode or ("full" if paginated else None))
     response = run_summarize(
-        ctx, decision, query, item_key=item_key, pages=pages, offset=offset, max_tokens=max_tokens
-    )
-    return _finish(response, decision)
-
-
-def explore_graph(
-    ctx: AppContext,
-    query: str = "",
-    *,
-    force_mode: str | None = None,
-    item_key: str | None = None,
-    author: str | None = None,
-    concept: str | None = None,
-    year_min: int | None = None,
-    year_max: int | None = None,
-    hops: int | None = None,
-    direction: str | None = None,
-    limit: int | None = None,
-) -> ToolResponse:
-    from agent_zot.services.explore import explore_graph as explore  # networkx loads on the first call
-
-    decision = routed("zot_explore_graph", query, force_mode)
-    response = explore(
         ctx,
         decision,
-        query=query,
-        item_key=item_key,
-        author=author,
-        concept=concept,
-        year_min=year_min,
-        year_max=year_max,
-        hops=hops,
-        direction=direction,
-        limit=limit,
+        req.query,
+        item_key=req.item_key,
+        pages=req.pages,
+        offset=req.offset,
+        max_tokens=req.max_tokens,
     )
     return _finish(response, decision)
+
+
+def explore_graph(ctx: AppContext, req: ExploreRequest, decision: Route) -> ToolResponse:
+    from agent_zot.services.explore import explore_graph as explore  # networkx loads on the first call
+
+    arguments = req.model_dump(exclude={"force_mode"})
+    return _finish(explore(ctx, decision, **arguments), decision)

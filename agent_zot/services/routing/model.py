@@ -5,26 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-TOOL_MODES: dict[str, tuple[str, ...]] = {
-    "zot_search": ("fast", "entity", "graph", "metadata", "comprehensive"),
-    "zot_summarize": ("quick", "targeted", "comprehensive", "full"),
-    "zot_explore_graph": (
-        "related",
-        "citation",
-        "influence",
-        "content_similarity",
-        "collaboration",
-        "concept",
-        "temporal",
-        "venue",
-        "comprehensive",
-    ),
-    "zot_manage_collections": ("list", "show_items", "recent", "create", "add", "remove"),
-    "zot_manage_tags": ("list", "search", "add", "remove"),
-    "zot_manage_notes": ("list_notes", "list_annotations", "search", "create"),
-    "zot_export": ("bibtex", "markdown", "csljson", "graphml"),
-}
-"""Each tool's modes; the first one is the default."""
+from agent_zot.services.catalog import TOOL_MODES as CATALOG_MODES
+
+TOOL_MODES: dict[str, tuple[str, ...]] = CATALOG_MODES
+"""Each tool's modes (declared in services/catalog.py); the first one is the default."""
 
 TOOLS: tuple[str, ...] = tuple(TOOL_MODES)
 
@@ -78,6 +62,8 @@ class Route:
     subqueries: tuple[str, ...] = ()
     backends: tuple[str, ...] = ()
     escalated: bool = False
+    forced: bool = False  # the caller chose the mode (force_mode)
+    cued: bool = False  # a cue in the query chose it (not the default for an empty or cue-less query)
     reason: str = ""
     # hash=False keeps the frozen dataclass hashable although params is a dict.
     params: dict[str, Any] = field(default_factory=dict, hash=False)
@@ -93,6 +79,7 @@ class Route:
             "subqueries": list(self.subqueries),
             "backends": list(self.backends),
             "escalated": self.escalated,
+            "forced": self.forced,
             "reason": self.reason,
             "params": _json_copy(self.params),
         }

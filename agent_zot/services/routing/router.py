@@ -69,6 +69,7 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
     path_format = params.pop("path_format", None)
     hits = collect_hits(RULE_TABLES[tool], head, params)
 
+    cued = False
     if forced is not None:
         mode, confidence, reason = forced, 1.0, "forced"
         if tool == "zot_export":
@@ -79,6 +80,7 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
     else:
         decision = decide(modes, hits)
         mode, confidence, reason = decision.mode, decision.confidence, explain(decision)
+        cued = bool(decision.hits)
         if tool == "zot_export":
             _add_format(params, decision, path_format)
     if len(head) < len(query):
@@ -96,6 +98,8 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
         compound=bool(subqueries),
         subqueries=subqueries,
         backends=backends,
+        forced=forced is not None,
+        cued=cued,
         reason=reason,
         params=params,
     )

@@ -1,0 +1,243 @@
+"""The seven tools, each declared once: description, typed request with its real defaults, modes (the
+first is the default; write modes say what they change), which route parameters fill arguments the
+caller left out, and which arguments pick a mode.
+
+How to add a mode: add a `Mode` to the tool's tuple, a branch in its handler (services/tools.py), rules
+in its routing table (services/routing/rules_*.py) and an example to tests/data/routing_queries.jsonl.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from agent_zot.services.spec import (
+    MODE_DESCRIPTION,
+    Access,
+    Implied,
+    Mode,
+    ToolRequest,
+    ToolSpec,
+    modes_literal,
+)
+
+MAX_LIMIT = 200
+
+
+def _limit(default: int, what: str = "results") -> object:
+    return Field(default, ge=1, le=MAX_LIMIT, description=f"Max {what}.")
+
+
+ItemKeys = Annotated[list[str] | None, Field(description="Items to change.")]
+
+SEARCH_MODES = (Mode("fast"), Mode("entity"), Mode("graph"), Mode("metadata"), Mode("comprehensive"))
+
+
+class SearchRequest(ToolRequest):
+    authors: list[str] | None = Field(None, description="Only papers by these authors.")
+    year_min: int | None = Field(None, description="Published in or after this year.")
+    year_max: int | None = Field(None, description="Published in or before this year.")
+    collection: str | None = Field(None, description="Only this collection (and below).")
+    tags: list[str] | None = Field(None, description="Only items with any of these tags.")
+    item_type: str | None = Field(None, description="Zotero item type, e.g. journalArticle.")
+    limit: int = _limit(10, "papers")  # type: ignore[assignment]
+    detail: Literal["sentences", "full"] = Field(
+        "sentences", description="Passages as the best sentences or whole chunks."
+    )
+    force_mode: modes_literal(SEARCH_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+SUMMARIZE_MODES = (Mode("quick"), Mode("targeted"), Mode("comprehensive"), Mode("full"))
+
+
+class SummarizeRequest(ToolRequest):
+    item_key: str | None = Field(None, description="The paper; else named in the query.")
+    pages: str | None = Field(None, description="Full text: pages '3' or '3-5'.")
+    offset: int | None = Field(None, description="Full text: read on from this page.")
+    max_tokens: int | None = Field(None, description="Size budget of the answer.")
+    force_mode: modes_literal(SUMMARIZE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+EXPLORE_MODES = (
+    Mode("related"),
+    Mode("citation"),
+    Mode("influence"),
+    Mode("content_similarity"),
+    Mode("collaboration"),
+    Mode("concept"),
+    Mode("temporal"),
+    Mode("venue"),
+    Mode("comprehensive"),
+)
+
+
+class ExploreRequest(ToolRequest):
+    item_key: str | None = Field(None, description="The paper to start from.")
+    author: str | None = Field(None, description="The author to start from.")
+    concept: str | None = Field(None, description="Concept or topic (field filter).")
+    year_min: int | None = Field(None, description="Temporal: first year.")
+    year_max: int | None = Field(None, description="Temporal: last year.")
+    hops: int | None = Field(None, ge=1, le=3, description="Citation 1-3, collaboration 1-2.")
+    direction: Literal["out", "in", "both"] | None = Field(None, description="out = cites.")
+    limit: int = _limit(15)  # type: ignore[assignment]
+    force_mode: modes_literal(EXPLORE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+COLLECTION_MODES = (
+    Mode("list"),
+    Mode("show_items"),
+    Mode("recent"),
+    Mode("create", writes="creating collections"),
+    Mode("add", writes="adding items to collections"),
+    Mode("remove", writes="removing items from collections"),
+)
+
+
+class CollectionsRequest(ToolRequest):
+    collection: str | None = Field(None, description="Collection name, path (A/B) or key.")
+    item_keys: ItemKeys = None
+    days: int | None = Field(
+        None, ge=1, le=36_500, description="For recent: only items added in the last N days."
+    )
+    recursive: bool = Field(False, description="Include sub-collections' items.")
+    limit: int = _limit(20)  # type: ignore[assignment]
+    force_mode: modes_literal(COLLECTION_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+TAG_MODES = (
+    Mode("list"),
+    Mode("search"),
+    Mode("add", writes="adding tags"),
+    Mode("remove", writes="removing tags"),
+)
+
+
+class TagsRequest(ToolRequest):
+    tags: str | list[str] | None = Field(
+        None, description='Tag expression: "a || b" = a or b; "-c" = not c; commas join conditions (and).'
+    )
+    item_keys: ItemKeys = None
+    limit: int = _limit(50)  # type: ignore[assignment]
+    force_mode: modes_literal(TAG_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+NOTE_MODES = (
+    Mode("list_notes"),
+    Mode("list_annotations"),
+    Mode("search"),
+    Mode("create", writes="creating notes"),
+)
+
+
+class NotesRequest(ToolRequest):
+    item_key: str | None = Field(None, description="Item whose notes to list, or a new note's parent.")
+    note: str | None = Field(None, description="Text of a new note (Markdown).")
+    limit: int = _limit(20)  # type: ignore[assignment]
+    force_mode: modes_literal(NOTE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+EXPORT_MODES = (Mode("bibtex"), Mode("markdown"), Mode("csljson"), Mode("graphml"))
+
+
+class ExportRequest(ToolRequest):
+    path: str | None = Field(
+        None,
+        description="File under the export folder; .bib, .json (CSL-JSON) or .md picks the format; a folder "
+        "name with markdown writes one file per item.",
+    )
+    collection: str | None = Field(None, description="Export this collection (with sub-collections).")
+    item_keys: list[str] | None = Field(None, description="Export these items.")
+    search: str | None = Field(None, description="Only items whose metadata has these words.")
+    overwrite: bool = Field(False, description="Replace an existing file.")
+    node_types: list[str] | None = Field(None, description="GraphML: e.g. Paper, Author.")
+    max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
+    force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
+
+
+SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        name="zot_search",
+        description="Find papers: hybrid full-text search giving each paper's best page-cited sentences, or\n"
+        "metadata (authors, years, collection, tags) when no topic. More of one paper: zot_summarize.",
+        request=SearchRequest,
+        modes=SEARCH_MODES,
+        access=Access.READ,
+        handler="search",
+        fills={"limit": "limit"},
+    ),
+    ToolSpec(
+        name="zot_summarize",
+        description="One paper (by key, DOI, citation key or title words): overview, passages answering a "
+        "question,\naspect summary (question, method, findings, limits), or full text by pages.",
+        request=SummarizeRequest,
+        modes=SUMMARIZE_MODES,
+        access=Access.READ,
+        handler="summarize",
+        implies=(Implied("pages", "full", over_query=True), Implied("offset", "full", over_query=True)),
+    ),
+    ToolSpec(
+        name="zot_explore_graph",
+        description="Knowledge graph of citations (from reference lists), co-authors, concepts and venues: "
+        "citation\nchains, influence, related or similar papers, collaborators, concepts over time, venues.",
+        request=ExploreRequest,
+        modes=EXPLORE_MODES,
+        access=Access.READ,
+        handler="explore_graph",
+        fills={"limit": "limit"},
+        implies=(
+            Implied("author", "collaboration"),
+            Implied("concept", "concept"),
+            Implied("direction", "citation"),
+            Implied("year_min", "temporal"),
+            Implied("year_max", "temporal"),
+        ),
+    ),
+    ToolSpec(
+        name="zot_manage_collections",
+        description="Zotero collections: list the tree, show items, recent items; create (A/B nested), "
+        "add/remove\nitems (needs writes enabled). Fuzzy names; ambiguous ones return candidates.",
+        request=CollectionsRequest,
+        modes=COLLECTION_MODES,
+        access=Access.REMOVE,
+        handler="manage_collections",
+        fills={"collection": "collection", "item_keys": "item_keys", "days": "days", "limit": "limit"},
+        implies=(Implied("days", "recent"), Implied("collection", "show_items")),
+    ),
+    ToolSpec(
+        name="zot_manage_tags",
+        description="Zotero tags: list with counts, find items by tags (a || b, -c), or add/remove tags on "
+        "items\n(literal names; needs writes enabled).",
+        request=TagsRequest,
+        modes=TAG_MODES,
+        access=Access.REMOVE,
+        handler="manage_tags",
+        fills={"item_keys": "item_keys", "limit": "limit"},
+        implies=(Implied("tags", "search"),),
+    ),
+    ToolSpec(
+        name="zot_manage_notes",
+        description="Zotero notes and PDF annotations: list them for an item (with page labels), search their "
+        "text, or\ncreate a child note from Markdown (needs writes enabled).",
+        request=NotesRequest,
+        modes=NOTE_MODES,
+        access=Access.WRITE,
+        handler="manage_notes",
+        fills={"limit": "limit"},
+        implies=(Implied("note", "create"),),
+    ),
+    ToolSpec(
+        name="zot_export",
+        description="Export items to BibTeX, CSL-JSON, Markdown (notes, annotations) or the knowledge graph to\n"
+        "GraphML (Gephi, networkx), as files in the export folder.",
+        request=ExportRequest,
+        modes=EXPORT_MODES,
+        access=Access.FILES,
+        handler="export_library",
+        fills={"path": "path", "collection": "collection", "item_keys": "item_keys"},
+    ),
+)
+
+BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in SPECS}
+TOOL_MODES: dict[str, tuple[str, ...]] = {spec.name: spec.mode_names for spec in SPECS}
+WRITE_MODES: dict[str, dict[str, str]] = {spec.name: spec.write_modes for spec in SPECS if spec.write_modes}
