@@ -1,9 +1,12 @@
 """Benchmark the query router on the labelled set: time per route() call and accuracy per tool.
 
     python scripts/bench_routing.py [--repeat 200] [--data tests/data/routing_queries.jsonl]
+    python scripts/bench_routing.py --unseen scripts/data/routing_unseen2.jsonl
 
 Prints the median and p99 microseconds per call (every labelled query, routed `--repeat` times), the
-same for 10,000-character queries, and mode accuracy per tool.
+same for 10,000-character queries, and mode accuracy per tool. `--unseen FILE` (repeatable) reports
+accuracy per split and per class of request on sets written by people who never saw the rules
+(scripts/data/routing_unseen*.jsonl; see docs/performance.md for which parts were tuned on).
 """
 
 from __future__ import annotations
@@ -67,6 +70,26 @@ def report_accuracy(rows: list[dict[str, Any]]) -> None:
     print(f"{'overall':26} {all_right:5d} {all_total:5d} {all_right / all_total:8.3f}")
 
 
+def report_unseen(path: Path, *, show_misses: bool) -> None:
+    rows = load(path)
+    print(f"\n{path.name}")
+    for split in sorted({row.get("split", "all") for row in rows}):
+        part = [row for row in rows if row.get("split", "all") == split]
+        right: Counter[str] = Counter()
+        total: Counter[str] = Counter()
+        misses = []
+        for row in part:
+            got = route(row["tool"], row["query"]).mode
+            total[row["class"]] += 1
+            right[row["class"]] += got == row["mode"]
+            if got != row["mode"]:
+                misses.append(f"  {row['tool']} want {row['mode']} got {got}: {row['query']}")
+        classes = "  ".join(f"{c} {right[c]}/{total[c]}" for c in sorted(total))
+        print(f"  {split:5} {sum(right.values()) / len(part):.3f} of {len(part)}  ({classes})")
+        if show_misses:
+            print("\n".join(misses))
+
+
 def long_queries() -> list[tuple[str, str]]:
     prose = "We study slow-wave sleep and memory consolidation in adolescents (Smith et al., 2019). "
     texts = [
@@ -82,7 +105,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--unseen", type=Path, action="append", default=[], help="a set with class and split")
+    parser.add_argument("--misses", action="store_true", help="list the misses of --unseen sets")
     args = parser.parse_args()
+    if args.unseen:
+        for path in args.unseen:
+            report_unseen(path, show_misses=args.misses)
+        return
 
     rows = load(args.data)
     cases = [(row["tool"], row["query"]) for row in rows]

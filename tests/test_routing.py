@@ -34,6 +34,35 @@ def params_of(tool: str, query: str) -> dict[str, Any]:
 
 # --- (1) accuracy over the labelled set ------------------------------------------------------------
 
+# Sets written by people who never saw the rules (scripts/data/routing_unseen*.jsonl). Rows marked "dev"
+# have been tuned on; rows marked "test" are held out and only measured by scripts/bench_routing.py.
+UNSEEN = sorted((Path(__file__).parents[1] / "scripts" / "data").glob("routing_unseen*.jsonl"))
+MIN_UNSEEN_ACCURACY = 0.97
+
+
+def test_routing_holds_on_requests_written_without_the_rules() -> None:
+    rows = [json.loads(line) for path in UNSEEN for line in path.read_text(encoding="utf-8").splitlines()]
+    tuned = [row for row in rows if row["split"] == "dev"]
+    assert len(tuned) >= 400
+    misses = [
+        f"{r['tool']} {r['mode']}: {r['query']}"
+        for r in tuned
+        if route(r["tool"], r["query"]).mode != r["mode"]
+    ]
+    assert 1 - len(misses) / len(tuned) >= MIN_UNSEEN_ACCURACY, "\n".join(misses)
+    classes = Counter(row["class"] for row in rows)
+    for wanted in (
+        "people",
+        "entity",
+        "bibliographic",
+        "structure",
+        "related",
+        "concept",
+        "recent",
+        "notes_search",
+    ):
+        assert classes[wanted] >= 40, wanted
+
 
 def test_labelled_set_is_well_formed() -> None:
     assert len(CASES) >= 180
@@ -447,9 +476,11 @@ def test_to_dict_is_json_ready(case: dict[str, Any]) -> None:
         "subqueries",
         "backends",
         "escalated",
+        "forced",
         "reason",
         "params",
     }
+    assert data["forced"] is False
 
 
 def test_routes_are_well_formed() -> None:

@@ -5,14 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent_zot.identifiers import ITEM_KEY
+
 from .scan import HAS_DIGIT, QUOTED, Scan, clean_value
 
-# Zotero keys: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ. Requiring a digit and a letter
-# keeps shouted words ("ABSTRACT") and plain numbers out.
-_KEY = "2-9A-NP-Z"
-_ITEM_KEY_RE = re.compile(
-    rf"(?<![\w-])(?=[{_KEY}]{{0,7}}[2-9])(?=[{_KEY}]{{0,7}}[A-NP-Z])[{_KEY}]{{8}}(?![\w-])"
-)
 _DOI_RE = re.compile(r"(?i:\b(?:doi:\s*|https?://(?:dx\.)?doi\.org/))?\b(10\.\d{4,9}/[^\s\"'<>]+)")
 # New-style ids are YYMM.NNNNN; checking the month keeps most decimals out.
 _ARXIV_RE = re.compile(
@@ -139,7 +135,7 @@ def extract_identifiers(scan: Scan, params: dict[str, Any]) -> None:
         scan.consume([m.span()])
     keys: list[str] = []
     spans: list[tuple[int, int]] = []
-    for m in _ITEM_KEY_RE.finditer(scan.masked):
+    for m in ITEM_KEY.finditer(scan.masked):
         if m.group(0) not in keys:
             keys.append(m.group(0))
         spans.append(m.span())

@@ -27,6 +27,20 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\breferenc(?:e|es|ed|ing)\b|\bbibliograph\w*|\bbackward\b"
         r"|\bforward\b|\bcited by\b|\bbuil(?:d|ds|t) (?:on|upon)\b|\bbased on\b",
     ),
+    # related through shared authors, references or concepts (the relation named is the means, not the goal)
+    rx(
+        "related",
+        3.4,
+        r"\b(?:shared?|same|overlapping|common|in common)\b[^.?!]{0,30}?\b(?:authors?|references|bibliograph\w*"
+        r"|citations|concepts)\b[^.?!]{0,60}?\b(?:or|and)\b"
+        r"|\breferences in common\b|\b(?:by|through|via)\s+(?:co-?authors?|shared|same|common|overlapping)\b"
+        r"|\bshared\s+(?:authors?|references|bibliograph\w*|concepts|tags)\b|\bbibliographic(?:al)?(?:ly)? coupl\w*"
+        r"|\bco-?citations?\b|\boverlapping (?:reference|bibliograph)\w*|\brelations? (?:of|to|between)\b"
+        r"|\b(?:reference lists?|references|bibliograph\w*)\s+overlap\w*|\boverlap\w* (?:in|of) (?:their )?references\b"
+        r"|\b(?:references|authors|concepts|tags) (?:they|both|we) share\b|\bshare (?:the same )?(?:references|authors)\b"
+        r"|\b(?:related|tied|connected|linked)\b[^.?!]{0,60}?\b(?:by|through|via)\b[^.?!]{0,20}?"
+        r"\b(?:authors?|references|bibliograph\w*|concepts)\b",
+    ),
     # influence: what matters most (PageRank on the subgraph)
     rx(
         "influence",
@@ -35,7 +49,12 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\bmost (?:important|impactful)\b|\bby importance\b|\bkey papers\b|\bimpact(?:ful)?\b|\bclassics?\b|\bmust-reads?\b"
         r"|\bcornerstone\b|\bpivotal\b|\bhubs?\b",
     ),
-    rx("influence", 3.0, r"\b(?:most|highly|heavily|widely) cited\b"),
+    rx(
+        "influence",
+        3.0,
+        r"\b(?:most|highly|heavily|widely|top|often|frequently) cited\b|\bcited (?:the )?most\b"
+        r"|\bcited\b[^.?!]{0,40}?\b(?:missing|not in|don'?t have|lack)\b",
+    ),
     # content_similarity: papers that read alike (vectors, not links)
     rx(
         "content_similarity",
@@ -53,6 +72,13 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\bresearch groups?\b|\bteams?\b|\blabs?\b|\bco-?workers?\b",
     ),
     has("collaboration", 0.8, "authors"),
+    rx(
+        "collaboration",
+        2.6,
+        r"\bwith whom\b|\bcol+ab+or\w*|\bpeople (?:working|who work|doing research)\b"
+        r"|\bjointly with\b|\b(?:written|published|wrote)\b[^.?!]{0,20}?\b(?:together )?with\b"
+        r"|\bwho (?:does|do|did)\s+\S+(?:\s+\S+)?\s+(?:work|publish|write)\s+with\b",
+    ),
     # concept: shared ideas and methods
     rx(
         "concept",
@@ -61,6 +87,14 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\b(?:main|shared|common|key|recurring)\s+(?:topics|methods|themes)\b"
         r"|\b(?:methods|techniques|topics|approaches|theories)\b[^.?!]{0,20}?\b(?:recur\w*|across|shared"
         r"|in common|overlap\w*)\b",
+    ),
+    rx(
+        "concept",
+        3.0,
+        r"\bco-?oc+ur\w*|\bco-?appear\w*|\b(?:occur|appear|show|come|turn)\w*(?:\s+up)?\s+together\b"
+        r"|\b(?:paired|associated|mentioned|linked) (?:together )?with (?:the )?(?:concept|idea|topic|term)\b"
+        r"|\b(?:topics|concepts|ideas|themes|terms)\s+(?:\w+\s+)?(?:cluster|group|bundle)\w*\s+(?:together\s+)?with\b"
+        r"|\b(?:topic|concept|keyword|theme)\s+(?:network|map|graph|cluster)s?\b|\bgo(?:es)? together with\b",
     ),
     # temporal: how things changed
     rx(

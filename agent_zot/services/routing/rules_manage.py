@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from .rules import Rule, has, rx
 
+# An item key as lower-cased text: 8 characters of Zotero's alphabet with a digit, or with few vowels
+# (a key without digits, "dfszkrys"), so "notes on dfszkrys" lists an item's notes and "notes on bayesian
+# models" searches them.
+_KEYLIKE = r"(?=[a-np-z2-9]{8}\b)(?:[a-z]*[2-9]|[b-df-hj-np-tv-xz2-9]*(?:[aeiuy][b-df-hj-np-tv-xz2-9]*){0,2}(?![a-z0-9]))"
 _ADD_VERBS = r"add|put|file|save|move|copy|include|place|stick|insert|assign"
 
 COLLECTION_RULES: tuple[Rule, ...] = (
@@ -30,17 +34,26 @@ COLLECTION_RULES: tuple[Rule, ...] = (
     rx(
         "recent",
         2.5,
-        r"\brecent(?:ly)?\b|\blately\b|\blatest\b|\bnewest\b"
+        r"\brecent(?:ly)?\b|\brec[a-z]{0,3}(?:tly|lty)\b|\blately\b|\blatest\b|\bnewest\b"
         r"|\bnew (?:items|stuff|papers|additions|entries|things)\b"
         r"|\bwhat(?:'s|’s| is) new\b|\bjust added\b|\bwhat did i (?:add|save|import)\b|\badditions\b"
         r"|\badded (?:in|during|over|since|this|last|today|yesterday)\b",
+    ),
+    rx(
+        "recent",
+        3.2,
+        r"\bwhat did i (?:just )?(?:add|save|import)\w*|\b(?:i|i've|i have)\s+(?:just\s+)?(?:add|added|saved|imported)\b"
+        r"[^.?!]{0,30}?\b(?:since|today|yesterday|this|last|ago|recently|lately)\b"
+        r"|\blast\s+(?:\d+|few|couple of)\s+(?:papers|items|articles|things|entries)\b"
+        r"|\blast (?:paper|item|article|thing|entry|pdf)s? (?:i|that i|we)\b"
+        r"|\b(?:dropped|put|saved|added|imported|brought)\s+(?:in(?:to)?|to) (?:the|my) (?:library|zotero)\b",
     ),
     has("recent", 1.5, "days"),
     rx(
         "create",
         3.0,
         r"\b(?:create|make|start|set up|build)\b[^.?!]{0,30}?\b(?:sub-?)?(?:collection|folder)\b"
-        r"|\bnew\s+(?:sub-?)?(?:collection|folder)\b",
+        r"|\bnew\s+(?:sub-?)?(?:col+ec?tion|folder)\b|\b(?:create|make)\b[^.?!]{0,30}?\bcol+ec?tion\b",
     ),
     has("create", 2.0, "new_collection"),
     rx("add", 2.5, rf"^\s*(?:please\s+)?(?:can you\s+)?(?:{_ADD_VERBS})\b"),
@@ -68,6 +81,7 @@ TAG_RULES: tuple[Rule, ...] = (
         r"|\b(?:find|filter)\b[^.?!]{0,30}?\btag",
     ),
     has("search", 2.0, "tag_expression"),
+    rx("search", 3.0, r"\btag:[^\s]+|\b(?:or|and)\s+tag\b"),
     rx(
         "add",
         3.0,
@@ -108,6 +122,16 @@ NOTE_RULES: tuple[Rule, ...] = (
         r"|contains|about|with the word|referring|discussing|talking about|talk about|talks about)\b"
         r"|\bwhich\b[^.?!]{0,12}?\bnotes\b"
         r"|\bdid i (?:write|note) (?:anything|something)\b|\bwhere did i (?:write|note|mention)\b",
+    ),
+    # "where did I jot down ideas on X", "my highlights that mention Y", "serch my notes for Z"
+    rx(
+        "search",
+        3.2,
+        r"\bwhere\s+(?:did|have)\s+i\b|\bwhere i (?:have |had )?(?:written|wrote|noted|jotted|highlighted)\b|\bdid i\s+(?:\w+\s+)?(?:annotate|highlight|comment|note|write)\w*\s+"
+        r"(?:anything|something)\b|\bs[aeiou]{0,2}r[aeiou]{0,2}ch\b[^.?!]{0,20}?\b(?:notes?|annotations?|highlights?|comments?)\b"
+        r"|\bnot(?:ed|ing) (?:something|anything|down)\b|\bwhere was (?:it|that)\b"
+        r"|\b(?:notes?|nots|annotat\w*|h[io]g?h?l[io]g?h?t\w*|comments?|passages)\b[^.?!]{0,40}?\b(?:mention\w*|regarding|concerning"
+        rf"|on the (?!pdf\b)|about|on)\s+(?!{_KEYLIKE})(?=['‘\"]?[a-z])",
     ),
     rx(
         "create",

@@ -9,6 +9,30 @@ from __future__ import annotations
 from .rules import Rule, has, rx
 from .rules_explore import CITATION_TOPICS
 
+# Things papers use, as opposed to the papers themselves
+_THINGS = (
+    r"methods?|methodolog(?:y|ies)|datasets?|data sets|benchmarks?|techniques?|tools?|frameworks?|algorithms?|assays?|cell lines?"
+    r"|corpora|corpus|instruments?|metrics?|measures|models|software|reagents?|materials|estimators?"
+    r"|questionnaires?|scales|surveys?|simulations?|codes?|libraries|architectures?|baselines?|protocols?"
+)
+
+# Questions about the people behind a topic
+PEOPLE = (
+    r"\bwho\s+(?:are|is|were)\s+(?:the\s+)?(?:\w+\s+)?(?:researchers?|authors?|scientists?|people|experts?"
+    r"|groups?|labs?|names?|persons?|individuals|figures|players|contributors)\b"
+    r"|\b(?:a[uo]th?[eo]u?rs?|res[ea]{0,2}rchers?|people|scientists?|groups?|labs?)\s+(?:\w+\s+){0,2}?(?:active|working"
+    r"|publishing|writing|studying)"
+    r"\s+(?:on|in|about)\b"
+    r"|\b(?:which|what|wich|name the|list the)\s+(?:\w+\s+){0,2}?(?:a[uo]th?[eo]u?rs?|researchers?|scientists?"
+    r"|peoples?|experts?|research groups?|labs?|economists|scholars)\b"
+    r"|\bwho (?:the )?(?:\w+ )?(?:a[uo]th?[eo]u?rs?|researchers?|scientists?|experts?|people) (?:are|is|were)\b"
+    r"|\b(?:give|tell|show) me (?:the |their )?names\b|\ba[uo]th?[eo]u?rs (?:writing|working|publishing)\b"
+    r"|\bwho\s+(?:\w+\s+){0,3}?(?:works?|working|writes?|writing|writting|wrote|publish\w*|research\w*"
+    r"|stud(?:y|ies))\b[^.?!]{0,20}?\b(?:on|about|in)\b"
+    r"|\b(?:key|main|leading|top|prominent|important)\s+(?:people|persons|res[ea]{0,2}rchers|a[uo]th?[eo]u?rs|scientists"
+    r"|names|figures|scholars)\b|\bi want names\b|\bleading (?:auth\w*|researchers?|scientists?|people|names)\b"
+)
+
 SEARCH_RULES: tuple[Rule, ...] = (
     # metadata: filters spelled out in the query
     has("metadata", 1.2, "authors"),
@@ -23,6 +47,11 @@ SEARCH_RULES: tuple[Rule, ...] = (
         "metadata",
         1.0,
         r"\b(?:published|journal|venue|year|authored|written by|by author|publication date)\b",
+    ),
+    rx(
+        "metadata",
+        2.6,
+        r"\b(?:everything|all|anything|every(?:thing)? (?:paper|item))\s+(?:\w+\s+)?(?:by|from|written by)\s+[a-z]",
     ),
     # graph: who worked with whom, what cites what
     rx(
@@ -41,6 +70,8 @@ SEARCH_RULES: tuple[Rule, ...] = (
         "graph", 1.5, r"\bnetwork\b|\bneighbou?r(?:s|hood)?\b|\bconnected to\b|\blinked to\b|\bconnections?\b"
     ),
     rx("graph", 1.2, r"\bwho else\b|\bsame (?:group|lab|team)\b|\bfollow-?up (?:work|papers)\b"),
+    # people: who works on a topic (their papers and co-authors come from the graph)
+    rx("graph", 2.6, PEOPLE),
     # entity: the things papers use or talk about, not the papers
     rx(
         "entity",
@@ -55,6 +86,13 @@ SEARCH_RULES: tuple[Rule, ...] = (
         r"\bentit(?:y|ies)\b|\bconcepts?\b|\bkey\s*terms?\b|\bkeywords?\b|\bkey ideas?\b|\bterminology\b",
     ),
     rx("entity", 1.0, r"\bmentioned\b|\bmentions of\b|\bshow up\b|\bappear in\b|\bused (?:in|for|to)\b"),
+    # "which benchmarks do papers on X use", "sequencing methods used by papers on Y"
+    rx(
+        "entity",
+        2.4,
+        rf"\b(?:{_THINGS})\b[^.?!]{{0,50}}?\b(?:use[sd]?|using|evaluated?|evaluates|employ\w*|appl(?:y|ied|ies)"
+        rf"|rel(?:y|ies|ied) on|adopt\w*)\b|\b(?:lis?t|name|enumerate|which|wh?ich|what)\b[^.?!]{{0,30}}?\b(?:{_THINGS})\b",
+    ),
     # comprehensive: the user asks for breadth over speed
     rx(
         "comprehensive",
@@ -90,6 +128,17 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"|\bin (?:a|one|two) (?:sentence|line|paragraph)s?\b",
     ),
     rx("quick", 2.0, r"\bwhat(?:'s|’s|\s+is|\s+was)\b(?:\s+\S+){0,4}?\s+about\b(?!\s+(?:the|its|their)\b)"),
+    # the paper's bibliographic facts: who wrote it, where and when it came out
+    rx(
+        "quick",
+        3.2,
+        r"\bwho\s+(?:wrote|writed|authored|write|writes|is the (?:first |last |lead |corresponding )?author|are the a\w*ors)\b"
+        r"|\b(?:first|last|lead|corresponding)\s+a[uo]?th?o?rs?\b|\ba\w{0,2}thors? of\b"
+        r"|\b(?:where|when)\b[^.?!]{0,120}?\b(?:published|come out|came out|appeared?)\b"
+        r"|\b(?:which|what|in what)\s+(?:journal|venue|conference|publisher|year)\b|\bpublisher\b"
+        r"|\b(?:doi|publication (?:year|date)|year of publication|citation details|bibliographic)\b"
+        r"|\bthe (?:journal|venue|volume|issue number|publisher)\b",
+    ),
     # targeted: a question about one aspect
     rx("targeted", 1.4, r"^\s*(?:what|which|how|why|when|where|who|does|do|did|is|are|was|were|can|could)\b"),
     rx("targeted", 1.0, r"\?\s*$"),
@@ -105,7 +154,7 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         "comprehensive",
         2.2,
         r"\b(?:comprehensive(?:ly)?|detailed|in[- ]depth|in detail|thorough(?:ly)?|deep[- ]dive|full summary"
-        r"|complete summary|walk me through|break\s*down|breakdown|everything|all aspects|full detail"
+        r"|full (?:structured )?summary|structured summary|complete summary|walk me through|break\s*down|breakdown|everything|all aspects|full detail"
         r"|extensive(?:ly)?|thorough understanding|covering everything|section by section|each section"
         r"|all (?:the )?details|every detail|rundown|complete (?:overview|picture|account))\b",
     ),
@@ -126,4 +175,17 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"|^\s*(?:the\s+)?(?:full\s+)?text\b|\ball of it\b|\b(?:continue|keep) reading\b|\bread on\b",
     ),
     has("full", 2.0, "pages"),
+    # structure that needs the whole text: all the tables, the equations, the captions, its length
+    rx(
+        "full",
+        3.4,
+        r"\b(?:all|every|each|extract|pull|list|get|give me|see|show|print|write (?:out|down))\b[^.?!]{0,40}?"
+        r"\b(?:tab(?:le|el)s?|equat\w*|formula[es]?|formulae"
+        r"|figure capt\w*|captions?|capt\w+ of figures|section headings?|headings?|appendi(?:x|ces))\b"
+        r"|\bhow long is\b|\bhow (?:many|much) pages\b|\bpage count\b|\bnumber of pages\b|\blength of\b"
+        r"|\b(?:section )?headings\b|\bfigure capt\w*|\bcaptions?\b|\boutline of (?:the )?(?:headings|sections)\b|\bstructure of (?:the |this |that )?(?:paper|article|document)\b"
+        r"|\b(?:first|last)\s+(?:\w+\s+)?pages?\b"
+        r"|\b(?:tables|equations|formulas|figures)\b[^.?!]{0,60}?\b(?:contains?|includes?)\b"
+        r"|\b(?:write|list|print) (?:them )?all(?: of them)? out\b|\ball of them out\b",
+    ),
 )
