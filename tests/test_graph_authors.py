@@ -10,7 +10,6 @@ import pytest
 
 from agent_zot.graph.authors import (
     AuthorIndex,
-    find_authors,
     given_compatible,
     is_full_name,
     normalise_name,
@@ -234,49 +233,6 @@ def test_keys_are_stable_across_input_order() -> None:
     first = {c.creator_id: resolve_authors(items).key_for(c) for c in creators}
     second = {c.creator_id: resolve_authors(list(reversed(items))).key_for(c) for c in creators}
     assert first == second
-
-
-# --- find_authors -----------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def people() -> AuthorIndex:
-    return resolve_authors(
-        [
-            item(
-                "A", creator("van der Berg", "Jan"), creator("Smith", "John"), creator("O'Brien", "Patrick")
-            ),
-            item("B", creator("Smith", "Jane"), creator("Nguyen", "Thi Minh"), creator("Schmidt", "Johann")),
-            item("C", creator("Smith", "John"), creator("Müller", "Jürgen")),
-        ]
-    )
-
-
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("van der Berg", "vanderberg|jan"),
-        ("vanderberg", "vanderberg|jan"),
-        ("J Smith", "smith|john"),
-        ("John Smith", "smith|john"),
-        ("Smith, Jane", "smith|jane"),
-        ("obrien", "obrien|patrick"),
-        ("O'Brian", "obrien|patrick"),
-        ("Muller", "muller|jurgen"),
-        ("Nguyen Thi Minh", "nguyen|thi minh"),
-    ],
-)
-def test_find_authors_suggests_close_names(people: AuthorIndex, query: str, expected: str) -> None:
-    found = find_authors(people, query)
-    assert found and found[0][0] == expected
-    assert all(0 < score <= 1 for _, score in found)
-    assert [s for _, s in found] == sorted((s for _, s in found), reverse=True)
-
-
-def test_find_authors_limits_and_rejects_nonsense(people: AuthorIndex) -> None:
-    assert len(find_authors(people, "Smith", limit=2)) == 2
-    assert find_authors(people, "zzzzqqq") == []
-    assert find_authors(people, "  ") == []
 
 
 # --- the real shared libraries ------------------------------------------------------------------------

@@ -344,10 +344,12 @@ def test_concept_type_rules(name: str, kind: ConceptType) -> None:
 
 def test_dataset_named_in_context() -> None:
     context = "We evaluate on the MIMIC dataset and on a benchmark called GSM8K; the CNN baseline is weak."
-    assert concept_type("MIMIC", context) is ConceptType.DATASET
-    assert concept_type("mimic", context) is ConceptType.DATASET
-    assert concept_type("GSM8K", context) is ConceptType.DATASET
-    assert concept_type("CNN", context) is ConceptType.CONCEPT
+    called = dataset_names(context)
+    assert concept_type("MIMIC", called) is ConceptType.DATASET
+    assert concept_type("mimic", called) is ConceptType.DATASET
+    assert concept_type("GSM8K", called) is ConceptType.DATASET
+    assert concept_type("CNN", called) is ConceptType.CONCEPT
+    assert concept_type("MIMIC-III", called, keys=["mimic"]) is ConceptType.DATASET  # by an alias
     assert concept_type("mimic") is ConceptType.CONCEPT  # without context
     assert dataset_names("the lowercase dataset and the SQuAD dataset") == {"squad"}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.graph.matching import Match, ReferenceMatcher, external_work_key, fold
+from agent_zot.graph.matching import Match, ReferenceMatcher, external_work_key, title_form
 from agent_zot.graph.references import Reference, parse_reference
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
@@ -85,8 +85,8 @@ def matcher() -> ReferenceMatcher:
 
 
 def test_fold() -> None:
-    assert fold("Sci-BERT: A Prétrained   Model!") == "scibert a pretrained model"
-    assert fold("Ürdün’s “Café”") == "urduns cafe"
+    assert title_form("Sci-BERT: A Prétrained   Model!") == "scibert a pretrained model"
+    assert title_form("Ürdün’s “Café”") == "urduns cafe"
 
 
 def test_index_size(matcher: ReferenceMatcher) -> None:
@@ -294,7 +294,7 @@ def test_external_work_key_title_hash_is_stable_and_normalised() -> None:
     c = Reference(raw="c", title="Language Models are Few-Shot Learners", year=2021)
     key = external_work_key(a)
     assert key is not None and re.fullmatch(r"t:[0-9a-f]{16}", key)
-    assert external_work_key(b) != key or fold(a.title) == fold(b.title)
+    assert external_work_key(b) != key or title_form(a.title) == title_form(b.title)
     assert (
         external_work_key(Reference(raw="z", title="Language models are few-shot learners!", year=2020))
         == key

@@ -6,14 +6,13 @@ import pytest
 
 from agent_zot.graph.references import (
     Reference,
-    find_arxiv,
-    find_doi,
     parse_reference,
     parse_references,
     split_references,
     split_references_styled,
     surnames,
 )
+from agent_zot.identifiers import find_arxiv, find_doi
 
 # --------------------------------------------------------------------------------------------- splitting
 

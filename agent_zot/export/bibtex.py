@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from agent_zot.export.latex import escape, latex_title, strip_markup, verbatim
+from agent_zot.identifiers import clean_doi
+from agent_zot.text import ascii_key
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
 from agent_zot.zotero.values import parse_zotero_date
 
@@ -41,7 +42,6 @@ _STOPWORD_LIST = (
 )
 _STOPWORDS = frozenset(_STOPWORD_LIST.split())
 # Characters NFKD leaves alone but that have an obvious ASCII spelling.
-_FOLD_EXTRA = str.maketrans({"ß": "ss", "æ": "ae", "ø": "o", "ł": "l", "đ": "d", "þ": "th", "œ": "oe"})
 _KEY_UNSAFE = re.compile(r"""[\s{}(),=\\#%"'~@]""")
 _ARXIV_ID = r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z\-]+(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
 _ARXIV_PATTERNS = (
@@ -51,7 +51,6 @@ _ARXIV_PATTERNS = (
     re.compile(r"^_eprint:\s*(\d{4}\.\d{4,5}(?:v\d+)?)\s*$", re.MULTILINE),  # NASA ADS exports
 )
 _EXTRA_FIELD_LINE = re.compile(r"^\s*[\w\-]+(?: [\w\-]+){0,3}\s*:")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _NAME_SUFFIX = re.compile(r"^(?:jr|sr|i{1,3}|iv|v|vi)\.?$", re.IGNORECASE)
 _AND = re.compile(r"\band\b", re.IGNORECASE)
 
@@ -62,10 +61,6 @@ _AND = re.compile(r"\band\b", re.IGNORECASE)
 def item_date(item: Item) -> ZoteroDate | None:
     """The item's date, including types whose date field has another name (a patent's issueDate)."""
     return item.date or parse_zotero_date(item.field("date"))
-
-
-def clean_doi(doi: str) -> str:
-    return _DOI_PREFIX.sub("", doi.strip())
 
 
 def arxiv_id(item: Item) -> str:
@@ -92,12 +87,6 @@ def split_suffix(first_name: str) -> tuple[str, str]:
 # -- keys -------------------------------------------------------------------------------------------
 
 
-def ascii_fold(text: str) -> str:
-    """Lowercase ASCII letters and digits only: "Müller" -> "muller"."""
-    decomposed = unicodedata.normalize("NFKD", text.lower().translate(_FOLD_EXTRA))
-    return re.sub(r"[^a-z0-9]", "", decomposed.encode("ascii", "ignore").decode("ascii"))
-
-
 def _first_creator(item: Item) -> Creator | None:
     for roles in (PRIMARY_ROLES, frozenset({"editor"})):
         for creator in item.creators:
@@ -113,12 +102,12 @@ def _author_part(item: Item) -> str:
     name = creator.last_name or creator.first_name
     if creator.single_field or not creator.first_name:
         name = name.split(",")[0]  # a one-field "Vallenari, A." still starts with the family name
-    return ascii_fold(name) or "anon"
+    return ascii_key(name) or "anon"
 
 
 def _title_part(item: Item) -> str:
     for word in re.findall(r"\w+", strip_markup(item.title)):
-        folded = ascii_fold(word)
+        folded = ascii_key(word)
         if folded and folded not in _STOPWORDS:
             return folded
     return ""

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from agent_zot.export.bibtex import PRIMARY_ROLES, clean_doi, item_date, split_suffix
+from agent_zot.export.bibtex import PRIMARY_ROLES, item_date, split_suffix
+from agent_zot.identifiers import clean_doi
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
 
 CSL_TYPES = {

@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 
 from markdownify import markdownify
 
-from agent_zot.export.bibtex import clean_doi, item_date
+from agent_zot.export.bibtex import item_date
 from agent_zot.export.latex import clean_text, strip_markup
+from agent_zot.identifiers import clean_doi
 from agent_zot.zotero.models import Annotation, Attachment, Item, Library, LinkMode
 
 _YAML_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}

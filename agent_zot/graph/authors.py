@@ -9,13 +9,11 @@ consistent with the full name), and an initial-only form that fits two different
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
+from agent_zot.text import fold
 from agent_zot.zotero.models import Creator, Item
 
 # Lowercase words that belong to the surname ("van der Berg"); "al" also covers "al-Farabi" after splitting.
@@ -28,23 +26,12 @@ PARTICLES = frozenset(
 )  # fmt: skip
 # Generational suffixes: shown, but not part of the identity (and never initials).
 SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "2nd", "3rd", "phd", "md"})
-# Letters NFKD does not decompose into a base letter plus marks.
-_FOLD_EXTRA = str.maketrans(
-    {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
-     "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ß": "ss"}
-)  # fmt: skip
 _APOSTROPHES = re.compile(r"['’‘`ʼ´]")
 _KEY_DROP = re.compile(r"[\s\-‐‑‒–—.'’‘`ʼ´,]+")
 _GIVEN_SPLIT = re.compile(r"[\s.\-‐‑‒–—]+")
 _WORD_SPLIT = re.compile(r"[\W_]+")
 _DASHES = re.compile(r"[‐‑‒–—]")
 _VOWELS = frozenset("aeiouy")
-
-
-def fold(text: str) -> str:
-    """Case-folded text without diacritics; non-Latin scripts (CJK, Cyrillic...) are kept as they are."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_FOLD_EXTRA))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,45 +285,3 @@ def _add_author(index: AuthorIndex, cluster: list[_Form]) -> None:
         index.by_form[form.name.key] = key
         for cid in form.creator_ids:
             index.by_creator[cid] = key
-
-
-# --- lookup by a typed name -------------------------------------------------------------------------
-
-
-def find_authors(index: AuthorIndex, query: str, limit: int = 5) -> list[tuple[str, float]]:
-    """Author keys whose names are close to ``query`` ("van der Berg", "J Smith", "obrien"), best first,
-    with a 0-1 score; for suggesting names when a typed author is not found exactly."""
-    queries = _query_forms(query)
-    if not queries or limit <= 0:
-        return []
-    choices: list[str] = []
-    owners: list[str] = []
-    for author in index:
-        for text in _search_forms(author):
-            choices.append(text)
-            owners.append(author.key)
-    best: dict[str, float] = {}
-    for q in queries:
-        for _, score, i in process.extract(q, choices, scorer=fuzz.WRatio, limit=None, score_cutoff=60):
-            best[owners[i]] = max(best.get(owners[i], 0.0), score / 100)
-    ranked = sorted(best.items(), key=lambda kv: (-kv[1], -len(index[kv[0]].papers), kv[0]))
-    return ranked[:limit]
-
-
-def _query_forms(query: str) -> list[str]:
-    words = [w for w in _GIVEN_SPLIT.split(_APOSTROPHES.sub("", fold(query)).replace(",", " ")) if w]
-    if not words:
-        return []
-    return list(dict.fromkeys([" ".join(words), "".join(words)]))
-
-
-def _search_forms(author: Author) -> set[str]:
-    """Ways a user might type this author: "john smith", "smith john", "j smith", "smith", "vanderberg"."""
-    surname, _, given = author.key.partition("|")
-    forms = {surname}
-    for variant in author.variants:
-        forms.add(" ".join(w for w in _GIVEN_SPLIT.split(_APOSTROPHES.sub("", fold(variant))) if w))
-    if given:
-        tokens = given.split()
-        forms |= {f"{given} {surname}", f"{surname} {given}", f"{tokens[0][0]} {surname}"}
-    return forms

@@ -8,7 +8,6 @@ author identities resolved and co-author counts derived.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from agent_zot.graph.concepts import merge_concepts
 from agent_zot.graph.facts import PaperFacts
 from agent_zot.graph.matching import ReferenceMatcher, external_work_key
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
+from agent_zot.text import ascii_fold
 from agent_zot.zotero.models import Item, Library
 
 
@@ -108,7 +108,7 @@ def _add_paper(graph: _Graph, item: Item, library: Library) -> None:
 
 def venue_key(name: str) -> str:
     """Case, accents, punctuation and a trailing year folded: "Proc. of ACL 2020" ~ "proc of acl"."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode().casefold()
+    folded = ascii_fold(name)
     folded = re.sub(r"\b(?:19|20)\d{2}\b", " ", folded)
     return " ".join(re.sub(r"[^\w\s]", " ", folded).split()) or name.casefold()
 

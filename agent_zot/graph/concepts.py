@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -14,6 +14,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from agent_zot.graph.model import ConceptType
+from agent_zot.text import STOPWORDS, fold
 
 BODY_CHARS = 6000  # body text YAKE sees: the introduction carries the paper's terms; the rest is slow noise
 TITLE_BOOST = 2.0
@@ -28,14 +29,6 @@ def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-STOPWORDS = _wordset(
-    """a an the of and or but nor for to in on at by with from as into onto via per than then that this these
-    those there their its it is are was were be been being has have had do does did not no can could may
-    might must shall should will would our we us you your they them he she his her i me my which who whom
-    whose what when where why how all any both each few more most other some such only own same so too very
-    also just using use used based new novel towards toward between within without about over under among
-    against during before after above below up down out off again further once here et al eg ie etc vs"""
-)
 # Words that alone are no concept (YAKE likes them because they recur in every abstract).
 GENERIC = _wordset(
     """model method approach result paper study work analysis data task performance experiment problem
@@ -139,11 +132,6 @@ def _is_field_of_study(word: str) -> bool:
     return word.endswith(("omics", "physics", "matics", "dynamics", "onics", "etics"))
 
 
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-
-
 def _spelling(word: str) -> str:
     word = _BRITISH.get(word, word)
     for uk, us in (("isations", "izations"), ("isation", "ization"), ("isers", "izers"), ("iser", "izer")):
@@ -154,7 +142,7 @@ def _spelling(word: str) -> str:
 
 def normalise_concept(phrase: str) -> str:
     """The merge key of a phrase ("Fine-Tuning of the CNNs" -> "fine tuning of the cnn"); "" for junk."""
-    text = _fold(phrase).replace("’", "'").strip()
+    text = fold(phrase).replace("’", "'").strip()
     if not text or len(text) > MAX_CHARS * 2 or _URL.search(text):
         return ""
     text = _PARENTHESES.sub(" ", text)  # "convolutional neural networks (cnns)": the acronym is an alias
@@ -215,7 +203,7 @@ def extract_keyphrases(
     if not candidates:
         return []
     head = _title_forms(title)
-    summary = f" {_fold(abstract)} "
+    summary = f" {fold(abstract)} "
     scores = [float(score) for _, score in candidates]
     best: dict[str, float] = {}
     for (phrase, _), weight in zip(candidates, _weights(scores), strict=True):
@@ -224,7 +212,7 @@ def extract_keyphrases(
             continue
         weight *= _boost(key, phrase, head, summary)
         best[key] = max(best.get(key, 0.0), weight)
-    excluded = {w for phrase in exclude for w in _fold(phrase).replace("-", " ").replace(".", " ").split()}
+    excluded = {w for phrase in exclude for w in fold(phrase).replace("-", " ").replace(".", " ").split()}
     ranked = _prune(sorted(best.items(), key=lambda kv: (-kv[1], kv[0])), excluded)[:top_k]
     if not ranked:
         return []
@@ -254,7 +242,7 @@ def _weights(scores: list[float]) -> list[float]:
 
 def _title_forms(title: str) -> tuple[str, str]:
     """The title's words as keys see them, once as written and once with every word singular."""
-    words = [_spelling(w) for w in _PUNCT.sub(" ", _SEPARATORS.sub(" ", _fold(title))).split()]
+    words = [_spelling(w) for w in _PUNCT.sub(" ", _SEPARATORS.sub(" ", fold(title))).split()]
     return f" {' '.join(words)} ", f" {' '.join(singularise(w) for w in words)} "
 
 
@@ -262,7 +250,7 @@ def _boost(key: str, phrase: str, title: tuple[str, str], abstract: str) -> floa
     factor = 1.0 if " " in key else UNIGRAM_PENALTY
     if any(f" {key} " in form for form in title):
         factor *= TITLE_BOOST
-    elif _fold(phrase) in abstract:
+    elif fold(phrase) in abstract:
         factor *= ABSTRACT_BOOST
     return factor
 
@@ -445,10 +433,7 @@ def _build(
             alias_to_key[key] = root
         name = max(forms, key=lambda s: (forms[s], normalise_concept(s) == root, -len(s), s))
         aliases = sorted((set(keys) | set(forms)) - {name, root})
-        kind = _type_by_rules(name)
-        if kind is ConceptType.CONCEPT and called_datasets.intersection(keys):
-            kind = ConceptType.DATASET
-        concepts[root] = Concept(root, name, kind, aliases)
+        concepts[root] = Concept(root, name, concept_type(name, called_datasets, keys), aliases)
     per_paper_out: dict[str, list[tuple[str, float]]] = {}
     for paper, weights in kept.items():
         merged: dict[str, float] = {}
@@ -490,17 +475,21 @@ _NAMED_DATASET = re.compile(
 )
 
 
-def concept_type(name: str, context: str = "") -> ConceptType:
-    """Method, Dataset, Theory or Concept by the rules in ``TYPE_RULES``; a name that the context writes in
-    capitals next to a dataset word ("the MIMIC dataset", "a benchmark called GSM8K") is a Dataset."""
+def concept_type(
+    name: str, called_datasets: AbstractSet[str] = frozenset(), keys: Iterable[str] = ()
+) -> ConceptType:
+    """Method, Dataset, Theory or Concept by the rules in ``TYPE_RULES``; a concept whose key (or one of
+    ``keys``, its aliases) is among ``called_datasets`` (see `dataset_names`: what the papers write in
+    capitals next to a dataset word, "the MIMIC dataset") is a Dataset."""
     kind = _type_by_rules(name)
-    if kind is ConceptType.CONCEPT and context and normalise_concept(name) in dataset_names(context):
+    wanted = {normalise_concept(name), *keys}
+    if kind is ConceptType.CONCEPT and called_datasets and not called_datasets.isdisjoint(wanted):
         return ConceptType.DATASET
     return kind
 
 
 def _type_by_rules(name: str) -> ConceptType:
-    folded = " ".join(_SEPARATORS.sub(" ", _fold(name)).split())
+    folded = " ".join(_SEPARATORS.sub(" ", fold(name)).split())
     for kind, pattern in TYPE_RULES:
         if pattern.search(folded):
             return kind

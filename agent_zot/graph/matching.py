@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from agent_zot.graph.references import Reference, find_arxiv, find_doi
+from agent_zot.graph.references import Reference
+from agent_zot.identifiers import find_arxiv, find_doi
+from agent_zot.text import ascii_fold
 from agent_zot.zotero.models import Item
 
 TITLE_THRESHOLD = 0.8  # confidence below which a title match is dropped: an exact title alone just passes
@@ -42,10 +43,9 @@ class _Entry:
     surnames: frozenset[str]  # normalised surnames of all authors
 
 
-def fold(text: str) -> str:
+def title_form(text: str) -> str:
     """ASCII-folded, lower-case, words joined by hyphens glued, other punctuation as spaces."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    glued = _JOINERS.sub("", ascii_text.lower())
+    glued = _JOINERS.sub("", ascii_fold(text))
     return _NON_ALNUM.sub(" ", glued).strip()
 
 
@@ -71,13 +71,13 @@ def _item_arxiv(item: Item) -> str | None:
 
 
 def _surname_key(name: str) -> str:
-    words = fold(name).split()
+    words = title_form(name).split()
     return words[-1] if words else ""
 
 
 def title_key(ref: Reference) -> str | None:
     """The external work key of a reference that has no DOI or arXiv id, when its title looks real."""
-    title = fold(ref.title)
+    title = title_form(ref.title)
     if len(title.split()) < 3:
         return None
     digest = hashlib.sha1(f"{title}|{ref.year or ''}".encode()).hexdigest()  # an id, not a security measure
@@ -154,7 +154,7 @@ class ReferenceMatcher:
         arxiv = _item_arxiv(item)
         if arxiv:
             self._by_arxiv.setdefault(arxiv, item.key)
-        title = fold(item.title)
+        title = title_form(item.title)
         if title:
             surnames = frozenset(s for s in (_surname_key(c.last_name) for c in item.authors) if s)
             entry = _Entry(item.key, title, item.year, surnames)
@@ -183,10 +183,10 @@ class ReferenceMatcher:
         return [self._blocks[y] for y in years if y in self._blocks]
 
     def _match_title(self, ref: Reference, citing_key: str | None) -> Match | None:
-        title = fold(ref.title)
+        title = title_form(ref.title)
         # A title of fewer than three words is more often a venue or a fragment than the title.
         use_raw = len(title.split()) < 3
-        raw = fold(ref.raw) if use_raw else ""
+        raw = title_form(ref.raw) if use_raw else ""
         first = _surname_key(ref.authors[0]) if ref.authors else ""
         best: Match | None = None
         for block in self._candidate_blocks(ref.year):

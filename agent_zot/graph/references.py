@@ -13,6 +13,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
+from agent_zot.identifiers import DOI, find_arxiv, find_doi
+from agent_zot.text import STOPWORDS
+
 MAX_AUTHORS = 20
 MIN_ENTRY, MAX_ENTRY = 20, 800
 
@@ -22,15 +25,6 @@ _PLAIN = re.compile(r"\s*(\d{1,4})\s+(?=[^\W\d_])")
 _MARKER = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.(?=\s)|\d{1,4}(?=\s+[^\W\d_]))\s*")
 _YEAR = re.compile(r"(?<![\d/.:])(1[89]\d\d|20\d\d|2100)(?:[a-z](?![a-z]))?(?![\d])")
 _YEAR_TOKEN = re.compile(r"\(?((?:1[89]|20)\d\d)[a-z]?(?:[–-](?:1[89]|20)?\d\d)?\)?[.,:;]?\)?[.,:;]?")
-_DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
-_ARXIV_NEW = re.compile(
-    r"(?:arxiv(?:\.org/(?:abs|pdf))?[:/]?\s*|abs/|corr\s*,?\s*abs/)(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE
-)
-_ARXIV_OLD = re.compile(
-    r"\b((?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|nucl-th|physics"
-    r"|quant-ph|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
-    re.IGNORECASE,
-)
 _QUOTED = re.compile(r"[“\"«]\s*(.{8,400}?)\s*[”\"»]|``\s*(.{8,400}?)\s*''|‘‘\s*(.{8,400}?)\s*’’")
 _SENTENCE_END = re.compile(r"[.?!](?=\s+\S)")
 _INITIAL = re.compile(r"(?:[A-Z]{1,4}|(?:-?[A-Z][a-z]?\.)+-?)")
@@ -58,34 +52,6 @@ _PARTICLES = frozenset(
         "ten",
         "mac",
         "st",
-    ]
-)
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "for",
-        "in",
-        "on",
-        "at",
-        "to",
-        "from",
-        "by",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "be",
-        "as",
-        "via",
-        "into",
-        "using",
-        "towards",
-        "toward",
     ]
 )
 _PREFIX_CHARS, _PREFIX_TOKENS, _WINDOW_LINES = 1500, 250, 14  # author lists run to 40+ names
@@ -174,7 +140,12 @@ def _author_year_prefix(text: str) -> tuple[int, int, int] | None:
 
 
 def _lowercase_name_part(word: str, i: int, tokens: Sequence[re.Match[str]]) -> bool:
-    if not word.isalpha() or not word.islower() or word in _STOPWORDS or not 0 < i < len(tokens) - 1:
+    if (
+        not word.isalpha()
+        or not word.islower()
+        or (word in STOPWORDS and word not in _PARTICLES)
+        or not 0 < i < len(tokens) - 1
+    ):
         return False
     return _name_token(tokens[i - 1].group()) and tokens[i + 1].group()[:1].isupper()
 
@@ -296,31 +267,6 @@ def split_references(text: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------- parsing
-
-
-def _clean_doi(raw: str) -> str:
-    doi = raw.rstrip(".,;:]}>'\"")
-    while doi.endswith(")") and doi.count(")") > doi.count("("):
-        doi = doi[:-1].rstrip(".,;:")
-    return doi.lower()
-
-
-def find_doi(text: str) -> str | None:
-    match = _DOI.search(text)
-    return _clean_doi(match.group()) if match else None
-
-
-def _valid_new_arxiv(ident: str) -> bool:
-    return 1 <= int(ident[2:4]) <= 12  # YYMM: "2022.99999" is no arXiv id
-
-
-def find_arxiv(text: str) -> str | None:
-    """An arXiv id in a reference or URL: "arXiv:2101.00001v2", "abs/2101.00001", "hep-th/9901001"."""
-    for match in _ARXIV_NEW.finditer(text):
-        if _valid_new_arxiv(match.group(1)):
-            return match.group(1)
-    old = _ARXIV_OLD.search(text)
-    return old.group(1).lower() if old else None
 
 
 def _find_year(text: str) -> int | None:
@@ -470,7 +416,7 @@ def parse_reference(raw: str) -> Reference:
     doi = find_doi(body)
     arxiv = find_arxiv(body)
     # Identifiers and URLs would otherwise pass for years and venues.
-    plain = _URL.sub(" ", _DOI.sub(" ", body))
+    plain = _URL.sub(" ", DOI.sub(" ", body))
     block, title, venue = _split_fields(plain)
     prefix = _author_year_prefix(plain)
     year = prefix[1] if prefix is not None else _find_year(plain)

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from agent_zot.text import fold
 from agent_zot.zotero.models import Item
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def fold(text: str) -> str:
-    """Case- and accent-insensitive form: "Mächler" matches "machler"."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def haystack(item: Item) -> str:

@@ -26,12 +26,13 @@ from agent_zot.services.passages import DETAILS
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
+from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Collection, Item, Library
 
 MAX_QUERY_CHARS = 2000
 # Passages per paper by rank (the last count repeats): the first paper most often holds the answer, and a
 # 10-paper answer of sentence windows stays near 2,000 tokens (scripts/bench_passages.py).
-PASSAGES_BY_RANK = {"sentences": (4, 2, 2, 1), "full": (3, 1)}
+PASSAGES_BY_RANK = {"sentences": (8, 2, 1, 1), "full": (3, 1)}
 NO_INDEX = (
     "The full-text index is empty, so only metadata searches work. "
     "Build it with `agent-zot update-db` (a few minutes for a typical library; later runs are incremental)."
@@ -169,60 +170,12 @@ def _checked_text(query: str, explicit: dict[str, Any]) -> str:
     return text
 
 
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "on",
-        "in",
-        "for",
-        "to",
-        "and",
-        "or",
-        "by",
-        "with",
-        "from",
-        "about",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "do",
-        "does",
-        "did",
-        "any",
-        "some",
-        "all",
-        "papers",
-        "paper",
-        "find",
-        "show",
-        "me",
-        "my",
-        "i",
-        "you",
-        "it",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "please",
-    ]
-)
+# Words of the request itself ("find me papers on ..."), on top of the English function words.
+_REQUEST_WORDS = STOPWORDS | {"papers", "paper", "find", "show", "please"}
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _STOPWORDS]
+    return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _REQUEST_WORDS]
 
 
 class _Search:

@@ -1,0 +1,64 @@
+"""Scholarly identifiers in free text and in Zotero fields: DOIs, arXiv ids and Zotero item keys, found and
+normalised the same way everywhere (references, matching, routing, exports, summaries)."""
+
+from __future__ import annotations
+
+import re
+
+DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_ARXIV_NEW = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf))?[:/]?\s*|abs/|corr\s*,?\s*abs/)(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE
+)
+_ARXIV_OLD = re.compile(
+    r"\b((?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|nucl-th|physics"
+    r"|quant-ph|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+    re.IGNORECASE,
+)
+# Zotero keys: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ. Requiring a digit and a letter keeps
+# shouted words ("ABSTRACT") and plain numbers out.
+ITEM_KEY_CHARS = "2-9A-NP-Z"
+ITEM_KEY = re.compile(
+    rf"(?<![\w-])(?=[{ITEM_KEY_CHARS}]{{0,7}}[2-9])(?=[{ITEM_KEY_CHARS}]{{0,7}}[A-NP-Z])[{ITEM_KEY_CHARS}]{{8}}(?![\w-])"
+)
+
+
+def clean_doi(doi: str) -> str:
+    """A DOI as stored, without a resolver URL or "doi:" prefix; case kept (for display and export)."""
+    return _DOI_PREFIX.sub("", doi.strip())
+
+
+def _trimmed(raw: str) -> str:
+    doi = raw.rstrip(".,;:]}>'\"")
+    while doi.endswith(")") and doi.count(")") > doi.count("("):
+        doi = doi[:-1].rstrip(".,;:")
+    return doi
+
+
+def find_doi(text: str) -> str | None:
+    """The first DOI in ``text``, lower-cased (DOIs are case-insensitive), trailing punctuation and
+    unbalanced closing brackets trimmed: the form to compare DOIs by."""
+    match = DOI.search(text)
+    return _trimmed(match.group()).lower() if match else None
+
+
+def same_doi(a: str, b: str) -> bool:
+    return bool(a and b) and find_doi(clean_doi(a)) == find_doi(clean_doi(b))
+
+
+def _valid_new_arxiv(ident: str) -> bool:
+    return 1 <= int(ident[2:4]) <= 12  # YYMM: "2022.99999" is no arXiv id
+
+
+def find_arxiv(text: str) -> str | None:
+    """An arXiv id in a reference or URL: "arXiv:2101.00001v2", "abs/2101.00001", "hep-th/9901001"."""
+    for match in _ARXIV_NEW.finditer(text):
+        if _valid_new_arxiv(match.group(1)):
+            return match.group(1)
+    old = _ARXIV_OLD.search(text)
+    return old.group(1).lower() if old else None
+
+
+def find_item_keys(text: str) -> list[str]:
+    """The Zotero item keys in ``text``, in order, without repeats."""
+    return list(dict.fromkeys(m.group() for m in ITEM_KEY.finditer(text)))

@@ -1,0 +1,175 @@
+"""Text normalisation shared by search, matching, the graph and the exports: one `fold`, one ASCII fold,
+one list of English function words."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters NFKD does not decompose into a base letter plus marks.
+_FOLD_EXTRA = str.maketrans(
+    {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
+     "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ß": "ss"}
+)  # fmt: skip
+_NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]")
+_WORD = re.compile(r"\w+")
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form, "Mächler" → "machler", "Łukasz" → "lukasz"; non-Latin scripts
+    (CJK, Cyrillic, Greek) keep their letters."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_FOLD_EXTRA))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+def ascii_fold(text: str) -> str:
+    """`fold` reduced to ASCII; other characters are dropped ("Müller-Lyer" → "muller-lyer")."""
+    return fold(text).encode("ascii", "ignore").decode("ascii")
+
+
+def ascii_key(text: str) -> str:
+    """Lower-case ASCII letters and digits only: "Müller" → "muller", "O'Brien" → "obrien"."""
+    return _NOT_ASCII_ALNUM.sub("", ascii_fold(text))
+
+
+def words(text: str) -> list[str]:
+    """The folded words of ``text``."""
+    return _WORD.findall(fold(text))
+
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "and",
+        "or",
+        "but",
+        "nor",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "from",
+        "as",
+        "into",
+        "onto",
+        "via",
+        "per",
+        "than",
+        "then",
+        "that",
+        "this",
+        "these",
+        "those",
+        "there",
+        "their",
+        "its",
+        "it",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "not",
+        "no",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "will",
+        "would",
+        "our",
+        "we",
+        "us",
+        "you",
+        "your",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "i",
+        "me",
+        "my",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "only",
+        "own",
+        "same",
+        "so",
+        "too",
+        "very",
+        "also",
+        "just",
+        "using",
+        "use",
+        "used",
+        "based",
+        "new",
+        "novel",
+        "towards",
+        "toward",
+        "between",
+        "within",
+        "without",
+        "about",
+        "over",
+        "under",
+        "among",
+        "against",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "further",
+        "once",
+        "here",
+        "et",
+        "al",
+        "eg",
+        "ie",
+        "etc",
+        "vs",
+    ]
+)
+"""English function words: no topic, name or concept is made of them alone."""
