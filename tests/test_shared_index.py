@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.index.shared import SharedIndex
-from tests.index_peer import make_point, open_index, vector
+from tests.index_peer import DIM, make_point, open_index, vector
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -112,3 +112,41 @@ def test_owner_file_is_private_and_removed_on_close(tmp_path: Path) -> None:
     assert owner_file.stat().st_mode & 0o777 == 0o600
     index.close()
     assert not owner_file.exists()
+
+
+def test_an_error_in_the_owner_reaches_the_client_with_its_type_and_hint(tmp_path: Path) -> None:
+    from agent_zot.index.store import IndexMismatchError
+
+    owner, client = open_index(tmp_path), open_index(tmp_path)
+    try:
+        owner.count()  # this handle owns the index; the other one is a client
+        assert owner.is_owner and not client.is_owner
+        with pytest.raises(IndexMismatchError) as mismatch:
+            client.open_or_create(model="another-model", dense_dim=DIM, sparse="bm25")
+        assert mismatch.value.hint  # the owner's advice arrives, not only its message
+        with pytest.raises(ValueError, match="unknown fusion"):  # as it would be raised in one process
+            client.search(vector(1), None, limit=1, fusion="bogus")
+    finally:
+        owner.close()
+        client.close()
+
+
+def test_a_failure_in_the_owner_is_reported_at_once_not_as_a_busy_index(tmp_path: Path) -> None:
+    from agent_zot.index.shared import IndexOwnerError
+    from agent_zot.index.store_edge import EdgeStore
+
+    def unopened() -> EdgeStore:
+        (tmp_path / "shard").mkdir(parents=True, exist_ok=True)
+        return EdgeStore(tmp_path / "shard")  # never opened: every call fails inside the owner
+
+    owner, client = SharedIndex(tmp_path, unopened), SharedIndex(tmp_path, unopened)
+    try:
+        with pytest.raises(RuntimeError):
+            owner.count()
+        assert owner.is_owner
+        with pytest.raises(IndexOwnerError, match="EdgeStore is not open") as failed:
+            client.count()
+        assert "doctor" in (failed.value.hint or "")
+    finally:
+        owner.close()
+        client.close()

@@ -65,6 +65,35 @@ class IndexBusyError(AgentZotError):
 _TYPES: dict[str, type] = {cls.__name__: cls for cls in (Point, SparseVector, SearchFilter, Hit, IndexInfo)}
 
 
+class IndexOwnerError(AgentZotError):
+    """The process that owns the index failed on a call made for another process."""
+
+
+_CALLER_ERRORS: tuple[type[Exception], ...] = (ValueError, TypeError, KeyError)
+
+
+def _error_types() -> dict[str, type[Exception]]:
+    found: dict[str, type[Exception]] = {cls.__name__: cls for cls in _CALLER_ERRORS}
+    pending: list[type[AgentZotError]] = [AgentZotError]
+    while pending:
+        cls = pending.pop()
+        found[cls.__name__] = cls
+        pending += cls.__subclasses__()
+    return found
+
+
+def _remote_error(reply: dict[str, Any]) -> Exception:
+    """The owner's error as the type it had there: `IndexMismatchError` stays one, with its hint."""
+    message, hint = str(reply["error"]), reply.get("hint")
+    cls = _error_types().get(str(reply.get("kind")), AgentZotError)
+    if not issubclass(cls, AgentZotError):
+        return cls(message)
+    try:
+        return cls(message, hint=hint)
+    except TypeError:  # a subclass with required extra fields (candidates, ...)
+        return AgentZotError(message, hint=hint)
+
+
 def _encode(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
@@ -154,7 +183,18 @@ class _OwnerServer(socketserver.ThreadingTCPServer):
             with self.store_lock:  # the engine is used from one thread at a time
                 result = getattr(self.store, method)(*request.get("args", []), **request.get("kwargs", {}))
         except AgentZotError as exc:
+            return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
+        except _CALLER_ERRORS as exc:  # a bad call: the caller raises the same type, as it would locally
             return {"error": str(exc), "kind": type(exc).__name__}
+        except Exception as exc:
+            # The boundary to other processes: answer every call. A dropped connection would make the
+            # caller retry for seconds and then report a busy index.
+            log.exception("the index failed on %s for another process", method)
+            return {
+                "error": f"The index failed on {method} ({type(exc).__name__}: {exc}).",
+                "hint": "Run `agent-zot doctor`; if it persists, rebuild with `agent-zot update-db --force-rebuild`.",
+                "kind": IndexOwnerError.__name__,
+            }
         return {"result": result}
 
 
@@ -282,7 +322,7 @@ class SharedIndex:
             _send(sock, {"method": method, "args": list(args), "kwargs": kwargs})
             reply = _recv(sock)
         if "error" in reply:
-            raise AgentZotError(reply["error"])
+            raise _remote_error(reply)
         return reply.get("result")
 
     def _connection(self) -> socket.socket:
