@@ -36,7 +36,7 @@ from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.services.explore import citations, neighbours
-from agent_zot.services.explore.resolve import Field
+from agent_zot.services.resolve.graph import Field
 from agent_zot.zotero.models import Item
 
 SIZES = {

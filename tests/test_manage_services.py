@@ -8,7 +8,7 @@ import pytest
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.services import collections, notes, tags
-from agent_zot.services.lookup import resolve_collection, resolve_item
+from agent_zot.services.resolve.library import resolve_collection, resolve_item
 from agent_zot.services.tags import TagCondition, parse_tag_expression
 from agent_zot.zotero.reader import ReadOptions, load_library
 from tests.factories import FullLibrary

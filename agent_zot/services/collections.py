@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from agent_zot.services.lookup import resolve_collection
+from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse, item_line, more_line, plural
 from agent_zot.zotero.models import Collection, Item, Library
 

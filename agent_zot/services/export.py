@@ -24,8 +24,8 @@ from agent_zot.export import (
 from agent_zot.graph.graphml import DEFAULT_MAX_NODES, select_subgraph, to_graphml
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import GraphStore
-from agent_zot.services.lookup import resolve_collection
 from agent_zot.services.match import match_items
+from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse
 from agent_zot.zotero.models import Item, Library
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.services.lookup import resolve_item
+from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.response import ToolResponse, more_line
 from agent_zot.zotero.models import Annotation, Library, Note
 

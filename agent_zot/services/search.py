@@ -12,8 +12,6 @@ from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
-from rapidfuzz import process
-
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
 from agent_zot.index.rerank import make_reranker
@@ -21,8 +19,8 @@ from agent_zot.index.store import SearchFilter
 from agent_zot.services import search_modes as modes
 from agent_zot.services import search_present as present
 from agent_zot.services.context import AppContext
-from agent_zot.services.lookup import resolve_collection
 from agent_zot.services.passages import DETAILS
+from agent_zot.services.resolve.library import author_surnames, resolve_collection
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
@@ -323,22 +321,6 @@ def resolve_filters(
         collection_keys=tuple(_below(library, collection)) if collection else (),
         tags=tuple(explicit.get("tags") or params.get("tags") or ()),
         item_types=tuple(filter(None, [explicit.get("item_type")])),
-    )
-
-
-def author_surnames(library: Library, name: str) -> list[str]:
-    """The stored last names a typed author name stands for ("van der Berg", "J. Smith", "Smith")."""
-    wanted = " ".join(name.replace(",", " ").split()).casefold()
-    surnames = {c.last_name for item in library.items.values() for c in item.creators if c.last_name}
-    found = [s for s in surnames if wanted == s.casefold() or wanted.endswith(" " + s.casefold())]
-    if found:
-        return sorted(found)
-    close = [m for m, score, _ in process.extract(name, sorted(surnames), limit=5) if score >= 70]
-    raise NotFoundError(
-        f"No author named {name!r} in your library.",
-        hint=("Did you mean: " + ", ".join(close) + "?")
-        if close
-        else "Check the spelling, or search by topic.",
     )
 
 

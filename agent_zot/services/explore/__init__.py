@@ -12,12 +12,8 @@ from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, neighbours
-from agent_zot.services.explore.resolve import (
-    find_concept,
-    resolve_author,
-    resolve_field,
-    resolve_paper,
-)
+from agent_zot.services.resolve.graph import find_concept, resolve_author, resolve_field
+from agent_zot.services.resolve.library import resolve_paper
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
 from agent_zot.zotero.models import Item, Library

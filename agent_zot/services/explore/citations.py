@@ -10,7 +10,7 @@ import networkx as nx
 
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
-from agent_zot.services.explore.resolve import Field
+from agent_zot.services.resolve.graph import Field
 from agent_zot.services.response import ToolResponse, plural
 from agent_zot.zotero.models import Item
 

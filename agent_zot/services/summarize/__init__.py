@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
+from agent_zot.services.resolve.target import resolve_target
 from agent_zot.services.response import ToolResponse, estimate_tokens
 from agent_zot.services.routing import Route
 from agent_zot.services.summarize.common import (
@@ -23,7 +24,6 @@ from agent_zot.services.summarize.common import (
 from agent_zot.services.summarize.fulltext import full, window
 from agent_zot.services.summarize.overview import quick
 from agent_zot.services.summarize.passages import comprehensive, targeted
-from agent_zot.services.summarize.target import resolve_target
 from agent_zot.zotero.models import Item, Library
 
 __all__ = ["DEFAULT_BUDGETS", "run_summarize"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
-from agent_zot.services.lookup import resolve_collection
+from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse
 from agent_zot.services.writes.batch import read_fates
 from agent_zot.services.writes.client import ZoteroWriter

@@ -12,9 +12,7 @@ from typing import Any
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.export.bibtex import bibtex_keys
 from agent_zot.identifiers import clean_doi
-from agent_zot.services.explore.resolve import resolve_paper
-from agent_zot.services.lookup import resolve_item
-from agent_zot.services.search import author_surnames
+from agent_zot.services.resolve.library import author_surnames, resolve_item, resolve_paper
 from agent_zot.text import fold
 from agent_zot.zotero.models import Item, Library
 

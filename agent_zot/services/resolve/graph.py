@@ -1,17 +1,17 @@
-"""Finding what a graph request is about: a paper, an author, or a field (concept, tag, collection, topic)."""
+"""Which author or field (concept, tag, collection, topic) a graph request is about, found in the graph."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, process
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
-from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.models import Library
 
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
 
@@ -22,49 +22,6 @@ class Field:
 
     description: str
     paper_ids: set[str]
-
-
-def resolve_paper(library: Library, item_key: str | None, text: str) -> Item:
-    """An item by key, else the best title/metadata match for ``text``; ambiguity returns candidates."""
-    if item_key:
-        item = library.items.get(item_key.strip().upper())
-        if item is None:
-            raise NotFoundError(f"No item with key {item_key!r} in this library.")
-        return item
-    wanted = text.strip()
-    if not wanted:
-        raise InvalidArgumentError(
-            "Which paper? Give an item key or part of its title.", hint="For example item_key='ABCD2345'."
-        )
-    items = list(library.items.values())
-    matches = match_items(items, wanted)
-    if not matches:
-        titles = {i.title: i for i in items if i.title}
-        scored = process.extract(wanted, list(titles), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=75)
-        matches = [titles[t] for t, _, _ in scored]
-    if not matches:
-        close = process.extract(wanted, list(titles), scorer=fuzz.WRatio, limit=3, score_cutoff=50)
-        hint = ("Close titles: " + "; ".join(t for t, _, _ in close) + ".") if close else "Try an item key."
-        raise NotFoundError(f"No paper in the library matches {wanted!r}.", hint=hint)
-    matches.sort(key=lambda i: -_title_fit(wanted, i.title))  # stable: metadata-match order breaks ties
-    if len(matches) > 1 and _close_call(wanted, matches):
-        raise AmbiguousNameError(
-            f"{len(matches)} papers match {wanted!r}; say which one.",
-            candidates=[f"{i.key}: {i.title} ({i.year or 'n.d.'})" for i in matches[:8]],
-        )
-    return matches[0]
-
-
-def _close_call(wanted: str, matches: list[Item]) -> bool:
-    """Two candidates whose titles fit the words equally well: guessing would be a coin toss."""
-    first, second = (_title_fit(wanted, m.title) for m in matches[:2])
-    return abs(first - second) < 5 and first < 95
-
-
-def _title_fit(wanted: str, title: str) -> float:
-    """How well the words fit the title: 100 when every word is a whole word of it ("BERT" in "BERT: …",
-    not in "SciBERT: …")."""
-    return fuzz.token_set_ratio(wanted, title, processor=utils.default_process)
 
 
 def resolve_author(store: GraphStore, name: str) -> Node:
