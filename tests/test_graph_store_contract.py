@@ -18,7 +18,7 @@ from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
-from agent_zot.index.state import IndexState
+from agent_zot.state.index import IndexState
 from tests.bolt_server import BoltServer, bolt_server  # noqa: F401  (the session fixture, used by name)
 
 StoreFactory = Callable[[], GraphStore]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.index.changes import attachment_fingerprint, plan_update, same_content
-from agent_zot.index.state import AttachmentRecord, IndexState, PageRecord, StateError
+from agent_zot.state.index import AttachmentRecord, IndexState, PageRecord, StateError
 from agent_zot.zotero.reader import load_library
 from tests.factories import FullLibrary
 
@@ -133,3 +133,18 @@ def test_fingerprints_of_missing_and_cached_files(full_lib: FullLibrary) -> None
     stored = attachment_fingerprint(by_key[full_lib.keys["s2orc_pdf"]])
     assert stored.startswith("file:") and same_content(stored, stored)
     assert not same_content(None, stored)
+
+
+def test_one_schema_holds_the_index_records_the_graph_facts_and_the_graph(tmp_path: Path) -> None:
+    from agent_zot.graph.facts import FactsCache
+    from agent_zot.graph.store_nx import NetworkxGraphStore
+    from agent_zot.state.db import STATE_SCHEMA_VERSION, connect
+
+    path = tmp_path / "state.sqlite"
+    state, facts, graph = IndexState(path), FactsCache(path), NetworkxGraphStore(path)
+    graph.counts()  # opens its connection
+    tables = {row[0] for row in connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"meta", "items", "attachments", "pages", "graph_facts", "graph_nodes", "graph_edges"} <= tables
+    assert state.get_meta("schema_version") == str(STATE_SCHEMA_VERSION)
+    for store in (state, facts, graph):
+        store.close()

@@ -9,7 +9,6 @@ from the facts of every item (matching, merging, co-authors) is cheap and runs a
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,19 +18,12 @@ from typing import Any
 from agent_zot.config import Settings
 from agent_zot.graph.concepts import extract_keyphrases
 from agent_zot.graph.references import Reference, parse_references
-from agent_zot.index.state import IndexState
+from agent_zot.state.db import connect
+from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
 
 FACTS_VERSION = 1  # bump when extraction changes, so cached facts are recomputed
 BODY_CHARS = 30_000  # keyphrases come from the title, the abstract and the start of the body
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS graph_facts (
-    item_key TEXT PRIMARY KEY,
-    fingerprint TEXT NOT NULL,
-    facts TEXT NOT NULL
-);
-"""
 
 
 @dataclass(slots=True)
@@ -75,10 +67,8 @@ class FactsCache:
     """The ``graph_facts`` table in the state database (its own connection; WAL like the state DB)."""
 
     def __init__(self, path: Path) -> None:
-        self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
+        self._conn = connect(path, autocommit=False)
         self._lock = threading.Lock()
-        with self._lock, self._conn:
-            self._conn.executescript(_DDL)
 
     def load(self) -> dict[str, tuple[str, PaperFacts | None]]:
         with self._lock:

@@ -16,7 +16,7 @@ from agent_zot.graph.build import BuildStats, build_graph
 from agent_zot.graph.facts import FactsCache, current_facts
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
-from agent_zot.index.state import IndexState
+from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
 
 log = logging.getLogger(__name__)

@@ -25,24 +25,7 @@ import networkx as nx
 
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStoreError
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS graph_nodes (
-    id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,
-    props TEXT NOT NULL             -- JSON object
-);
-CREATE TABLE IF NOT EXISTS graph_edges (
-    source TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    target TEXT NOT NULL,
-    props TEXT NOT NULL,            -- JSON object
-    PRIMARY KEY (source, kind, target)
-);
-CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges(target);
-INSERT OR IGNORE INTO graph_meta VALUES ('graph_version', '0');
-"""
+from agent_zot.state.db import connect
 
 _UPSERT_NODE = (
     "INSERT INTO graph_nodes VALUES (?, ?, ?) "
@@ -133,13 +116,7 @@ class NetworkxGraphStore:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             try:
-                self.db_path.parent.mkdir(parents=True, exist_ok=True)
-                conn = sqlite3.connect(
-                    self.db_path, check_same_thread=False, timeout=30, isolation_level=None
-                )
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.executescript(_DDL)
+                conn = connect(self.db_path)
             except (OSError, sqlite3.Error) as exc:
                 raise self._error("open", exc) from exc
             self._conn = conn

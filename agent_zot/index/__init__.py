@@ -1,1 +1,1 @@
-"""Full-text index: chunking, embeddings, vector stores and the index state."""
+"""Full-text index: chunking, embeddings, vector stores (the index state lives in agent_zot/state)."""

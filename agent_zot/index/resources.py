@@ -11,9 +11,9 @@ from agent_zot.config import Settings
 from agent_zot.index.embed import Embedder, make_embedder
 from agent_zot.index.shared import SharedIndex
 from agent_zot.index.sparse import Bm25Encoder
-from agent_zot.index.state import IndexState
 from agent_zot.index.store import IndexInfo, SparseVector, VectorStore
 from agent_zot.index.stores import open_store
+from agent_zot.state.index import IndexState
 
 
 class IndexResources:

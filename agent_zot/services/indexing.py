@@ -3,7 +3,7 @@
 Attachments are parsed in worker processes (a hung or hostile file is killed and reported); parsed items
 are chunked and embedded in batches across items; each item's points replace its old points, and the item
 is recorded in the state database only after its points are stored, so an interrupted run simply
-continues next time (see agent_zot/index/state.py).
+continues next time (see agent_zot/state/index.py).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from agent_zot.index.changes import UNPARSED, ItemWork, plan_update
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.embed import Embedder, EmbedderError
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.index.store import Point
 from agent_zot.ingest import ParsedDocument, ParseJob, ParseOutcome, fallback_document, parse_many
 from agent_zot.ingest.references import is_references_heading
+from agent_zot.state.index import AttachmentRecord, PageRecord
 from agent_zot.zotero.models import Attachment, Item, Library
 
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent_zot.index.state import AttachmentRecord, PageRecord
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import clip, item_line
+from agent_zot.state.index import AttachmentRecord, PageRecord
 from agent_zot.zotero.models import Annotation, Item, Library
 
 PDF_SOURCES = frozenset({"pdfium", "docling"})

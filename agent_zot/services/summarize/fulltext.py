@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.index.state import PageRecord
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import estimate_tokens
 from agent_zot.services.summarize.common import (
@@ -18,6 +17,7 @@ from agent_zot.services.summarize.common import (
     pages_of,
     zotero_cache_text,
 )
+from agent_zot.state.index import PageRecord
 from agent_zot.zotero.models import Item, Library
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|–|—|\.\.|to)\s*(\d+)\s*)?$")

@@ -16,44 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_zot.errors import AgentZotError
-
-STATE_SCHEMA_VERSION = 1
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS items (
-    item_key TEXT PRIMARY KEY,
-    fingerprint TEXT NOT NULL,      -- Zotero version + dateModified + metadata hash
-    status TEXT NOT NULL,           -- indexed | failed
-    chunks INTEGER NOT NULL DEFAULT 0,
-    indexed_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS attachments (
-    attachment_key TEXT PRIMARY KEY,
-    item_key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,      -- size + mtime (+ hash when computed) of the file, or its absence
-    source TEXT NOT NULL,           -- pdfium | ft-cache | html | epub | text | none
-    pages INTEGER NOT NULL DEFAULT 0,
-    chunks INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL,           -- indexed | skipped | failed
-    reason TEXT,
-    references_text TEXT NOT NULL DEFAULT '',
-    references_page INTEGER
-);
-CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
-CREATE TABLE IF NOT EXISTS pages (
-    attachment_key TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    label TEXT,
-    text TEXT NOT NULL,
-    PRIMARY KEY (attachment_key, number)
-);
-"""
-
-
-class StateError(AgentZotError):
-    """The state database cannot be opened or written."""
+from agent_zot.state.db import StateError, connect
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,19 +57,13 @@ class IndexState:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_DDL)
+            self._conn = connect(path)
         except (OSError, sqlite3.Error) as exc:
             raise StateError(
                 f"Cannot open the index state database {path}: {exc}.",
                 hint="Check that the agent-zot data directory is writable (setting data_dir).",
             ) from exc
         self._lock = threading.Lock()
-        if self.get_meta("schema_version") is None:
-            self.set_meta("schema_version", str(STATE_SCHEMA_VERSION))
 
     def close(self) -> None:
         self._conn.close()

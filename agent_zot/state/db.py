@@ -1,0 +1,93 @@
+"""agent-zot's own SQLite state database (never Zotero's): one file in the data directory, one schema.
+
+It holds what was indexed (items, attachments and the page texts they were indexed from), the graph facts
+cached per indexed version of an item, and the embedded knowledge graph. Every module that keeps state
+opens it through `connect`, so the tables are created in one place and in one version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from agent_zot.errors import AgentZotError
+
+STATE_SCHEMA_VERSION = 1
+
+SCHEMA = """
+-- what was indexed (state/index.py)
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+    item_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,      -- Zotero version + dateModified + metadata hash
+    status TEXT NOT NULL,           -- indexed | failed
+    chunks INTEGER NOT NULL DEFAULT 0,
+    indexed_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS attachments (
+    attachment_key TEXT PRIMARY KEY,
+    item_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,      -- size + mtime (+ hash when computed) of the file, or its absence
+    source TEXT NOT NULL,           -- pdfium | ft-cache | html | epub | text | none
+    pages INTEGER NOT NULL DEFAULT 0,
+    chunks INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL,           -- indexed | skipped | failed
+    reason TEXT,
+    references_text TEXT NOT NULL DEFAULT '',
+    references_page INTEGER
+);
+CREATE INDEX IF NOT EXISTS attachments_item ON attachments(item_key);
+CREATE TABLE IF NOT EXISTS pages (
+    attachment_key TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    label TEXT,
+    text TEXT NOT NULL,
+    PRIMARY KEY (attachment_key, number)
+);
+-- graph facts per indexed version of an item (graph/facts.py)
+CREATE TABLE IF NOT EXISTS graph_facts (
+    item_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    facts TEXT NOT NULL
+);
+-- the embedded knowledge graph (graph/store_nx.py)
+CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS graph_nodes (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    props TEXT NOT NULL             -- JSON object
+);
+CREATE TABLE IF NOT EXISTS graph_edges (
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    target TEXT NOT NULL,
+    props TEXT NOT NULL,            -- JSON object
+    PRIMARY KEY (source, kind, target)
+);
+CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges(target);
+INSERT OR IGNORE INTO graph_meta VALUES ('graph_version', '0');
+"""
+
+
+class StateError(AgentZotError):
+    """The state database cannot be opened or written."""
+
+
+def connect(path: Path, *, autocommit: bool = True) -> sqlite3.Connection:
+    """A connection to the state database at ``path``, created with its schema on first use. WAL mode, so
+    readers never block the indexer. ``autocommit=False`` gives the sqlite3 module's implicit transactions
+    (``with conn:`` commits)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    isolation = None if autocommit else ""
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=isolation)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(SCHEMA)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(STATE_SCHEMA_VERSION),))
+        if not autocommit:
+            conn.commit()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
