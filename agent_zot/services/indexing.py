@@ -1,9 +1,9 @@
 """`agent-zot update-db`: bring the full-text index up to date with the library, incrementally.
 
-Attachments are parsed in worker processes (a hung or hostile file is killed and reported); parsed items
-are chunked and embedded in batches across items; each item's points replace its old points, and the item
-is recorded in the state database only after its points are stored, so an interrupted run simply
-continues next time (see agent_zot/state/index.py).
+This module plans the update and parses attachments in worker processes (a hung or hostile file is killed
+and reported); `index/pipeline.py` chunks parsed items, embeds them in batches across items, replaces each
+item's points and records the item in the state database only after its points are stored, so an
+interrupted run simply continues next time.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError
-from agent_zot.index.changes import UNPARSED, ItemWork, plan_update
-from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
+from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder, EmbedderError
+from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.store import Point
-from agent_zot.ingest import ParsedDocument, ParseJob, ParseOutcome, fallback_document, parse_many
-from agent_zot.ingest.references import is_references_heading
-from agent_zot.state.index import AttachmentRecord, PageRecord
-from agent_zot.zotero.models import Attachment, Item, Library
+from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
+from agent_zot.zotero.models import Library
 
 if TYPE_CHECKING:
     from agent_zot.graph.resources import GraphResources
@@ -96,16 +93,6 @@ class UpdateSummary:
         }
 
 
-@dataclass(slots=True)
-class _Ready:
-    """An item whose attachments are all parsed, waiting for its chunks to be embedded."""
-
-    work: ItemWork
-    chunks: list[Chunk]
-    records: list[AttachmentRecord]
-    pages: dict[str, list[PageRecord]]
-
-
 def update_index(
     library: Library,
     resources: IndexResources,
@@ -140,15 +127,18 @@ def update_index(
         state.forget_items(plan.removed)
         summary.removed = len(plan.removed)
 
-    batch: list[_Ready] = []
+    pipeline = IndexPipeline(resources)
+    batch: list[ParsedItem] = []
     total = len(plan.work)
-    for ready in _parsed_items(plan.work, resources, options, summary):
+    for ready in _parsed_items(plan.work, pipeline, resources, options):
+        summary.failed += ready.failed
+        summary.skipped += ready.skipped
         batch.append(ready)
         if sum(len(r.chunks) for r in batch) >= EMBED_BATCH_CHUNKS:
-            _store_batch(batch, resources, summary)
+            _count(pipeline.store(batch), summary)
             batch = []
             _report(on_progress, summary, total, started)
-    _store_batch(batch, resources, summary)
+    _count(pipeline.store(batch), summary)
     _report(on_progress, summary, total, started)
     if summary.indexed:
         resources.store.optimize()
@@ -186,6 +176,13 @@ def _load_in_background(embedder: Embedder) -> None:
     threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
 
 
+def _count(stored: StoredBatch, summary: UpdateSummary) -> None:
+    summary.indexed += stored.items
+    summary.chunks += stored.chunks
+    summary.pages += stored.pages
+    summary.embed_seconds += stored.embed_seconds
+
+
 def _report(
     callback: Callable[[Progress], None] | None, summary: UpdateSummary, total: int, started: float
 ) -> None:
@@ -196,8 +193,8 @@ def _report(
 
 
 def _parsed_items(
-    work: list[ItemWork], resources: IndexResources, options: UpdateOptions, summary: UpdateSummary
-) -> Iterator[_Ready]:
+    work: list[ItemWork], pipeline: IndexPipeline, resources: IndexResources, options: UpdateOptions
+) -> Iterator[ParsedItem]:
     """Yield items as soon as all their attachments are parsed (metadata-only items at once)."""
     waiting: dict[str, tuple[ItemWork, dict[str, ParseOutcome | None]]] = {}
     owner: dict[str, str] = {}
@@ -205,7 +202,7 @@ def _parsed_items(
     for entry in work:
         files = [a for a, _ in entry.attachments] if options.fulltext else []
         if not files:
-            yield _prepare(entry, {}, resources, summary)
+            yield pipeline.prepare(entry, {})
             continue
         waiting[entry.item.key] = (entry, dict.fromkeys((a.key for a in files), None))
         for attachment in files:
@@ -226,133 +223,4 @@ def _parsed_items(
         outcomes[outcome.attachment_key] = outcome
         if all(o is not None for o in outcomes.values()):
             del waiting[item_key]
-            yield _prepare(entry, outcomes, resources, summary)  # type: ignore[arg-type]
-
-
-def _prepare(
-    entry: ItemWork, outcomes: dict[str, ParseOutcome], resources: IndexResources, summary: UpdateSummary
-) -> _Ready:
-    item = entry.item
-    chunks = [metadata_chunk(item)]
-    records: list[AttachmentRecord] = []
-    pages: dict[str, list[PageRecord]] = {}
-    for attachment, fingerprint in entry.attachments:
-        outcome = outcomes.get(attachment.key)
-        if outcome is None:  # --no-fulltext: remember the file as not parsed, so a full run parses it
-            records.append(
-                AttachmentRecord(
-                    attachment.key,
-                    item.key,
-                    UNPARSED,
-                    "none",
-                    0,
-                    0,
-                    "skipped",
-                    reason="full text not requested",
-                )
-            )
-            continue
-        document = outcome.document or fallback_document(attachment, outcome.error or "parse failed")
-        doc_chunks = _chunks_of(item, attachment, document, resources)
-        chunks.extend(doc_chunks)
-        pages[attachment.key] = [PageRecord(p.number, p.label, p.text) for p in document.pages]
-        records.append(_record(item, attachment, fingerprint, document, outcome, doc_chunks))
-        reason = outcome.error or document.fallback_reason
-        if reason:
-            entry_info = {"item_key": item.key, "attachment_key": attachment.key, "reason": reason}
-            (summary.failed if outcome.error and not document.pages else summary.skipped).append(entry_info)
-    return _Ready(entry, chunks, records, pages)
-
-
-def _chunks_of(
-    item: Item, attachment: Attachment, document: ParsedDocument, resources: IndexResources
-) -> list[Chunk]:
-    if not document.pages:
-        return []
-    settings = resources.settings
-    return chunk_pages(
-        document.pages,
-        item_key=item.key,
-        attachment_key=attachment.key,
-        embedder=resources.embedder,
-        max_tokens=settings.chunk_tokens,
-        overlap_tokens=settings.chunk_overlap_tokens,
-        # The references were taken out of the body, so their heading must not label the text before it.
-        headings=[h for h in document.headings if not is_references_heading(h[1])],
-    )
-
-
-def _record(
-    item: Item,
-    attachment: Attachment,
-    fingerprint: str,
-    document: ParsedDocument,
-    outcome: ParseOutcome,
-    chunks: list[Chunk],
-) -> AttachmentRecord:
-    status = "indexed" if document.pages else ("failed" if outcome.error else "skipped")
-    return AttachmentRecord(
-        attachment_key=attachment.key,
-        item_key=item.key,
-        fingerprint=fingerprint,
-        source=document.source,
-        pages=len(document.pages),
-        chunks=len(chunks),
-        status=status,
-        reason=outcome.error or document.fallback_reason,
-        references_text=document.references_text,
-        references_page=document.references_page,
-    )
-
-
-def _store_batch(batch: list[_Ready], resources: IndexResources, summary: UpdateSummary) -> None:
-    if not batch:
-        return
-    chunks = [c for ready in batch for c in ready.chunks]
-    texts = [c.text for c in chunks]
-    resources.embedder.load()  # waits for the background load, so its time is not counted as embedding
-    started = time.perf_counter()
-    dense = resources.embedder.embed_documents(texts)
-    sparse = resources.sparse_documents(texts)
-    summary.embed_seconds += time.perf_counter() - started
-    vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
-    for ready in batch:
-        item = ready.work.item
-        points = [_point(c, item, *vectors[c.id]) for c in ready.chunks]
-        # Old points go first, so a chunk that no longer exists cannot linger.
-        resources.store.delete_items([item.key])
-        resources.store.upsert(points)
-        resources.state.record_item(
-            item.key,
-            ready.work.fingerprint,
-            status="indexed",
-            attachments=ready.records,
-            pages=ready.pages,
-            points=len(points),
-        )
-        summary.indexed += 1
-        summary.chunks += len(points)
-        summary.pages += sum(len(p) for p in ready.pages.values())
-
-
-def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
-    return Point(
-        id=chunk.id,
-        dense=dense,
-        sparse=sparse,
-        payload={
-            "item_key": item.key,
-            "attachment_key": chunk.attachment_key,
-            "kind": chunk.kind,
-            "text": chunk.text,
-            "page_start": chunk.page_start,
-            "page_end": chunk.page_end,
-            "section": chunk.section,
-            "year": item.year,
-            "item_type": item.item_type,
-            "collections": list(item.collection_keys),
-            "tags": item.tag_names(),
-            "creators": [c.last_name for c in item.creators],
-            "title": item.title,
-        },
-    )
+            yield pipeline.prepare(entry, outcomes)  # type: ignore[arg-type]

@@ -1,0 +1,168 @@
+"""The indexing loop for parsed items: chunk → embed (in batches across items) → store → record.
+
+`services/indexing.py` plans the update and parses the files; this module turns each parsed item into
+chunks, embeds a batch of items' chunks at once, replaces each item's points in the vector store and only
+then records the item in the state database, so an interrupted run re-indexes it next time.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_zot.index.changes import UNPARSED, ItemWork
+from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
+from agent_zot.index.resources import IndexResources
+from agent_zot.index.store import Point
+from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
+from agent_zot.ingest.references import is_references_heading
+from agent_zot.state.index import AttachmentRecord, PageRecord
+from agent_zot.zotero.models import Attachment, Item
+
+
+@dataclass(slots=True)
+class ParsedItem:
+    """An item whose attachments are all parsed and chunked, waiting for its chunks to be embedded."""
+
+    work: ItemWork
+    chunks: list[Chunk]
+    records: list[AttachmentRecord]
+    pages: dict[str, list[PageRecord]]
+    failed: list[dict[str, str]] = field(default_factory=list)  # files with no text, and why
+    skipped: list[dict[str, str]] = field(default_factory=list)  # files indexed from a fallback, and why
+
+
+@dataclass(slots=True)
+class StoredBatch:
+    items: int = 0
+    chunks: int = 0
+    pages: int = 0
+    embed_seconds: float = 0.0
+
+
+class IndexPipeline:
+    def __init__(self, resources: IndexResources) -> None:
+        self.resources = resources
+
+    def prepare(self, entry: ItemWork, outcomes: dict[str, ParseOutcome]) -> ParsedItem:
+        """The item's chunks (its metadata record, then each parsed file's) and what to record about it.
+        An attachment without an outcome was not parsed (--no-fulltext) and is recorded as such, so a
+        later full run parses it."""
+        item = entry.item
+        ready = ParsedItem(entry, [metadata_chunk(item)], [], {})
+        for attachment, fingerprint in entry.attachments:
+            outcome = outcomes.get(attachment.key)
+            if outcome is None:
+                ready.records.append(_unparsed(item, attachment))
+                continue
+            document = outcome.document or fallback_document(attachment, outcome.error or "parse failed")
+            doc_chunks = self._chunks_of(item, attachment, document)
+            ready.chunks.extend(doc_chunks)
+            ready.pages[attachment.key] = [PageRecord(p.number, p.label, p.text) for p in document.pages]
+            ready.records.append(_record(item, attachment, fingerprint, document, outcome, doc_chunks))
+            reason = outcome.error or document.fallback_reason
+            if reason:
+                problem = {"item_key": item.key, "attachment_key": attachment.key, "reason": reason}
+                (ready.failed if outcome.error and not document.pages else ready.skipped).append(problem)
+        return ready
+
+    def store(self, batch: list[ParsedItem]) -> StoredBatch:
+        """Embed the batch's chunks together, then for each item replace its points and record it."""
+        stats = StoredBatch()
+        if not batch:
+            return stats
+        resources = self.resources
+        chunks = [c for ready in batch for c in ready.chunks]
+        texts = [c.text for c in chunks]
+        resources.embedder.load()  # waits for a background load, so its time is not counted as embedding
+        started = time.perf_counter()
+        dense = resources.embedder.embed_documents(texts)
+        sparse = resources.sparse_documents(texts)
+        stats.embed_seconds = time.perf_counter() - started
+        vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
+        for ready in batch:
+            item = ready.work.item
+            points = [_point(c, item, *vectors[c.id]) for c in ready.chunks]
+            # Old points go first, so a chunk that no longer exists cannot linger.
+            resources.store.delete_items([item.key])
+            resources.store.upsert(points)
+            resources.state.record_item(
+                item.key,
+                ready.work.fingerprint,
+                status="indexed",
+                attachments=ready.records,
+                pages=ready.pages,
+                points=len(points),
+            )
+            stats.items += 1
+            stats.chunks += len(points)
+            stats.pages += sum(len(p) for p in ready.pages.values())
+        return stats
+
+    def _chunks_of(self, item: Item, attachment: Attachment, document: ParsedDocument) -> list[Chunk]:
+        if not document.pages:
+            return []
+        settings = self.resources.settings
+        return chunk_pages(
+            document.pages,
+            item_key=item.key,
+            attachment_key=attachment.key,
+            embedder=self.resources.embedder,
+            max_tokens=settings.chunk_tokens,
+            overlap_tokens=settings.chunk_overlap_tokens,
+            # The references were taken out of the body, so their heading must not label the text before it.
+            headings=[h for h in document.headings if not is_references_heading(h[1])],
+        )
+
+
+def _unparsed(item: Item, attachment: Attachment) -> AttachmentRecord:
+    return AttachmentRecord(
+        attachment.key, item.key, UNPARSED, "none", 0, 0, "skipped", reason="full text not requested"
+    )
+
+
+def _record(
+    item: Item,
+    attachment: Attachment,
+    fingerprint: str,
+    document: ParsedDocument,
+    outcome: ParseOutcome,
+    chunks: list[Chunk],
+) -> AttachmentRecord:
+    status = "indexed" if document.pages else ("failed" if outcome.error else "skipped")
+    return AttachmentRecord(
+        attachment_key=attachment.key,
+        item_key=item.key,
+        fingerprint=fingerprint,
+        source=document.source,
+        pages=len(document.pages),
+        chunks=len(chunks),
+        status=status,
+        reason=outcome.error or document.fallback_reason,
+        references_text=document.references_text,
+        references_page=document.references_page,
+    )
+
+
+def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
+    return Point(
+        id=chunk.id,
+        dense=dense,
+        sparse=sparse,
+        payload={
+            "item_key": item.key,
+            "attachment_key": chunk.attachment_key,
+            "kind": chunk.kind,
+            "text": chunk.text,
+            "page_start": chunk.page_start,
+            "page_end": chunk.page_end,
+            "section": chunk.section,
+            "year": item.year,
+            "item_type": item.item_type,
+            "collections": list(item.collection_keys),
+            "tags": item.tag_names(),
+            "creators": [c.last_name for c in item.creators],
+            "title": item.title,
+        },
+    )
