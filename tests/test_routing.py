@@ -40,6 +40,47 @@ UNSEEN = sorted((Path(__file__).parents[1] / "scripts" / "data").glob("routing_u
 MIN_UNSEEN_ACCURACY = 0.97
 
 
+def test_the_packaged_examples_are_the_labelled_sets_without_held_out_rows() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "build", Path(__file__).parents[1] / "scripts" / "build_routing_examples.py"
+    )
+    assert spec and spec.loader
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.TARGET.read_text(encoding="utf-8") == build.render(), "run scripts/build_routing_examples.py"
+    held_out = {
+        json.loads(line)["query"]
+        for path in UNSEEN
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(line)["split"] == "test"
+    }
+    assert held_out and not held_out & {row["query"] for row in build.rows()}
+
+
+def test_a_request_no_rule_recognises_takes_the_mode_of_similar_labelled_requests() -> None:
+    from agent_zot.services.routing.examples import NearestExamples
+
+    examples = NearestExamples(
+        [
+            ("zot_manage_notes", "where did I scribble thoughts about sampling", "search"),
+            ("zot_manage_notes", "my scribbled thoughts about priors, where are they", "search"),
+            ("zot_manage_notes", "notes of ABCD2345", "list_notes"),
+        ]
+    )
+    assert examples.nearest_mode("zot_manage_notes", "where did i scribbel my thougts on bias") == (
+        "search",
+        pytest.approx(0.5, abs=0.5),
+    )
+    assert examples.nearest_mode("zot_export", "anything") is None  # no examples for that tool
+    # Through the router: nothing matches a rule, so the packaged examples decide, and the route says so.
+    decided = route("zot_manage_collections", "things I grabbed into zotero this morning")
+    assert (
+        decided.mode == "recent" and not decided.cued and "most similar labelled requests" in decided.reason
+    )
+
+
 def test_routing_holds_on_requests_written_without_the_rules() -> None:
     rows = [json.loads(line) for path in UNSEEN for line in path.read_text(encoding="utf-8").splitlines()]
     tuned = [row for row in rows if row["split"] == "dev"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .decompose import decompose
+from .examples import nearest_mode
 from .extract import build_topic, extract_params
 from .model import TOOL_MODES, TOOLS, Route, mode_facts
 from .rules import Decision, Rule, collect_hits, decide, explain
@@ -57,7 +58,8 @@ def _check_mode(tool: str, force_mode: str) -> str:
 
 
 def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
-    """Decide which mode `tool` should run for `query`. Deterministic, no I/O."""
+    """Decide which mode `tool` should run for `query`. Deterministic; no I/O but reading the packaged
+    labelled requests once, the first time no rule matches."""
     tool = resolve_tool(tool)
     forced = _check_mode(tool, force_mode) if force_mode is not None else None
     query = query if isinstance(query, str) else ""
@@ -81,6 +83,12 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
         decision = decide(modes, hits)
         mode, confidence, reason = decision.mode, decision.confidence, explain(decision)
         cued = bool(decision.hits)
+        if not cued:  # no rule recognised the wording: take the mode of the most similar labelled requests
+            nearest = nearest_mode(tool, head)
+            if nearest is not None:
+                mode, similarity = nearest
+                confidence = round(min(0.6, similarity), 2)
+                reason = f"no pattern matched; the most similar labelled requests → {mode} ({similarity:.2f})"
         if tool == "zot_export":
             _add_format(params, decision, path_format)
     if len(head) < len(query):
