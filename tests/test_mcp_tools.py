@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
+from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from tests.conftest import make_settings
@@ -168,3 +169,24 @@ async def test_an_internal_failure_is_masked_and_the_server_goes_on(server, monk
         assert failed.is_error and "secret internal detail" not in text_of(failed)
         still = await client.call_tool("zot_manage_collections", {"query": "list collections"})
         assert not still.is_error
+
+
+async def test_answers_from_the_demo_library_say_so(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "state", export_dir=tmp_path / "exports")
+    ctx = AppContext(settings, home=tmp_path / "no-zotero-here")
+    async with Client(build_server(ctx)) as client:
+        listed = await client.call_tool("zot_manage_collections", {"query": "list my collections"})
+        assert text_of(listed).startswith("[Demo library: no Zotero library was found")
+        assert "AGENT_ZOT_ZOTERO_DATA_DIR" in text_of(listed)
+        assert listed.structured_content["library"]["demo"] is True
+        assert listed.structured_content["route"]["mode"] == "list"  # the answer itself is still there
+        missing = await client.call_tool(
+            "zot_summarize", {"item_key": "ZZZZ9999", "force_mode": "quick"}, raise_on_error=False
+        )
+        assert missing.is_error and "Demo library" in missing.structured_content["error"]["hint"]
+    ctx.close()
+
+
+async def test_answers_from_a_real_library_carry_no_demo_note(server) -> None:
+    listed = await call(server, "zot_manage_collections", query="list my collections")
+    assert "Demo library" not in text_of(listed) and "library" not in listed.structured_content

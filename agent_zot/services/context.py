@@ -73,6 +73,10 @@ class AppContext:
             self._index.close()
             self._index = None
 
+    def serving_demo(self) -> bool:
+        """Whether answers come from the built-in demo library (known once the library was located)."""
+        return self._source is not None and self._source.is_demo
+
     def source(self) -> LibrarySource:
         if self._source is None:
             self._source = self._locate()

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_zot.errors import InvalidArgumentError
+from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services import collections, notes, tags
 from agent_zot.services.catalog import (
     BY_NAME,
@@ -61,11 +61,30 @@ def call(ctx: AppContext, tool: str, **arguments: Any) -> ToolResponse:
     return run(ctx, spec, request)
 
 
+DEMO_NOTE = (
+    "Demo library: no Zotero library was found, so this comes from agent-zot's built-in demo papers, "
+    "not from yours."
+)
+DEMO_HINT = (
+    "Point agent-zot at your Zotero data folder (the one holding zotero.sqlite): set zotero_data_dir in "
+    "the config or AGENT_ZOT_ZOTERO_DATA_DIR, or pass --library; `agent-zot doctor` checks it."
+)
+
+
 def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
-    """Route a typed request and run the mode it lands on."""
+    """Route a typed request and run the mode it lands on. Answers from the demo library say so."""
     decision, request = prepare(spec, request)
     handler = globals()[spec.handler]
-    return handler(ctx, request, decision)
+    try:
+        response = handler(ctx, request, decision)
+    except AgentZotError as exc:
+        if ctx.serving_demo():
+            exc.hint = f"{exc.hint} ({DEMO_NOTE} {DEMO_HINT})" if exc.hint else f"{DEMO_NOTE} {DEMO_HINT}"
+        raise
+    if ctx.serving_demo():
+        response.text = f"[{DEMO_NOTE} {DEMO_HINT}]\n{response.text}"
+        response.data = {"library": {"demo": True, "note": DEMO_NOTE, "hint": DEMO_HINT}, **response.data}
+    return response
 
 
 def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
