@@ -321,3 +321,36 @@ async def test_graphml_export_loads_in_networkx(client: Client, graph_library) -
 async def test_bad_requests_get_actionable_errors(client: Client, arguments: dict, expected: str) -> None:
     result = await client.call_tool("zot_explore_graph", arguments, raise_on_error=False)
     assert result.is_error and expected in result.content[0].text
+
+
+def test_citations_appear_when_a_metadata_only_run_is_followed_by_a_full_one(
+    graph_library: tuple[Settings, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    settings, _ = graph_library
+    runner = CliRunner()
+
+    def update(data_dir: Path, *flags: str) -> dict[str, Any]:
+        monkeypatch.setenv("AGENT_ZOT_DATA_DIR", str(data_dir))
+        result = runner.invoke(
+            cli,
+            ["--library", str(settings.zotero_data_dir), "update-db", "--json", *flags],
+            catch_exceptions=False,
+        )
+        assert result.exit_code == 0, result.output
+        graph = json.loads(result.stdout)["graph"]
+        graph.pop("seconds")
+        return graph
+
+    fresh = update(tmp_path / "fresh")
+    assert fresh["citations_in_library"] == 2  # context cites the survey, gnn cites context
+    assert (
+        update(tmp_path / "steps", "--no-fulltext")["citations_in_library"] == 0
+    )  # no reference lists read yet
+    assert update(tmp_path / "steps") == fresh  # the full run reads them: the same graph as a fresh run
+    assert update(tmp_path / "steps", "--force-rebuild") == fresh

@@ -22,7 +22,7 @@ from agent_zot.state.db import connect
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
 
-FACTS_VERSION = 1  # bump when extraction changes, so cached facts are recomputed
+FACTS_VERSION = 2  # bump when extraction or the cache key changes, so cached facts are recomputed
 BODY_CHARS = 30_000  # keyphrases come from the title, the abstract and the start of the body
 
 
@@ -134,14 +134,21 @@ def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_ke
 def current_facts(
     items: Iterable[Item], state: IndexState, cache: FactsCache, *, settings: Settings
 ) -> dict[str, PaperFacts]:
-    """Facts for every item: cached where the item's index fingerprint is unchanged, else computed."""
+    """Facts for every item: cached where what they are computed from is unchanged, else computed.
+
+    The key covers the item's metadata *and* the files its text came from: a file parsed for the first
+    time (after `update-db --no-fulltext`), repaired or replaced changes its attachment fingerprint, so
+    the references and keyphrases are read again from the new text."""
     extractor, keyphrases = keyphrase_extractor(settings)
     fingerprints = state.item_fingerprints()
+    files = state.attachment_fingerprints()
+    owned = state.attachments_by_item()
     cached = cache.load()
     result: dict[str, PaperFacts] = {}
     fresh: list[tuple[PaperFacts, str]] = []
     for item in items:
-        fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{extractor}"
+        sources = ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ())))
+        fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{sources}|{extractor}"
         stored_fp, stored = cached.get(item.key, ("", None))
         if stored is not None and stored_fp == fingerprint:
             result[item.key] = stored
