@@ -199,6 +199,31 @@ async def test_influence_and_the_most_cited_missing_work(client: Client, graph_l
     assert missing["Statistical methods for text, second edition"] == 4
 
 
+@pytest.mark.parametrize(
+    ("query", "force_mode"),
+    [
+        ("what does my library cite most that I don't have", None),  # the README's example
+        ("most cited works missing from my library", "influence"),
+        ("which works do my papers cite most that are not in my library?", None),
+    ],
+)
+async def test_the_most_cited_works_you_do_not_have(
+    client: Client, query: str, force_mode: str | None
+) -> None:
+    arguments = {"query": query} | ({"force_mode": force_mode} if force_mode else {})
+    data = (await explore(client, **arguments)).structured_content
+    assert data["route"]["mode"] == "influence"
+    assert "field" not in data or not data["field"]  # the whole library, not papers matching "missing"
+    missing = {w.get("doi") or w["title"]: w["cited_by"] for w in data["external"]}
+    assert missing["Statistical methods for text, second edition"] == 4 and missing[EXTERNAL_DOI] == 3
+
+
+async def test_which_venues_publish_most_of_my_papers(client: Client) -> None:
+    data = (await explore(client, query="which venues publish most of my papers")).structured_content
+    assert data["route"]["mode"] == "venue"
+    assert data["venues"][0] == {**data["venues"][0], "venue": "Scientometrics", "papers": 3}
+
+
 async def test_related_papers_say_why(client: Client, graph_library) -> None:
     _, k = graph_library
     result = await explore(client, query="papers related to this one", item_key=k["gnn"])

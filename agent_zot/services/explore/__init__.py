@@ -16,30 +16,17 @@ from agent_zot.services.resolve.graph import find_concept, resolve_author, resol
 from agent_zot.services.resolve.library import resolve_paper
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
+from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Item, Library
 
 EMPTY_GRAPH = (
     "The knowledge graph is empty. It is built by `agent-zot update-db` (citations come from the PDFs' "
     "reference lists, so index the full text)."
 )
-# Words that say which mode to run or glue the sentence, not what the field is ("top venues for X").
-_MODE_WORDS = frozenset(
+# Words that name the request rather than its field ("top venues for X", "what does my library cite most"),
+# on top of the English function words.
+_MODE_WORDS = STOPWORDS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "of",
-        "on",
-        "in",
-        "for",
-        "to",
-        "about",
-        "and",
-        "or",
-        "by",
-        "with",
-        "from",
-        "between",
         "since",
         "research",
         "researchers",
@@ -53,7 +40,6 @@ _MODE_WORDS = frozenset(
         "best",
         "leading",
         "main",
-        "most",
         "influential",
         "important",
         "venues",
@@ -68,26 +54,26 @@ _MODE_WORDS = frozenset(
         "evolve",
         "trend",
         "trends",
-        "over",
         "time",
-        "how",
-        "has",
-        "have",
         "related",
         "connected",
         "everything",
         "show",
         "find",
-        "me",
-        "my",
         "library",
-        "what",
-        "which",
-        "who",
         "cite",
         "cites",
         "cited",
         "citing",
+        "missing",
+        "don't",
+        "dont",
+        "not",
+        "publish",
+        "publishes",
+        "published",
+        "lack",
+        "lacking",
     ]
 )
 

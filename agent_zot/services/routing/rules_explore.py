@@ -53,7 +53,8 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         "influence",
         3.0,
         r"\b(?:most|highly|heavily|widely|top|often|frequently) cited\b|\bcited (?:the )?most\b"
-        r"|\bcited\b[^.?!]{0,40}?\b(?:missing|not in|don'?t have|lack)\b",
+        r"|\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?\b(?:missing|not in|(?:don'?t|do not) (?:have|own)|lack\w*)\b"
+        r"|\b(?:missing|not in my library)\b[^.?!]{0,60}?\bcit(?:e|es|ed|ing)\b|\bcite[sd]? (?:the )?most\b",
     ),
     # content_similarity: papers that read alike (vectors, not links)
     rx(
