@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
@@ -215,8 +216,16 @@ class Settings(BaseSettings):
         return out
 
     def to_toml(self) -> str:
-        """The effective configuration as TOML (unset values are left out; secrets masked)."""
-        return tomli_w.dumps({k: v for k, v in self.masked().items() if v is not None})
+        """The effective configuration as TOML, each setting under a comment saying what it does (unset
+        values are left out; secrets masked)."""
+        blocks = []
+        for name, value in self.masked().items():
+            if value is None:
+                continue
+            described = type(self).model_fields[name].description or ""
+            comment = "".join(f"# {line}\n" for line in textwrap.wrap(described, 100))
+            blocks.append(comment + tomli_w.dumps({name: value}))
+        return "\n".join(blocks)
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:

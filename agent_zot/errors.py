@@ -42,6 +42,15 @@ class AmbiguousNameError(AgentZotError):
         super().__init__(message, hint=hint)
         self.candidates = candidates
 
+    def __str__(self) -> str:
+        """The message, then the candidates (unless the message already names them), then the hint."""
+        listed = (
+            ""
+            if any(c in self.message for c in self.candidates)
+            else "".join(f"\n- {c}" for c in self.candidates[:8])
+        )
+        return f"{self.message}{listed}" + (f"\n{self.hint}" if self.hint else "")
+
 
 class InvalidArgumentError(AgentZotError):
     """A tool or command argument is malformed or contradictory."""

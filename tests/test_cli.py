@@ -97,6 +97,17 @@ def test_config_show_masks_secrets(run, monkeypatch: pytest.MonkeyPatch) -> None
     assert data["settings"]["zotero_api_key"] == "********"
 
 
+def test_config_show_describes_every_setting_and_stays_valid_toml(run) -> None:
+    import tomllib
+
+    from agent_zot.config import Settings
+
+    text = run("config", "show").output
+    assert "# Exports are written under this folder" in text  # each setting under its description
+    shown = tomllib.loads(text)
+    assert set(shown) <= set(Settings.model_fields) and "export_dir" in shown
+
+
 def test_bad_config_is_a_clear_error(tmp_path: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text("http_port = 'eighty'\n")
@@ -120,3 +131,23 @@ def test_demo_builds_indexes_and_answers(tmp_path: Path, monkeypatch: pytest.Mon
     assert "S2ORC" in search.splitlines()[2]  # the corpus paper answers the corpus question first
     assert "p. " in search  # with a page-cited passage
     assert "No Zotero library found" in out  # and it says how to point agent-zot at a real library
+
+
+def test_doctor_on_a_truncated_database_reports_it_without_a_traceback(
+    tmp_path: Path, full_lib: FullLibrary
+) -> None:
+    folder = tmp_path / "Zotero"
+    folder.mkdir()
+    data = full_lib.db_path.read_bytes()
+    (folder / "zotero.sqlite").write_bytes(data[: len(data) // 3])
+    result = CliRunner().invoke(
+        cli, ["--library", str(folder), "doctor"], env={"AGENT_ZOT_DATA_DIR": str(tmp_path / "s")}
+    )
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)  # an exit code, not a crash
+    assert "cannot be read as a database" in result.output
+
+
+def test_update_db_with_an_unknown_item_key_says_so(run) -> None:
+    result = run("update-db", "--item", "ZZZZ9999", "--no-fulltext")
+    assert result.exit_code != 0 and "No item with key ZZZZ9999" in result.output

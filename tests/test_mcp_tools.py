@@ -190,3 +190,33 @@ async def test_answers_from_the_demo_library_say_so(tmp_path: Path) -> None:
 async def test_answers_from_a_real_library_carry_no_demo_note(server) -> None:
     listed = await call(server, "zot_manage_collections", query="list my collections")
     assert "Demo library" not in text_of(listed) and "library" not in listed.structured_content
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("a\u0000b.bib", "NUL character"),
+        ("x" * 300 + ".bib", "the limit is 255"),
+        ("out.exe", "does not write .exe files"),
+    ],
+)
+async def test_bad_export_paths_get_clear_errors_and_write_nothing(
+    server, tmp_path: Path, path: str, expected: str
+) -> None:
+    result = await call(server, "zot_export", path=path)
+    assert result.is_error and expected in text_of(result)
+    assert result.structured_content["error"]["type"] == "InvalidArgumentError"
+    assert len(text_of(result)) < 400  # the path is not echoed back whole
+    assert not (tmp_path / "exports").exists() or not any((tmp_path / "exports").iterdir())
+
+
+async def test_exported_files_are_ordinary_files(server, tmp_path: Path) -> None:
+    result = await call(server, "zot_export", path="refs.bib")
+    assert not result.is_error
+    mode = (tmp_path / "exports" / "refs.bib").stat().st_mode & 0o777
+    assert mode & 0o044  # readable beyond the owner as the umask allows, not private like a temp file
+
+
+async def test_a_pasted_page_is_not_echoed_back_whole(server) -> None:
+    result = await call(server, "zot_manage_notes", query="search my notes for " + "z" * 20_000)
+    assert not result.is_error and len(text_of(result)) < 300

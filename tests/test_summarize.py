@@ -193,6 +193,7 @@ async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> 
     ]
     assert all(S2ORC_KEY_RE.match(c.split(":")[0]) for c in err["candidates"])
     assert "item_key" in text  # says how to pick one
+    assert all(c in text for c in err["candidates"])  # the assistant reads the candidates in the text too
 
 
 async def test_titles_that_both_hold_every_word_are_ambiguous(paged_client: Client, paged: Paged) -> None:

@@ -205,3 +205,18 @@ def test_an_index_built_by_another_model_is_refused(library_copy, resources, tmp
         assert isinstance(err.value, IndexMismatchError) or "another-model" in str(err.value)
     finally:
         other.close()
+
+
+def test_the_report_says_where_each_unread_file_was_indexed_from(library_copy, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    folder, k = library_copy
+    result = CliRunner().invoke(
+        cli, ["--library", str(folder), "update-db"], env={"AGENT_ZOT_DATA_DIR": str(tmp_path / "cli-state")}
+    )
+    assert result.exit_code == 0, result.output
+    lines = {line.split(":")[0].strip(): line for line in result.output.splitlines() if " / " in line}
+    assert "indexed from Zotero's full-text cache" in lines[f"{k['c']} / {k['c_pdf']}"]  # the encrypted PDF
+    assert "indexed from metadata only" in lines[f"{k['d']} / {k['d_pdf']}"]  # the file was never synced

@@ -198,10 +198,13 @@ def _format_summary(data: dict[str, Any]) -> str:
         )
     if data.get("graph_error"):
         lines.append(f"Graph not updated: {data['graph_error']}")
-    for kind in ("skipped", "failed"):
+    for kind, title in (("skipped", "not read from the file itself"), ("failed", "no text found")):
         if data[kind]:
-            lines.append(f"{kind.capitalize()} ({len(data[kind])}), indexed by metadata only:")
-            lines.extend(f"  {e['item_key']} / {e['attachment_key']}: {e['reason']}" for e in data[kind][:20])
+            lines.append(f"{kind.capitalize()} ({len(data[kind])}), {title}:")
+            lines.extend(
+                f"  {e['item_key']} / {e['attachment_key']}: {e['reason']} (indexed from {e['indexed_from']})"
+                for e in data[kind][:20]
+            )
             if len(data[kind]) > 20:
                 lines.append(f"  … {len(data[kind]) - 20} more (use --json for all)")
     return "\n".join(lines)

@@ -63,7 +63,14 @@ class IndexPipeline:
             ready.records.append(_record(item, attachment, fingerprint, document, outcome, doc_chunks))
             reason = outcome.error or document.fallback_reason
             if reason:
-                problem = {"item_key": item.key, "attachment_key": attachment.key, "reason": reason}
+                problem = {
+                    "item_key": item.key,
+                    "attachment_key": attachment.key,
+                    "reason": reason,
+                    "indexed_from": _INDEXED_FROM.get(document.source, document.source)
+                    if document.pages
+                    else "metadata only",
+                }
                 (ready.failed if outcome.error and not document.pages else ready.skipped).append(problem)
         return ready
 
@@ -114,6 +121,9 @@ class IndexPipeline:
             # The references were taken out of the body, so their heading must not label the text before it.
             headings=[h for h in document.headings if not is_references_heading(h[1])],
         )
+
+
+_INDEXED_FROM = {"ft-cache": "Zotero's full-text cache"}
 
 
 def _unparsed(item: Item, attachment: Attachment) -> AttachmentRecord:

@@ -126,6 +126,14 @@ def _lock_state(db_path: Path) -> Check:
                 "without taking locks, so this is fine.",
             )
         return Check("zotero lock", "warn", f"Could not probe the lock: {exc}")
+    except sqlite3.DatabaseError as exc:  # truncated or not a database: say so, as a check that failed
+        return Check(
+            "zotero lock",
+            "fail",
+            f"{db_path} cannot be read as a database: {exc}.",
+            "Make sure this is Zotero's zotero.sqlite (not a partial copy or backup); Zotero's own copies "
+            "are zotero.sqlite.bak and zotero.sqlite.[date].bak in the same folder.",
+        )
     return Check("zotero lock", "ok", "Database not locked (Zotero is probably closed).")
 
 

@@ -26,7 +26,7 @@ from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import GraphStore
 from agent_zot.services.match import match_items
 from agent_zot.services.resolve.library import resolve_collection
-from agent_zot.services.response import ToolResponse
+from agent_zot.services.response import ToolResponse, clip
 from agent_zot.zotero.models import Item, Library
 
 FORMAT_EXTENSIONS = {
@@ -98,8 +98,44 @@ def _collection_and_children(library: Library, key: str) -> set[str]:
     return found
 
 
+MAX_NAME_CHARS = 255  # one path component, as most file systems allow
+
+
+def _process_umask() -> int:
+    current = os.umask(0o022)  # read it once, at import (setting it briefly is unsafe once threads run)
+    os.umask(current)
+    return current
+
+
+_UMASK = _process_umask()
+
+
+def check_path(path: str) -> None:
+    """Refuse what no file system takes or what agent-zot cannot write, before touching the disk."""
+    shown = clip(path, 80)
+    if "\x00" in path:
+        raise InvalidArgumentError(
+            f"The path {shown!r} contains a NUL character.", hint="Give a plain file name."
+        )
+    longest = max((len(part) for part in re.split(r"[\\/]", path)), default=0)
+    if longest > MAX_NAME_CHARS:
+        raise InvalidArgumentError(
+            f"A file or folder name in {shown!r} is {longest} characters long; the limit is {MAX_NAME_CHARS}.",
+            hint="Use a shorter name.",
+        )
+    suffix = Path(path.strip()).suffix.lower()
+    if suffix and suffix not in FORMAT_EXTENSIONS and not path.rstrip().endswith(("/", os.sep)):
+        raise InvalidArgumentError(
+            f"agent-zot does not write {suffix} files.",
+            hint="Use .bib (BibTeX), .json (CSL-JSON), .md (Markdown) or .graphml, or a folder name "
+            "ending in / for one Markdown file per item.",
+        )
+
+
 def resolve_target(settings: Settings, path: str | None, fmt: str, scope: ExportScope) -> Path:
     """Where to write: under export_dir, unless absolute paths are explicitly allowed."""
+    if path:
+        check_path(path)
     export_dir = settings.export_dir.expanduser().resolve()
     raw = path.strip() if path else _default_name(scope, fmt)
     candidate = Path(raw).expanduser()
@@ -129,6 +165,8 @@ def export(
     overwrite: bool = False,
     graph: GraphExport | None = None,
 ) -> ToolResponse:
+    if path:
+        check_path(path)
     fmt = format_for(path, fmt)
     if fmt == "graphml":
         if graph is None:
@@ -265,6 +303,8 @@ def _write_one(target: Path, content: str, overwrite: bool) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(content)
+        # mkstemp makes the file private (0600); an export is an ordinary file, readable as the umask allows.
+        Path(tmp).chmod(0o666 & ~_UMASK)
         Path(tmp).replace(target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

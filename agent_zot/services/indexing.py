@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_zot.errors import AgentZotError
+from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder, EmbedderError
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
@@ -102,6 +102,12 @@ def update_index(
     graph: GraphResources | None = None,
 ) -> UpdateSummary:
     """Index what changed; then, when anything changed (or the graph is still empty), rebuild the graph."""
+    unknown = [key for key in options.item_keys if key not in library.items]
+    if unknown:
+        raise NotFoundError(
+            f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
+            hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
+        )
     started = time.perf_counter()
     summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
     state = resources.state

@@ -6,7 +6,7 @@ import re
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.resolve.library import resolve_item
-from agent_zot.services.response import ToolResponse, more_line
+from agent_zot.services.response import ToolResponse, more_line, quoted
 from agent_zot.zotero.models import Annotation, Library, Note
 
 _SNIPPET = 160
@@ -118,10 +118,10 @@ def search_notes(library: Library, text: str, *, limit: int) -> ToolResponse:
             )
     hits.sort(key=lambda h: -h[0])
     if not hits:
-        return ToolResponse(f"No notes or annotations contain {text!r}.", {"matches": [], "total": 0})
+        return ToolResponse(f"No notes or annotations contain {quoted(text)}.", {"matches": [], "total": 0})
     shown = hits[:limit]
     return ToolResponse(
-        f"{len(hits)} notes/annotations match {text!r}:\n" + "\n".join(h[2] for h in shown),
+        f"{len(hits)} notes/annotations match {quoted(text)}:\n" + "\n".join(h[2] for h in shown),
         {"matches": [h[1] for h in shown], "total": len(hits)},
     )
 

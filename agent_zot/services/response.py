@@ -39,6 +39,11 @@ def clip(text: str, chars: int) -> str:
     return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
 
 
+def quoted(text: str, chars: int = 80) -> str:
+    """``text`` quoted for a message, cut to ``chars``: an answer never echoes a pasted page back whole."""
+    return repr(clip(text, chars))
+
+
 def more_line(total: int, limit: int) -> str:
     """Tells the assistant that a list was cut and how to see the rest."""
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""

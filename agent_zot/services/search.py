@@ -21,7 +21,7 @@ from agent_zot.services import search_present as present
 from agent_zot.services.context import AppContext
 from agent_zot.services.passages import DETAILS
 from agent_zot.services.resolve.library import author_surnames, resolve_collection
-from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural
+from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
 from agent_zot.text import STOPWORDS
@@ -113,7 +113,7 @@ def run_search(
         return _metadata_listing(library, filters, size), decision
     if not _content_words(text):
         raise InvalidArgumentError(
-            f"{text!r} has no words to search for (only common words).",
+            f"{quoted(text)} has no words to search for (only common words).",
             hint="Name the topic, method or paper you are looking for.",
         )
     if not _index_ready(ctx):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.services.passages import Passage
-from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural
+from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
 from agent_zot.services.retrieval import PaperHit
 from agent_zot.zotero.models import Item, Library
 
@@ -24,7 +24,9 @@ def paper_response(
 ) -> ToolResponse:
     where = f" within {scope}" if scope else ""
     if not papers:
-        return ToolResponse(f"No papers found for {query!r}{where}.", {"total": 0, "papers": [], "tokens": 0})
+        return ToolResponse(
+            f"No papers found for {quoted(query)}{where}.", {"total": 0, "papers": [], "tokens": 0}
+        )
     body: list[str] = []
     rows = []
     for paper in papers:
@@ -42,7 +44,7 @@ def paper_response(
             }
         )
     shown = "best sentences" if detail == "sentences" else "whole passages"
-    head = f"{plural(len(rows), 'paper')} for {query!r}{where}, best first ({shown}, PDF pages):"
+    head = f"{plural(len(rows), 'paper')} for {quoted(query)}{where}, best first ({shown}, PDF pages):"
     more = (
         "More: zot_summarize item_key=KEY with the question gives that paper's best passages; "
         "force_mode='full' pages='N' reads a page"

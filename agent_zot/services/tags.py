@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
-from agent_zot.services.response import ToolResponse, item_line, more_line
+from agent_zot.services.response import ToolResponse, item_line, more_line, quoted
 from agent_zot.zotero.models import Library
 
 # Conditions are separated by commas, "&&" or " AND "; inside one, "||" separates alternatives.
@@ -142,7 +142,7 @@ def _resolve_names(library: Library, conditions: list[TagCondition]) -> list[Tag
                     if close
                     else "List tags with mode 'list'."
                 )
-                raise NotFoundError(f"No tag named {name!r} in this library.", hint=hint)
+                raise NotFoundError(f"No tag named {quoted(name)} in this library.", hint=hint)
             names.append(known[name.casefold()])
         resolved.append(TagCondition(tuple(names), condition.negated))
     return resolved

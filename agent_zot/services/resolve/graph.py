@@ -11,6 +11,7 @@ from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
+from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Library
 
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
@@ -38,12 +39,12 @@ def resolve_author(store: GraphStore, name: str) -> Node:
     scored = process.extract(wanted, names, scorer=fuzz.token_sort_ratio, limit=5, score_cutoff=60)
     if not scored or scored[0][1] < 80:
         close = ", ".join(n for n, _, _ in scored) or "none"
-        raise NotFoundError(f"No author named {wanted!r} in the graph.", hint=f"Close names: {close}.")
+        raise NotFoundError(f"No author named {quoted(wanted)} in the graph.", hint=f"Close names: {close}.")
     best = [node_id for _, score, node_id in scored if score >= scored[0][1] - 2]
     nodes = store.get_nodes(best)
     if len(nodes) > 1 and not _same_person_written_twice(nodes):
         raise AmbiguousNameError(
-            f"{len(nodes)} authors match {wanted!r}; say which one.",
+            f"{len(nodes)} authors match {quoted(wanted)}; say which one.",
             candidates=[n.name for n in nodes],
         )
     return nodes[0]

@@ -6,6 +6,7 @@ from rapidfuzz import fuzz, process, utils
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.services.match import match_items
+from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
 # Scores are rapidfuzz WRatio (0-100). Chosen on the shared libraries' collection names: typos and
@@ -61,7 +62,7 @@ def resolve_collection(library: Library, name: str) -> Collection:
     scored = [(score, c) for score, c in scored if score >= _CANDIDATE]
     if not scored:
         available = ", ".join(sorted(c.path for c in library.collections.values())[:15]) or "none"
-        raise NotFoundError(f"No collection matches {wanted!r}.", hint=f"Collections: {available}.")
+        raise NotFoundError(f"No collection matches {quoted(wanted)}.", hint=f"Collections: {available}.")
     best_score, best = scored[0]
     runner_up = scored[1][0] if len(scored) > 1 else 0
     if best_score >= _CONFIDENT and best_score - runner_up >= _MARGIN:
@@ -80,7 +81,7 @@ def _name_score(wanted: str, collection: Collection) -> float:
 def _ambiguous(wanted: str, matches: list[Collection]) -> AmbiguousNameError:
     paths = [f"{c.path} [{c.key}]" for c in matches]
     return AmbiguousNameError(
-        f"{wanted!r} matches several collections: " + "; ".join(paths) + ".",
+        f"{quoted(wanted)} matches several collections: " + "; ".join(paths) + ".",
         candidates=paths,
         hint="Repeat the request with the full path or the collection key.",
     )
@@ -107,11 +108,11 @@ def resolve_paper(library: Library, item_key: str | None, text: str) -> Item:
     if not matches:
         close = process.extract(wanted, list(titles), scorer=fuzz.WRatio, limit=3, score_cutoff=50)
         hint = ("Close titles: " + "; ".join(t for t, _, _ in close) + ".") if close else "Try an item key."
-        raise NotFoundError(f"No paper in the library matches {wanted!r}.", hint=hint)
+        raise NotFoundError(f"No paper in the library matches {quoted(wanted)}.", hint=hint)
     matches.sort(key=lambda i: -_title_fit(wanted, i.title))  # stable: metadata-match order breaks ties
     if len(matches) > 1 and _close_call(wanted, matches):
         raise AmbiguousNameError(
-            f"{len(matches)} papers match {wanted!r}; say which one.",
+            f"{len(matches)} papers match {quoted(wanted)}; say which one.",
             candidates=[f"{i.key}: {i.title} ({i.year or 'n.d.'})" for i in matches[:8]],
         )
     return matches[0]
@@ -138,7 +139,7 @@ def author_surnames(library: Library, name: str) -> list[str]:
         return sorted(found)
     close = [m for m, score, _ in process.extract(name, sorted(surnames), limit=5) if score >= 70]
     raise NotFoundError(
-        f"No author named {name!r} in your library.",
+        f"No author named {quoted(name)} in your library.",
         hint=("Did you mean: " + ", ".join(close) + "?")
         if close
         else "Check the spelling, or search by topic.",
