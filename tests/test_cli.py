@@ -151,3 +151,43 @@ def test_doctor_on_a_truncated_database_reports_it_without_a_traceback(
 def test_update_db_with_an_unknown_item_key_says_so(run) -> None:
     result = run("update-db", "--item", "ZZZZ9999", "--no-fulltext")
     assert result.exit_code != 0 and "No item with key ZZZZ9999" in result.output
+
+
+async def test_an_index_built_for_another_library_is_refused_until_rebuilt(
+    full_lib: FullLibrary, tmp_path: Path
+) -> None:
+    from fastmcp import Client
+
+    from agent_zot.config import Settings
+    from agent_zot.mcp.server import build_server
+    from agent_zot.services.context import AppContext
+    from agent_zot.zotero.demo import ensure_demo_library
+
+    other = ensure_demo_library(tmp_path / "other")
+    env = {"AGENT_ZOT_DATA_DIR": str(tmp_path / "state")}
+    runner = CliRunner()
+    built = runner.invoke(cli, ["--library", str(full_lib.data_dir), "update-db", "--no-fulltext"], env=env)
+    assert built.exit_code == 0, built.output
+
+    ctx = AppContext(Settings(zotero_data_dir=other.parent, data_dir=tmp_path / "state"), home=tmp_path)
+    async with Client(build_server(ctx)) as client:
+        for tool, arguments in (
+            ("zot_search", {"query": "citation graphs of papers"}),
+            ("zot_explore_graph", {"query": "most influential papers"}),
+        ):
+            refused = await client.call_tool(tool, arguments, raise_on_error=False)
+            assert refused.is_error and "built from another Zotero library" in refused.content[0].text
+            assert "--force-rebuild" in refused.structured_content["error"]["hint"]
+    ctx.close()
+    status = runner.invoke(cli, ["--library", str(other.parent), "status"], env=env)
+    assert "built from another library" in status.output
+    again = runner.invoke(cli, ["--library", str(other.parent), "update-db", "--no-fulltext"], env=env)
+    assert again.exit_code != 0 and "built from another Zotero library" in again.output
+    rebuilt = runner.invoke(
+        cli, ["--library", str(other.parent), "update-db", "--no-fulltext", "--force-rebuild"], env=env
+    )
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert (
+        "built from another"
+        not in runner.invoke(cli, ["--library", str(other.parent), "status"], env=env).output
+    )

@@ -174,7 +174,7 @@ def update_db(
     line = ProgressLine(sys.stderr)
     try:
         summary = update_index(
-            ctx.library(), ctx.index(), options, on_progress=line.update, graph=ctx.graph()
+            ctx.library(), ctx.index_resources(), options, on_progress=line.update, graph=ctx.graph()
         )
     finally:
         line.finish()

@@ -50,7 +50,16 @@ class AppContext:
         self.last_load_seconds: float | None = None
 
     def index(self) -> IndexResources:
-        """The full-text index (state, embedder, store), created on first use."""
+        """The full-text index of this library (state, embedder, store), created on first use; an index
+        built from another library is refused (update-db, which may rebuild it, uses `index_resources`)."""
+        from agent_zot.services.indexing import check_library
+
+        resources = self.index_resources()
+        check_library(resources.state, self.library())
+        return resources
+
+    def index_resources(self) -> IndexResources:
+        """The full-text index without the check that it belongs to this library."""
         if self._index is None:
             from agent_zot.index.resources import IndexResources  # models and stores load lazily
 

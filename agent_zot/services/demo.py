@@ -37,7 +37,7 @@ def run_demo(
     try:
         library = ctx.library()
         summary = update_index(
-            library, ctx.index(), UpdateOptions(), on_progress=on_progress, graph=ctx.graph()
+            library, ctx.index_resources(), UpdateOptions(), on_progress=on_progress, graph=ctx.graph()
         )
         s2orc = match_items(list(library.items.values()), "S2ORC")[0]
         sections = [

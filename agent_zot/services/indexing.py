@@ -21,6 +21,7 @@ from agent_zot.index.embed import Embedder, EmbedderError
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
 from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
+from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
 
 if TYPE_CHECKING:
@@ -111,6 +112,8 @@ def update_index(
     started = time.perf_counter()
     summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
     state = resources.state
+    if not options.force_rebuild:
+        check_library(state, library)
     if options.force_rebuild:
         resources.drop()
     resources.open()
@@ -148,6 +151,8 @@ def update_index(
     _report(on_progress, summary, total, started)
     if summary.indexed:
         resources.store.optimize()
+    state.set_meta("library", library.identity)
+    state.set_meta("library_path", str(library.db_path))
     state.set_meta("model", summary.model)
     state.set_meta("store", summary.store)
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
@@ -155,6 +160,23 @@ def update_index(
         _update_graph(graph, library, state, summary)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+class OtherLibraryError(AgentZotError):
+    """The index was built from another Zotero library than the one configured now."""
+
+
+def check_library(state: IndexState, library: Library) -> None:
+    """Refuse an index built from another library: its answers would name items this library lacks."""
+    recorded = state.get_meta("library")
+    if recorded and library.identity and recorded != library.identity:
+        built_from = state.get_meta("library_path") or recorded
+        raise OtherLibraryError(
+            f"The index in {state.path.parent} was built from another Zotero library ({built_from}); "
+            f"the library now is {library.db_path}.",
+            hint="Rebuild it for this library with `agent-zot update-db --force-rebuild`, or give each "
+            "library its own data_dir (AGENT_ZOT_DATA_DIR).",
+        )
 
 
 def _update_graph(graph: GraphResources, library: Library, state: Any, summary: UpdateSummary) -> None:

@@ -45,9 +45,15 @@ def library_status(ctx: AppContext) -> dict[str, Any]:
 
 def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     """Read from the state database only: no model or vector store is opened for a status line."""
-    resources = ctx.index()
+    from agent_zot.services.indexing import OtherLibraryError, check_library
+
+    resources = ctx.index_resources()
     if not resources.exists():
         return {"state": "not built", "detail": "run `agent-zot update-db` to index full text"}
+    try:
+        check_library(resources.state, library)
+    except OtherLibraryError as exc:
+        return {"state": "built from another library", "detail": str(exc)}
     from agent_zot.index.changes import plan_update
     from agent_zot.index.store import disk_usage
 
@@ -74,7 +80,7 @@ def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
 
 def graph_status(ctx: AppContext) -> dict[str, Any]:
     """Node and edge counts of the embedded graph (kept current by update-db), and where it is explored."""
-    if not ctx.index().exists():
+    if not ctx.index_resources().exists():
         return {"state": "not built", "store": ctx.settings.graph_store}
     counts = ctx.graph().local.stored_counts()
     if not counts.get("Paper"):

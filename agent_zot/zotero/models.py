@@ -373,6 +373,7 @@ class Library:
     annotations_by_attachment: dict[str, list[Annotation]]
     trashed_count: int = 0
     warnings: list[str] = field(default_factory=list)
+    identity: str = ""  # Zotero's local user key, or the database's path (see reader._identity)
 
     @property
     def notes(self) -> list[Note]:

@@ -129,7 +129,18 @@ class _Loader:
             annotations_by_attachment=annotations,
             trashed_count=sum(1 for i in trashed if i in rows and rows[i].type_name not in NON_REGULAR_TYPES),
             warnings=warnings,
+            identity=self._identity(),
         )
+
+    def _identity(self) -> str:
+        """What names this library across copies and moves: Zotero's local user key, else the file's path."""
+        if self.schema.has("settings", "value"):
+            row = self.conn.execute(
+                "SELECT value FROM settings WHERE setting = 'account' AND key = 'localUserKey'"
+            ).fetchone()
+            if row and row[0]:
+                return f"zotero-user:{row[0]}"
+        return f"path:{self.db_path.resolve()}"
 
     # -- libraries and items -----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, neighbours
+from agent_zot.services.indexing import check_library
 from agent_zot.services.resolve.graph import find_concept, resolve_author, resolve_field
 from agent_zot.services.resolve.library import resolve_paper
 from agent_zot.services.response import ToolResponse, clamp_limit
@@ -91,7 +92,9 @@ def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResp
 
 def _store(ctx: AppContext) -> tuple[GraphStore, str | None]:
     """The configured store; when a Neo4j server is configured but fails, the embedded graph (which
-    update-db keeps current either way) answers, and the response says so."""
+    update-db keeps current either way) answers, and the response says so. A graph built from another
+    library is refused, as its index is."""
+    check_library(ctx.index_resources().state, ctx.library())
     graph = ctx.graph()
     store = graph.store
     if store is graph.local:
