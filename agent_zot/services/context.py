@@ -55,7 +55,8 @@ class AppContext:
         from agent_zot.services.indexing import check_library
 
         resources = self.index_resources()
-        check_library(resources.state, self.library())
+        if resources.exists():  # reading never creates an index
+            check_library(resources.state, self.library())
         return resources
 
     def index_resources(self) -> IndexResources:

@@ -94,7 +94,8 @@ def _store(ctx: AppContext) -> tuple[GraphStore, str | None]:
     """The configured store; when a Neo4j server is configured but fails, the embedded graph (which
     update-db keeps current either way) answers, and the response says so. A graph built from another
     library is refused, as its index is."""
-    check_library(ctx.index_resources().state, ctx.library())
+    if ctx.index_resources().exists():
+        check_library(ctx.index_resources().state, ctx.library())
     graph = ctx.graph()
     store = graph.store
     if store is graph.local:
