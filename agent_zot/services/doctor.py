@@ -10,9 +10,12 @@ from pathlib import Path
 
 from agent_zot.config import Settings, default_config_path
 from agent_zot.errors import AgentZotError
+from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import rerank_status
 from agent_zot.services.context import AppContext
+from agent_zot.text import has_cjk
 from agent_zot.zotero.connection import file_state
+from agent_zot.zotero.models import Library
 
 
 @dataclass(slots=True)
@@ -56,6 +59,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
         )
     )
     checks.append(_attachments(ctx))
+    checks.append(_language(library, ctx.settings))
     checks.append(_writable("data directory", ctx.settings.data_dir))
     checks.append(_writable("export directory", ctx.settings.export_dir))
     checks.append(_writes(ctx.settings))
@@ -162,6 +166,31 @@ def _attachments(ctx: AppContext) -> Check:
             "Sync file attachments in Zotero, or ignore: these items are still searchable by metadata.",
         )
     return Check("attachments", "ok", f"all {len(with_paths)} attachment files found")
+
+
+CJK_SHARE_WARN = 0.2  # a fifth of the titles in Chinese or Japanese is enough to matter for search
+
+
+def _language(library: Library, settings: Settings) -> Check:
+    """Does the library need a multilingual embedding model? The keyword channel handles Chinese and
+    Japanese by character pairs, but the default embedding model only understands English."""
+    titles = [item.title for item in library.items.values() if item.title]
+    share = sum(1 for title in titles if has_cjk(title)) / len(titles) if titles else 0.0
+    if share < CJK_SHARE_WARN:
+        return Check("language", "ok", "titles are mostly in languages the embedding model reads")
+    if settings.embedder in MULTILINGUAL_EMBEDDERS:
+        return Check(
+            "language",
+            "ok",
+            f"{share:.0%} of titles in Chinese or Japanese; {settings.embedder} is multilingual",
+        )
+    return Check(
+        "language",
+        "warn",
+        f"{share:.0%} of titles are in Chinese or Japanese, but the embedding model ({settings.embedder}) reads "
+        "English only, so searches there rely on keywords.",
+        'Set embedder = "bge-m3" (multilingual; install the bge-m3 extra) and run `agent-zot update-db --force-rebuild`.',
+    )
 
 
 def _writable(name: str, path: Path) -> Check:

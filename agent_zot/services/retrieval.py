@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import Hit, SearchFilter
 from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, passage_of
+from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
@@ -102,6 +104,8 @@ class QueryVectors:
     def __init__(self, resources: IndexResources, query: str, fusion: str) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"unknown fusion {fusion!r}")
+        if fusion != "dense" and _unreadable_for(resources, query):
+            fusion = "sparse"  # the embedding model cannot read this query: its vector would only add noise
         resources.open()
         self.resources, self.fusion = resources, fusion
         self.dense = resources.embedder.embed_query(query) if fusion != "sparse" else None
@@ -145,6 +149,14 @@ class QueryVectors:
             own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
         seen = {c.hit.id for c in own}
         return own + [c for c in found if c.hit.id not in seen]
+
+
+def _unreadable_for(resources: IndexResources, query: str) -> bool:
+    """A query mostly in Chinese or Japanese, for an English-only embedding model."""
+    if resources.settings.embedder in MULTILINGUAL_EMBEDDERS:
+        return False
+    letters = [c for c in query if c.isalpha()]
+    return bool(letters) and sum(1 for c in letters if has_cjk(c)) / len(letters) >= 0.5
 
 
 def search_chunks(
