@@ -31,8 +31,9 @@ from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.catalog import SPECS
 from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, index_library
+from tests.conftest import guard_database
 
 EXAMPLES = int(os.environ.get("AGENT_ZOT_FUZZ_EXAMPLES", "150"))
 # Where to write call counts and latencies (for docs/performance.md); unset in CI.
@@ -66,6 +67,12 @@ HOSTILE_TEXT = [
     "C:\\Windows\\system32",
     "out.exe",
     "notes/",
+    "the S2ORC paper",
+    "what does SciBERT find about scientific text?",
+    "Kyle Lo",
+    "citation recommendation",
+    "list my collections",
+    "papers tagged to-read",
 ]
 HOSTILE_INTS = [0, -1, 1, 2, 3, 200, 201, 10**9, -(10**12), 2**63]
 
@@ -111,7 +118,8 @@ def connected(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[asynci
     root = tmp_path_factory.mktemp("fuzz")
     db = guard_database(ensure_demo_library(root / "library"))
     base = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(index_library(base, root / "home"), home=root / "home")
+    ctx = AppContext(base, home=root / "home")
+    update_index(ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph())  # index and graph
     loop = asyncio.new_event_loop()
     client = Client(build_server(ctx))
     loop.run_until_complete(client.__aenter__())
