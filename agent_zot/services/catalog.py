@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from agent_zot.services.response import MAX_LIMIT
 from agent_zot.services.spec import (
     MODE_DESCRIPTION,
     Access,
@@ -21,8 +22,6 @@ from agent_zot.services.spec import (
     ToolSpec,
     modes_literal,
 )
-
-MAX_LIMIT = 200
 
 
 def _limit(default: int, what: str = "results") -> object:

@@ -67,7 +67,9 @@ class UpdateSummary:
     removed: int = 0
     pages: int = 0
     chunks: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)  # attachments indexed as metadata only, why
+    skipped: list[dict[str, str]] = field(
+        default_factory=list
+    )  # files not read from the file itself (a fallback, or none), and why
     failed: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
