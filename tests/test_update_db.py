@@ -188,7 +188,16 @@ def test_limit_item_and_force_rebuild(library_copy, resources) -> None:
     assert two.indexed == 2
     rebuilt = update_index(load_library(db), resources, UpdateOptions(force_rebuild=True))
     assert rebuilt.indexed == 7
-    _points_match_state(resources, load_library(db))
+    # the rebuild went into a new generation, now live; the old one is deleted (no process uses it)
+    live = IndexResources(resources.settings, models_from=resources)
+    try:
+        assert live.generation != resources.generation
+        live.open()
+        assert not (resources.folder / "state.sqlite").exists()
+        assert [p.name for p in (resources.folder / "generations").iterdir()] == [live.generation.name]
+        _points_match_state(live, load_library(db))
+    finally:
+        live.close()
 
 
 def test_an_index_built_by_another_model_is_refused(library_copy, resources, tmp_path: Path) -> None:

@@ -80,6 +80,20 @@ class FactsCache:
         with self._lock, self._conn:
             self._conn.executemany("INSERT OR REPLACE INTO graph_facts VALUES (?, ?, ?)", rows)
 
+    def copy_from(self, other: Path) -> int:
+        """Take over another state database's cached facts (they are keyed by item fingerprint, so only
+        those of unchanged items are ever used); the number of rows."""
+        with self._lock:
+            self._conn.execute("ATTACH DATABASE ? AS other", (str(other),))
+            try:
+                with self._conn:
+                    cursor = self._conn.execute(
+                        "INSERT OR REPLACE INTO graph_facts SELECT * FROM other.graph_facts"
+                    )
+                return cursor.rowcount
+            finally:
+                self._conn.execute("DETACH DATABASE other")
+
     def forget(self, keep: set[str]) -> None:
         with self._lock:
             stored = [k for (k,) in self._conn.execute("SELECT item_key FROM graph_facts")]

@@ -28,9 +28,12 @@ class GraphResources:
         self.state_path = state_path
         self._lock = threading.Lock()
 
+    def for_state(self, state_path: Path) -> GraphResources:
+        """The same graph settings over another state database (a rebuild's new generation)."""
+        return GraphResources(self.settings, state_path)
+
     @cached_property
     def local(self) -> NetworkxGraphStore:
-
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
         return NetworkxGraphStore(self.state_path)
 

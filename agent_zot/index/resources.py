@@ -1,4 +1,9 @@
-"""The index's parts, built from Settings on first use: state database, embedder, sparse encoder, store."""
+"""The index's parts, built from Settings on first use: state database, embedder, sparse encoder, store.
+
+One `IndexResources` serves one generation of the index (index/generations.py): the live one, or the one
+a rebuild writes. It holds the generation (so no process deletes it) from the first use of its state or
+store until `close`.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_zot.config import Settings
+from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import Embedder, make_embedder
+from agent_zot.index.generations import Generation, GenerationHold, IndexLayout
 from agent_zot.index.shared import SharedIndex
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import IndexInfo, SparseVector, VectorStore
@@ -19,14 +26,42 @@ from agent_zot.state.index import IndexState
 class IndexResources:
     """Nothing here loads until asked for: the MCP server starts without touching models or stores."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        generation: Generation | None = None,
+        *,
+        models_from: IndexResources | None = None,
+    ) -> None:
+        """``generation`` defaults to the live one; ``models_from`` lends its loaded models (no reload)."""
         self.settings = settings
-        self.folder = settings.data_dir / "index"
+        self.layout = IndexLayout(settings.data_dir / "index")
+        self.generation = generation or self.layout.live()
+        self.folder = self.generation.folder
         self._lock = threading.Lock()
         self._opened: IndexInfo | None = None
+        self._hold: GenerationHold | None = None
+        if models_from is not None:
+            for name in ("embedder", "bm25"):
+                if name in models_from.__dict__:
+                    self.__dict__[name] = models_from.__dict__[name]
+
+    def acquire(self) -> bool:
+        """Hold this generation (the sweeper leaves it alone); False when it was retired meanwhile."""
+        if self._hold is None:
+            self._hold = self.layout.hold(self.generation)
+        return self._hold is not None
+
+    def _require_hold(self) -> None:
+        if not self.acquire():
+            raise AgentZotError(
+                "The index was replaced by a rebuild while this request ran.",
+                hint="Ask again: the next request reads the new index.",
+            )
 
     @cached_property
     def state(self) -> IndexState:
+        self._require_hold()
         return IndexState(self.folder / "state.sqlite")
 
     @cached_property
@@ -60,11 +95,10 @@ class IndexResources:
 
     @cached_property
     def store(self) -> VectorStore:
+        self._require_hold()
         kind = self.settings.vector_store
         if kind != "edge":  # a server handles concurrent clients itself
-            secret = self.settings.qdrant_api_key
-            api_key = secret.get_secret_value() if secret else None
-            return open_store(kind, url=self.settings.qdrant_url, api_key=api_key, **self._index_options())
+            return self._server_store(self.generation)
 
         def open_edge() -> VectorStore:
             (self.folder / "vectors").mkdir(parents=True, exist_ok=True)
@@ -72,6 +106,16 @@ class IndexResources:
 
         # Several agent-zot processes may use the embedded store at once; see agent_zot/index/shared.py.
         return SharedIndex(self.folder, open_edge)  # type: ignore[return-value]
+
+    def _server_store(self, generation: Generation) -> VectorStore:
+        secret = self.settings.qdrant_api_key
+        return open_store(
+            self.settings.vector_store,
+            url=self.settings.qdrant_url,
+            api_key=secret.get_secret_value() if secret else None,
+            collection=server_collection(generation),
+            **self._index_options(),
+        )
 
     def _index_options(self) -> dict[str, Any]:
         quantization = self.settings.quantization
@@ -90,18 +134,34 @@ class IndexResources:
                 )
             return self._opened
 
-    def drop(self) -> None:
-        """Delete every point and all recorded state (for --force-rebuild); the next open() recreates."""
-        with self._lock:
-            self.store.drop()
-            self.state.clear()
-            self._opened = None
-
     def exists(self) -> bool:
         return (self.folder / "state.sqlite").is_file()
+
+    def sweep(self) -> list[str]:
+        """Delete retired generations no process uses (with a server store, their collections too)."""
+        drop = self._drop_server_collection if self.settings.vector_store != "edge" else None
+        return self.layout.sweep(on_delete=drop)
+
+    def _drop_server_collection(self, generation: Generation) -> None:
+        store = self._server_store(generation)
+        try:
+            store.drop()
+        finally:
+            store.close()
 
     def close(self) -> None:
         if "store" in self.__dict__:
             self.store.close()
+            del self.__dict__["store"]
         if "state" in self.__dict__:
             self.state.close()
+            del self.__dict__["state"]
+        self._opened = None
+        if self._hold is not None:
+            self._hold.release()
+            self._hold = None
+
+
+def server_collection(generation: Generation) -> str:
+    """The Qdrant server collection of a generation (the first index kept the plain name)."""
+    return f"agent_zot_{generation.name.replace('-', '_')}" if generation.name else "agent_zot"

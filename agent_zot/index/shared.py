@@ -23,7 +23,6 @@ import secrets
 import socket
 import socketserver
 import struct
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SparseVector, VectorStore
 
 log = logging.getLogger(__name__)
@@ -268,7 +268,7 @@ class SharedIndex:
         with contextlib.suppress(OSError):
             (self.folder / "owner.json").unlink()
         if self._lock_file is not None:
-            _unlock(self._lock_file)
+            unlock(self._lock_file)
             self._lock_file.close()
             self._lock_file = None
         self._drop_connection()
@@ -293,8 +293,8 @@ class SharedIndex:
 
     def _try_become_owner(self) -> bool:
         self.folder.mkdir(parents=True, exist_ok=True)
-        handle = (self.folder / "owner.lock").open("a+b")
-        if not _try_lock(handle):
+        handle = open_lock_file(self.folder / "owner.lock")
+        if not try_lock(handle):
             handle.close()
             return False
         self._lock_file = handle
@@ -353,32 +353,3 @@ def _write_private_json(path: Path, data: dict[str, Any]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(data, fh)
     tmp.replace(path)
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(handle: Any) -> bool:
-        try:
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(handle: Any) -> None:
-        with contextlib.suppress(OSError):
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(handle: Any) -> bool:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(handle: Any) -> None:
-        with contextlib.suppress(OSError):
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

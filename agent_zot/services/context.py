@@ -5,12 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_zot.config import Settings
-from agent_zot.errors import LibraryNotFoundError
+from agent_zot.errors import AgentZotError, LibraryNotFoundError
+from agent_zot.index.generations import IndexLayout, RebuildStatus
 from agent_zot.zotero.connection import FileState, file_state
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
@@ -47,6 +50,9 @@ class AppContext:
         self._state: FileState | None = None
         self._index: IndexResources | None = None
         self._graph: GraphResources | None = None
+        self._index_lock = threading.RLock()
+        self._calls = 0  # requests in progress (they may run in threads)
+        self._retired: list[tuple[IndexResources, GraphResources | None]] = []
         self.last_load_seconds: float | None = None
 
     def index(self) -> IndexResources:
@@ -60,28 +66,85 @@ class AppContext:
         return resources
 
     def index_resources(self) -> IndexResources:
-        """The full-text index without the check that it belongs to this library."""
-        if self._index is None:
-            from agent_zot.index.resources import IndexResources  # models and stores load lazily
+        """The live generation of the full-text index, without the check that it belongs to this library.
+        When a rebuild has made another generation live since the last call, this moves to it; the old one
+        is closed once no request uses it."""
+        from agent_zot.index.resources import IndexResources  # models and stores load lazily
 
-            self._index = IndexResources(self.settings)
-        return self._index
+        with self._index_lock:
+            for _ in range(5):
+                live = self.index_layout().live()
+                current = self._index
+                if current is not None and current.generation == live:
+                    return current
+                fresh = IndexResources(self.settings, live, models_from=current)
+                if fresh.exists() and not fresh.acquire():
+                    continue  # retired between reading the pointer and holding it: read again
+                if current is not None:
+                    log.info("moving to index generation %s", live.label)
+                    self._retired.append((current, self._graph))
+                    self._graph = None
+                self._index = fresh
+                if self._calls == 0:
+                    self._close_retired()
+                return fresh
+        raise AgentZotError(
+            "The index changed generation repeatedly while being opened.",
+            hint="Ask again once `agent-zot update-db --force-rebuild` has finished.",
+        )
+
+    def index_layout(self) -> IndexLayout:
+        return IndexLayout(self.settings.data_dir / "index")
+
+    def rebuild_status(self) -> RebuildStatus | None:
+        """The rebuild of the index in progress (in any process), if one is."""
+        return self.index_layout().rebuild_status()
 
     def graph(self) -> GraphResources:
-        """The knowledge graph (its store loads on first use), kept in the index's state database."""
-        if self._graph is None:
-            from agent_zot.graph.resources import GraphResources
+        """The knowledge graph (its store loads on first use), kept in the live index's state database."""
+        resources = self.index_resources()
+        with self._index_lock:
+            if self._graph is None:
+                from agent_zot.graph.resources import GraphResources
 
-            self._graph = GraphResources(self.settings, self.settings.data_dir / "index" / "state.sqlite")
-        return self._graph
+                self._graph = GraphResources(self.settings, resources.folder / "state.sqlite")
+            return self._graph
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """One request being served: generations it may still use are closed only after it ends."""
+        with self._index_lock:
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._index_lock:
+                self._calls -= 1
+                if self._calls == 0 and self._retired:
+                    self._close_retired()
+
+    def _close_retired(self) -> None:
+        retired, self._retired = self._retired, []
+        for resources, graph in retired:
+            if graph is not None:
+                graph.close()
+            resources.close()
+        if retired and self._index is not None:
+            self._index.sweep()  # the generations just left are deleted if no other process uses them
 
     def close(self) -> None:
-        if self._graph is not None:
-            self._graph.close()
-            self._graph = None
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        with self._index_lock:
+            if self._graph is not None:
+                self._graph.close()
+                self._graph = None
+            if self._index is not None:
+                self._retired.append((self._index, None))
+                self._index = None
+            retired, self._retired = self._retired, []
+            for resources, graph in retired:
+                if graph is not None:
+                    graph.close()
+                resources.close()
 
     def serving_demo(self) -> bool:
         """Whether answers come from the built-in demo library (known once the library was located)."""

@@ -104,20 +104,66 @@ def update_index(
     on_progress: Callable[[Progress], None] | None = None,
     graph: GraphResources | None = None,
 ) -> UpdateSummary:
-    """Index what changed; then, when anything changed (or the graph is still empty), rebuild the graph."""
+    """Index what changed; then, when anything changed (or the graph is still empty), rebuild the graph.
+
+    ``force_rebuild`` builds a new generation of the index beside the live one (which keeps answering)
+    and makes it live when complete; see index/generations.py."""
     unknown = [key for key in options.item_keys if key not in library.items]
     if unknown:
         raise NotFoundError(
             f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
             hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
         )
+    resources.sweep()  # generations left behind by earlier rebuilds and their users
+    if not options.force_rebuild:
+        check_library(resources.state, library)
+        return _update(library, resources, options, on_progress, graph)
+    with resources.layout.rebuild() as job:
+
+        def report(progress: Progress) -> None:
+            job.report(progress.items_done, progress.items_total)
+            if on_progress is not None:
+                on_progress(progress)
+
+        target = IndexResources(resources.settings, job.generation, models_from=resources)
+        target_graph = graph.for_state(target.folder / "state.sqlite") if graph is not None else None
+        try:
+            _carry_facts(resources, target, library)
+            summary = _update(library, target, options, report, target_graph)
+            job.publish()
+        finally:
+            if target_graph is not None:
+                target_graph.close()
+            target.close()
+    resources.close()  # this process is done with the old generation; it is deleted once no other uses it
+    resources.sweep()
+    return summary
+
+
+def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
+    """A rebuild keeps the live index's cached graph facts (keyed by item fingerprint, so only those of
+    unchanged items are used): reference extraction and keyphrases are not redone for every paper."""
+    if not live.exists() or live.state.get_meta("library") != library.identity:
+        return
+    from agent_zot.graph.facts import FactsCache
+
+    cache = FactsCache(target.state.path)
+    try:
+        cache.copy_from(live.state.path)
+    finally:
+        cache.close()
+
+
+def _update(
+    library: Library,
+    resources: IndexResources,
+    options: UpdateOptions,
+    on_progress: Callable[[Progress], None] | None,
+    graph: GraphResources | None,
+) -> UpdateSummary:
     started = time.perf_counter()
     summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
     state = resources.state
-    if not options.force_rebuild:
-        check_library(state, library)
-    if options.force_rebuild:
-        resources.drop()
     resources.open()
 
     plan = plan_update(

@@ -45,6 +45,13 @@ def library_status(ctx: AppContext) -> dict[str, Any]:
 
 def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     """Read from the state database only: no model or vector store is opened for a status line."""
+    running = ctx.rebuild_status()
+    status = _live_index_status(ctx, library)
+    status["rebuild"] = running.describe() if running else None
+    return status
+
+
+def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     from agent_zot.services.indexing import OtherLibraryError, check_library
 
     resources = ctx.index_resources()
@@ -122,6 +129,15 @@ def _graph_line(graph: dict[str, Any]) -> str:
 
 
 def _index_line(index: dict[str, Any]) -> str:
+    rebuild = (
+        f"\n             {index['rebuild']}; answers come from the current index until it completes"
+        if index.get("rebuild")
+        else ""
+    )
+    return _built_index_line(index) + rebuild
+
+
+def _built_index_line(index: dict[str, Any]) -> str:
     if index["state"] != "built":
         return f"Index:       {index['state']} — {index['detail']}"
     return (

@@ -71,20 +71,45 @@ DEMO_HINT = (
 )
 
 
+# The tools that answer from the full-text index, whose answers say when a rebuild is running.
+INDEX_TOOLS = frozenset({"zot_search", "zot_summarize", "zot_explore_graph"})
+
+
 def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
-    """Route a typed request and run the mode it lands on. Answers from the demo library say so."""
+    """Route a typed request and run the mode it lands on. Answers from the demo library say so, and
+    answers from the index say when a rebuild is running (they come from the previous index)."""
     decision, request = prepare(spec, request)
     handler = globals()[spec.handler]
     try:
-        response = handler(ctx, request, decision)
+        with ctx.request():
+            response = handler(ctx, request, decision)
     except AgentZotError as exc:
         if ctx.serving_demo():
             exc.hint = f"{exc.hint} ({DEMO_NOTE} {DEMO_HINT})" if exc.hint else f"{DEMO_NOTE} {DEMO_HINT}"
         raise
+    if spec.name in INDEX_TOOLS:
+        _note_rebuild(ctx, response)
     if ctx.serving_demo():
         response.text = f"[{DEMO_NOTE} {DEMO_HINT}]\n{response.text}"
         response.data = {"library": {"demo": True, "note": DEMO_NOTE, "hint": DEMO_HINT}, **response.data}
     return response
+
+
+def _note_rebuild(ctx: AppContext, response: ToolResponse) -> None:
+    running = ctx.rebuild_status()
+    if running is None:
+        return
+    note = f"Note: {running.describe()}; this answer comes from the previous index until it completes."
+    response.text = f"[{note}]\n{response.text}"
+    response.data = {
+        "rebuild": {
+            "running": True,
+            "started_at": running.started_at,
+            "items_done": running.items_done,
+            "items_total": running.items_total,
+        },
+        **response.data,
+    }
 
 
 def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
