@@ -1,0 +1,62 @@
+"""The concurrency soak (tests/soak.py): four `agent-zot serve` processes search without pause while
+`update-db --force-rebuild` and `update-db` run. Every search answers; the final index equals a clean build.
+
+CI size: a real shared library (../shared/data, metadata only) or, without it, the demo library with its
+full text. Nightly size: AGENT_ZOT_SOAK_FULLTEXT=1 indexes the real library's PDFs too;
+AGENT_ZOT_SOAK_REPORT=path writes the figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+from pathlib import Path
+
+from agent_zot.zotero.demo import ensure_demo_library
+from tests.conftest import SHARED_ZOTERO, guard_database
+from tests.soak import generations_on_disk, index_contents, soak, update_db
+
+REAL_LIBRARY = SHARED_ZOTERO / "hsteinshiromoto-z6"
+FULLTEXT = os.environ.get("AGENT_ZOT_SOAK_FULLTEXT") == "1"
+REPORT = os.environ.get("AGENT_ZOT_SOAK_REPORT")
+
+
+def _library(tmp_path: Path) -> tuple[Path, bool]:
+    """The library folder to soak and whether to index full text."""
+    if (REAL_LIBRARY / "zotero.sqlite").is_file():
+        guard_database(REAL_LIBRARY / "zotero.sqlite")
+        return REAL_LIBRARY, FULLTEXT
+    return guard_database(ensure_demo_library(tmp_path / "demo")).parent, True
+
+
+def test_searches_never_fail_while_the_index_is_updated_and_rebuilt(tmp_path: Path) -> None:
+    library, fulltext = _library(tmp_path)
+    data_dir = tmp_path / "soak" / "state"
+    report = asyncio.run(soak(library, data_dir, servers=4, fulltext=fulltext))
+    summary = report.summary()
+    if REPORT:
+        Path(REPORT).write_text(
+            json.dumps({"library": library.name, "fulltext": fulltext, **summary}, indent=2)
+        )
+
+    for name, (code, output) in report.updates.items():
+        assert code == 0, f"{name} failed:\n{output}"
+    assert not report.failures, [(c.error, c.papers) for c in report.failures[:5]]
+    assert len(report.calls) >= 20 and {c.server for c in report.calls} == {0, 1, 2, 3}
+    # searches kept answering through the rebuild, and the answers said so while it ran
+    assert report.during_rebuild, summary
+    assert any(c.during_rebuild_note for c in report.calls), summary
+    # nothing lost, nothing extra: the rebuilt index is the one a clean build makes
+    clean_dir = tmp_path / "clean" / "state"
+    clean_args = () if fulltext else ("--no-fulltext",)
+    code, output = asyncio.run(update_db(library, clean_dir, *clean_args))
+    assert code == 0, output
+    soaked, clean = index_contents(data_dir), index_contents(clean_dir)
+    assert soaked["items"] and soaked["point_count"] > 0
+    assert soaked == clean
+    # the retired generation was deleted once no process used it; the live one is all that is left
+    assert len(generations_on_disk(data_dir)) == 1
+    assert not (data_dir / "index" / "state.sqlite").exists()
+    shutil.rmtree(tmp_path / "clean", ignore_errors=True)
