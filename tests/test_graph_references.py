@@ -450,3 +450,51 @@ def test_parse_references_end_to_end() -> None:
     assert (
         refs[0].title == "Compilers: Principles, techniques, and tools"
     )  # the trailing ", 2006" is the year
+
+
+# MDPI journals (and ACS): "Surname, I.; Surname, I.I. Title. Journal Year, Volume, Pages." Books and
+# proceedings put the publisher's city after a colon, which once passed for a title.
+MDPI = """1. Novak, P.; Ferreira, L.M.; Okafor, C. Soil moisture retrieval from dual-polarised radar. Remote Sens.
+2021, 13, 2044. [CrossRef]
+2. Haddad, R. Statistical Learning for Hydrology, 2nd ed.; Springer: Cham, Switzerland, 2019; pp. 1–312.
+3. Lindqvist, E.; van der Berg, J.-P.; Al-Amin, S. Crop Type Mapping with Sentinel Time Series. In Proceedings
+of the IEEE International Geoscience and Remote Sensing Symposium (IGARSS), Valencia, Spain, 22–27 July
+2018; pp. 5401–5404.
+4. Chen, X.; Li, Y. Data Mining Concepts; Morgan Kaufmann: San Francisco, CA, USA, 1994.
+5. Moreau, A.; Dubois, C.; Petit, J.; Laurent, M.; Roux, S.; Girard, T. Irrigation scheduling under
+uncertainty: A review. Agric. Water Manag. 2020, 240, 106289. [CrossRef]
+6. Tanaka, H. Radar backscatter of wheat canopies. In Microwave Remote Sensing of Land; Ulaby, F.T., Long,
+D.G., Eds.; University of Michigan Press: Ann Arbor, MI, USA, 2014; pp. 211–240."""
+
+
+def test_mdpi_entries_split_and_parse() -> None:
+    style, entries = split_references_styled(MDPI)
+    assert style == "dotted" and len(entries) == 6
+    parsed = [parse_reference(e) for e in entries]
+    assert [(r.authors, r.year, r.title) for r in parsed] == [
+        (("Novak", "Ferreira", "Okafor"), 2021, "Soil moisture retrieval from dual-polarised radar"),
+        (("Haddad",), 2019, "Statistical Learning for Hydrology, 2nd ed"),
+        (
+            ("Lindqvist", "van der Berg", "Al-Amin"),
+            2018,
+            "Crop Type Mapping with Sentinel Time Series",
+        ),
+        (("Chen", "Li"), 1994, "Data Mining Concepts"),
+        (
+            ("Moreau", "Dubois", "Petit", "Laurent", "Roux", "Girard"),
+            2020,
+            "Irrigation scheduling under uncertainty: A review",
+        ),
+        (("Tanaka",), 2014, "Radar backscatter of wheat canopies"),
+    ]
+    assert parsed[0].venue == "Remote Sens" and parsed[4].venue == "Agric. Water Manag"
+    assert parsed[5].venue == "Microwave Remote Sensing of Land"
+    assert parsed[2].venue.startswith("Proceedings of the IEEE International Geoscience")
+    assert all("San Francisco" not in r.title and "Cham" not in r.title for r in parsed)
+
+
+def test_nature_style_ampersand_authors_are_not_an_mdpi_list() -> None:
+    ref = parse_reference(
+        "4. Quist, A. B. & Lowe, K. H. Plethysmography. Clinical Physiology 28, 395-406 (2014)."
+    )
+    assert ref.authors[:2] == ("Quist", "Lowe") and "&" not in ref.title

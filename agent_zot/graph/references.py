@@ -69,6 +69,14 @@ _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _HYPHEN_BREAK = re.compile(r"([^\W\d_])-\n(?=[a-z])")
 _LINE_END_OK = re.compile(r"(?:[.)\]>/]|\d|https?://\S+)$")
 _ENDS_WITH_INITIAL = re.compile(r"(?:^|[\s.,-])[A-Z]\.$")
+# MDPI and ACS author lists: "Novak, P.; Ferreira, L.M.; van der Berg, J.-P." then the title, no year
+# (not Nature's "Alian, A. A. & Shelley, K. H.", whose authors go on after the "&").
+_SURNAME = r"[^\W\d_][^\W\d_'’]*(?:[-'’ ][^\W\d_][^\W\d_'’]*){0,3}"
+_GIVEN_INITIALS = r"[A-Z]\.(?:\s?-?[A-Z]\.){0,3}"
+_JOURNAL_YEAR = re.compile(r"(?!In\s)(.{2,150}?)\s(?:1[89]|20)\d\d,\s*\d")
+_SEMICOLON_AUTHORS = re.compile(
+    rf"(?:{_SURNAME}, {_GIVEN_INITIALS};\s+)*(?:and\s+)?{_SURNAME}, {_GIVEN_INITIALS}(?:,?\s+et\s+al\.)?(?=\s+(?!&|and\s|[A-Z]\.)\S)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +375,21 @@ def _title_and_venue(rest: str) -> tuple[str, str]:
     return _clean_title(sentences[0]), _venue(" ".join(sentences[1:]))
 
 
+def _title_before_publisher(rest: str) -> tuple[str, str]:
+    """MDPI's title: the first sentence, up to a book's "; Publisher: City" (so the city is no title)."""
+    sentences = _sentences(rest)
+    if not sentences:
+        return "", ""
+    first, later = sentences[0], sentences[1:]
+    cut = first.find("; ")
+    if cut > 0:
+        first, later = first[:cut], [first[cut + 2 :], *later]
+    # The venue ends at "; " (editors, publisher) or, for a journal, at "Year, Volume".
+    venue = " ".join(later).split("; ")[0]
+    journal = _JOURNAL_YEAR.match(venue)
+    return _clean_title(first), journal.group(1).strip(" .,") if journal else _venue(venue)
+
+
 def _strip_marker(text: str) -> str:
     match = _MARKER.match(text)
     return text[match.end() :] if match else text
@@ -381,6 +404,9 @@ def _split_fields(text: str) -> tuple[str, str, str]:
         if not year_word.rstrip(")").endswith((".", ":", ",")) and not year_word.endswith(")"):
             return text[:block_end], "", _venue(text[year_end:])  # "Perlmutter S, 1997 Astrophys. J."
         return (text[:block_end], *_title_and_venue(text[year_end:]))
+    listed = _SEMICOLON_AUTHORS.match(text)
+    if listed is not None:
+        return (text[: listed.end()], *_title_before_publisher(text[listed.end() :]))
     quoted = _QUOTED.search(text)
     if quoted and _looks_like_authors(text[: quoted.start()].rstrip(" ,:")):
         title = next(g for g in quoted.groups() if g)
