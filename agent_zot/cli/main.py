@@ -138,7 +138,10 @@ def doctor(state: State, as_json: bool) -> None:
     help="Parse attachments (PDF, HTML, EPUB) or index metadata only.",
 )
 @click.option(
-    "--force-rebuild", is_flag=True, help="Drop the index and build it again (e.g. after changing model)."
+    "--force-rebuild",
+    is_flag=True,
+    help="Build the index anew beside the current one, which answers searches until the new one replaces it "
+    "(e.g. after changing model).",
 )
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Index at most N changed items (newest first)."
