@@ -91,6 +91,18 @@ class Settings(BaseSettings):
         description="A local cross-encoder folder that reranks search results. No cross-encoder ships on "
         "PyPI, so reranking is off unless you point this at one.",
     )
+    stance: Literal["auto", "nli", "ollama", "none"] = Field(
+        default="auto",
+        description="Who judges whether a passage supports or contradicts a claim (zot_search mode evidence): "
+        "nli (a local NLI cross-encoder, nli_model), ollama (stance_model on the Ollama server) or none "
+        "(passages come back unjudged). auto: nli when nli_model is set, else none.",
+    )
+    nli_model: Path | None = Field(
+        default=None,
+        description="A local NLI cross-encoder folder (labels entailment, contradiction, neutral) that judges "
+        "stance. None ships on PyPI and nothing is downloaded.",
+    )
+    stance_model: str = Field(default="llama3.2", description="Ollama chat model for stance = ollama.")
     rerank_candidates: int = Field(
         default=50, ge=1, le=1000, description="How many fused search candidates the reranker rescores."
     )

@@ -114,7 +114,7 @@ def check_cross_encoder_dir(model_dir: Path) -> dict[str, Any]:
     return config
 
 
-def _token_limit(model_dir: Path, config: dict[str, Any], wanted: int) -> int:
+def token_limit(model_dir: Path, config: dict[str, Any], wanted: int) -> int:
     """``wanted`` capped by what the model can take, so long passages are truncated instead of crashing."""
     limits = [wanted]
     positions = config.get("max_position_embeddings")
@@ -148,7 +148,7 @@ class CrossEncoderReranker:
         self.model_dir = Path(model_dir).expanduser()
         config = check_cross_encoder_dir(self.model_dir)
         self.name = f"{self.model_dir.name}@cross-encoder"
-        self.max_tokens = _token_limit(self.model_dir, config, max_tokens)
+        self.max_tokens = token_limit(self.model_dir, config, max_tokens)
         self.threads = threads
         self._model: Any = None
         self._load_lock = threading.Lock()

@@ -30,7 +30,14 @@ def _limit(default: int, what: str = "results") -> object:
 
 ItemKeys = Annotated[list[str] | None, Field(description="Items to change.")]
 
-SEARCH_MODES = (Mode("fast"), Mode("entity"), Mode("graph"), Mode("metadata"), Mode("comprehensive"))
+SEARCH_MODES = (
+    Mode("fast"),
+    Mode("entity"),
+    Mode("graph"),
+    Mode("metadata"),
+    Mode("comprehensive"),
+    Mode("evidence"),
+)
 
 
 class SearchRequest(ToolRequest):
@@ -157,8 +164,8 @@ class ExportRequest(ToolRequest):
 SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="zot_search",
-        description="Find papers: hybrid full-text search giving each paper's best page-cited sentences, or\n"
-        "metadata (authors, years, collection, tags) when no topic. More of one paper: zot_summarize.",
+        description="Find papers: hybrid full-text search with page-cited sentences, metadata listings (authors, "
+        "years,\ncollection, tags), or evidence for and against a claim. More of one paper: zot_summarize.",
         request=SearchRequest,
         modes=SEARCH_MODES,
         access=Access.READ,

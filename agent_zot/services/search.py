@@ -100,8 +100,8 @@ def run_search(
     response and the route as it finally ran (escalation and expansion are recorded in it). A mode the
     caller forced is not escalated. ``detail``: "sentences" (default: the best sentences of each passage)
     or "full" (whole indexed chunks)."""
-    text = _checked_text(query, explicit)
-    detail = _checked_detail(detail)
+    text = checked_text(query, explicit)
+    detail = checked_detail(detail)
     library = ctx.library()
     params = decision.params
     size = clamp_limit(limit, default=10)
@@ -111,12 +111,12 @@ def run_search(
     filters = resolve_filters(library, params, explicit, strict_authors=not topic)
     if not topic and (filters.describe() or decision.mode == "metadata"):
         return _metadata_listing(library, filters, size), decision
-    if not _content_words(text):
+    if not content_words(text):
         raise InvalidArgumentError(
             f"{quoted(text)} has no words to search for (only common words).",
             hint="Name the topic, method or paper you are looking for.",
         )
-    if not _index_ready(ctx):
+    if not index_ready(ctx):
         raise NotFoundError(
             NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
         )
@@ -125,12 +125,12 @@ def run_search(
     wanted = (topic or text) if filters.describe() else text
     search = _Search(ctx, library, filters, size, detail)
     papers, route = search.run(decision, wanted, topic)
-    quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
+    quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
     if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
         reason = f"{route.reason}; low confidence {quality.confidence:.2f} ({', '.join(quality.reasons)}) → comprehensive"
         route = replace(route, mode="comprehensive", escalated=True, reason=reason)
         papers, route = search.run(route, wanted, topic)
-        quality = modes.assess(papers, limit=size, query_terms=len(_content_words(wanted)))
+        quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
     response = present.paper_response(library, papers, scope=filters.describe(), query=wanted, detail=detail)
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
@@ -142,7 +142,7 @@ def run_search(
     return response, route
 
 
-def _checked_detail(detail: str | None) -> str:
+def checked_detail(detail: str | None) -> str:
     if detail is None:
         return DETAILS[0]
     if detail not in DETAILS:
@@ -153,7 +153,7 @@ def _checked_detail(detail: str | None) -> str:
     return detail
 
 
-def _checked_text(query: str, explicit: dict[str, Any]) -> str:
+def checked_text(query: str, explicit: dict[str, Any]) -> str:
     text = " ".join(query.split())
     if not text and not any(explicit.values()):
         raise InvalidArgumentError(
@@ -172,7 +172,7 @@ def _checked_text(query: str, explicit: dict[str, Any]) -> str:
 _REQUEST_WORDS = STOPWORDS | {"papers", "paper", "find", "show", "please"}
 
 
-def _content_words(text: str) -> list[str]:
+def content_words(text: str) -> list[str]:
     return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _REQUEST_WORDS]
 
 
@@ -226,7 +226,7 @@ class _Search:
     def _expanded(self, route: Route, wanted: str) -> tuple[Route, str]:
         """Short, vague queries (one or two content words) get terms mined from this library."""
         graph = self._graph()
-        if graph is None or len(_content_words(wanted)) > 2:
+        if graph is None or len(content_words(wanted)) > 2:
             return route, wanted
         terms = modes.expansion_terms(graph, wanted)
         if not terms:
@@ -333,7 +333,7 @@ def _below(library: Library, collection: Collection) -> list[str]:
     return keys
 
 
-def _index_ready(ctx: AppContext) -> bool:
+def index_ready(ctx: AppContext) -> bool:
     resources = ctx.index()
     return resources.exists() and resources.state.counts().items_indexed > 0
 

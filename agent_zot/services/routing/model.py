@@ -27,6 +27,7 @@ _MODE_FACTS: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     ("zot_search", "graph"): ("relationship", ("vector", "sparse", "graph")),
     ("zot_search", "metadata"): ("metadata", ("zotero", "vector", "sparse")),
     ("zot_search", "comprehensive"): ("semantic", _ALL),
+    ("zot_search", "evidence"): ("semantic", ("vector", "sparse")),
     ("zot_summarize", "quick"): ("metadata", ("zotero",)),
     ("zot_summarize", "targeted"): ("semantic", ("vector", "sparse")),
     ("zot_summarize", "comprehensive"): ("semantic", ("zotero", "vector", "sparse")),

@@ -13,6 +13,11 @@ from .rules_explore import EXPLORE_RULES
 from .rules_manage import COLLECTION_RULES, EXPORT_RULES, NOTE_RULES, TAG_RULES
 from .rules_search import SEARCH_RULES, SUMMARIZE_RULES
 
+# Modes only their own wording selects, never resemblance to labelled requests: a claim to check reads
+# like any topic ("statins prevent dementia"), so without "is there evidence", "what argues against"...
+# it is a search.
+CUE_ONLY_MODES = frozenset({("zot_search", "evidence")})
+
 RULE_TABLES: dict[str, tuple[Rule, ...]] = {
     "zot_search": SEARCH_RULES,
     "zot_summarize": SUMMARIZE_RULES,
@@ -85,7 +90,7 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
         cued = bool(decision.hits)
         if not cued:  # no rule recognised the wording: take the mode of the most similar labelled requests
             nearest = nearest_mode(tool, head)
-            if nearest is not None:
+            if nearest is not None and (tool, nearest[0]) not in CUE_ONLY_MODES:
                 mode, similarity = nearest
                 confidence = round(min(0.6, similarity), 2)
                 reason = f"no pattern matched; the most similar labelled requests → {mode} ({similarity:.2f})"

@@ -34,6 +34,37 @@ PEOPLE = (
 )
 
 SEARCH_RULES: tuple[Rule, ...] = (
+    # evidence: checking a claim against the library, for and against
+    rx(
+        "evidence",
+        3.0,
+        r"\bis there (?:any |some )?(?:evidence|support)\b|\bevidence (?:that|for the claim|against)\b"
+        r"|\b(?:does|do|can) (?:my )?(?:library|papers?|literature|sources) (?:support|contradict|refute|back up"
+        r"|confirm|dispute)\b|\bwhat (?:in my library )?(?:argues|speaks|counts) against\b|\bcounter-?evidence\b"
+        r"|\b(?:supports?|contradicts?|refutes?) (?:the|this|my) claim\b|\bcheck (?:the|this|my) claim\b"
+        r"|\bfact-?check\b|\bis it true that\b",
+    ),
+    rx(
+        "evidence",
+        3.0,
+        r"\b(?:which|what|do|does|did|can)\s+(?:\w+\s+){0,3}?(?:papers?|references|sources|studies|library)\s+"
+        r"(?:\w+\s+)?(?:support|undercut|contradict|dispute|back(?:s)? up|refute|agree|disagree|say for)"
+        r"|\b(?:evidence|speaks?|says?|anything|papers?)\s+(?:\w+\s+){0,3}?for or against\b"
+        r"|\banything (?:contradicting|refuting|against)\b|\bcontradicting evidence\b|\bprove me wrong\b"
+        r"|\bfact or (?:myth|fiction)\b|\bdefensible\b|\bconsistent with my (?:sources|papers|references|library)\b"
+        r"|\b(?:flagged|marked)\b[^.?!]{0,60}\bunsupported\b|\b(?:support|back up|contradict)s? (?:this|that|it|his"
+        r"|her|their|my) (?:sentence|statement|claim)\b|\bflag any that disagree\b",
+    ),
+    # a claim named as such, or words that take a side on one
+    rx(
+        "evidence",
+        2.6,
+        r"\bthe (?:claim|idea|assertion|statement|hypothesis|notion) that\b|\bmy (?:argument|claim|assertion"
+        r"|statement|hypothesis) that\b|\b(?:this|that|the) claim (?:against|with)\b|\bevaluate (?:this|the) claim\b"
+        r"|\b(?:refuting|refutes?|contradicts?|contradicting|contradicted|counter-?arguments?|undercuts?|debunks?"
+        r"|disproves?)\b|\b(?:need|find|want|looking for)\s+(?:\w+\s+)?support for\b"
+        r"|\bevidence (?:i|we)(?:'ve| have)? (?:collected|got|gathered)\b|\bwhat i(?:'ve| have) got\b",
+    ),
     # metadata: filters spelled out in the query
     has("metadata", 1.2, "authors"),
     has("metadata", 1.0, "years"),

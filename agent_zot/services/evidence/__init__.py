@@ -1,0 +1,262 @@
+"""Claim check (`zot_search` mode `evidence`): the passages of the library that bear on one claim, each
+labelled supports / contradicts / related / unjudged, with how many papers stand on each side.
+
+Counter-evidence is sought on purpose: besides the claim, its refutation variants (variants.py) run as
+sub-queries through the same hybrid retrieval; the rankings are fused by weighted reciprocal rank (the
+claim counts most) and each passage records which variants found it. The stance judge (stance.py) reads
+each kept passage against the claim.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.services.context import AppContext
+from agent_zot.services.evidence.stance import NoJudge, Stance, StanceJudge, make_judge
+from agent_zot.services.evidence.variants import Variant, refutation_variants
+from agent_zot.services.passages import Passage
+from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
+from agent_zot.services.retrieval import PaperHit, search_papers
+from agent_zot.services.routing import Route
+from agent_zot.services.search import (
+    NO_INDEX,
+    checked_detail,
+    checked_text,
+    content_words,
+    index_ready,
+    resolve_filters,
+)
+from agent_zot.services.search_present import PASSAGE_CHARS, locator
+from agent_zot.services.search_present import label as passage_label
+
+# Weighted reciprocal-rank fusion of the variants' paper rankings (k as in retrieval.py). The claim's own
+# ranking counts most; a variant adds the papers that argue the other way.
+FUSION_K = 10
+CLAIM_WEIGHT = 1.0
+VARIANT_WEIGHT = 0.5
+PASSAGES_PER_PAPER = 3
+DEFAULT_LIMIT = 8
+
+# "is there evidence that ...", "does my library support the claim that ...": the request, not the claim.
+_LEAD_IN = re.compile(
+    r"^(?:please\s+)?(?:(?:is|are)\s+there\s+(?:any\s+)?(?:evidence|support|studies|papers)\s+(?:in\s+my\s+library\s+)?"
+    r"(?:that|for|of|against|on\s+whether)"
+    r"|(?:does|do|can)\s+(?:my\s+)?(?:library|papers?|literature|sources)\s+(?:support|contradict|refute|back\s+up"
+    r"|confirm|dispute)\s*(?:the\s+(?:claim|idea|statement|hypothesis)\s*)?(?:that)?"
+    r"|what\s+(?:in\s+my\s+library\s+)?(?:argues|speaks|counts|says|is)\s+(?:against|for)\s*(?:the\s+(?:claim|idea)\s*)?(?:that)?"
+    r"|(?:find|show|give)\s+(?:me\s+)?(?:the\s+)?(?:counter-?)?(?:evidence|support)\s+(?:for|against|that|on)"
+    r"|(?:check|verify|test)\s+(?:the\s+claim\s+|whether\s+|if\s+|that\s+)+"
+    r"|(?:is\s+it\s+true|is\s+it\s+the\s+case)\s+that"
+    r"|(?:evidence|counter-?evidence)\s+(?:for|against|that|on)(?:\s+the\s+claim)?(?:\s+that)?)\s*[:,]?\s*",
+    re.IGNORECASE,
+)
+
+
+def claim_of(query: str) -> str:
+    """The claim inside a request: lead-in words and a trailing question mark removed ("" when the
+    request is all lead-in)."""
+    return _LEAD_IN.sub("", " ".join(query.split()), count=1).strip().rstrip(" ?")
+
+
+@dataclass(slots=True)
+class EvidencePassage:
+    passage: Passage
+    variants: list[str]
+    stance: Stance | None = None
+
+
+@dataclass(slots=True)
+class EvidencePaper:
+    item_key: str
+    score: float
+    passages: list[EvidencePassage] = field(default_factory=list)
+    variants: set[str] = field(default_factory=set)
+    stance: Stance | None = None
+
+
+def run_evidence(
+    ctx: AppContext,
+    decision: Route,
+    query: str,
+    *,
+    limit: int | None,
+    detail: str | None = None,
+    **explicit: Any,
+) -> ToolResponse:
+    """Check one claim against the library (within the caller's filters). ``detail``: "sentences" (the
+    best sentences of each passage) or "full" (whole chunks)."""
+    text = checked_text(query, explicit)
+    detail = checked_detail(detail)
+    claim = claim_of(text)
+    if not content_words(claim):
+        raise InvalidArgumentError(
+            f"{quoted(text)} states no claim to check.",
+            hint="Give the claim as a sentence, e.g. query='statins reduce LDL cholesterol in older adults'.",
+        )
+    library = ctx.library()
+    filters = resolve_filters(library, decision.params, explicit, strict_authors=False)
+    if not index_ready(ctx):
+        raise NotFoundError(NO_INDEX, hint="The claim check reads the indexed passages.")
+    size = clamp_limit(limit, default=DEFAULT_LIMIT)
+    store_filter = filters.store_filter()
+    if decision.params.get("item_keys"):
+        store_filter = replace(store_filter, item_keys=tuple(decision.params["item_keys"]))
+    variants = refutation_variants(claim)
+    resources = ctx.index()
+    rankings = {
+        v.name: search_papers(
+            resources,
+            v.text,
+            limit=size * 2 if v.name == "claim" else size,
+            search_filter=store_filter,
+            passages_per_paper=(PASSAGES_PER_PAPER, 2),
+            fusion=ctx.settings.search_fusion,
+            detail=detail,
+        )
+        for v in variants
+    }
+    papers = fuse(rankings, limit=size)
+    judge = make_judge(ctx.settings)
+    judge_papers(judge, claim, papers)
+    return _response(library, claim, variants, papers, judge, scope=filters.describe(), detail=detail)
+
+
+def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:
+    """Papers by weighted reciprocal rank over the variants' rankings, each with its passages from every
+    variant that found it (the claim's first), duplicates merged and the variants recorded."""
+    found: dict[str, EvidencePaper] = {}
+    for name, ranking in rankings.items():  # the claim's ranking comes first
+        weight = CLAIM_WEIGHT if name == "claim" else VARIANT_WEIGHT
+        for rank, hit in enumerate(ranking):
+            paper = found.setdefault(hit.item_key, EvidencePaper(hit.item_key, 0.0))
+            paper.score += weight / (FUSION_K + rank + 1)
+            paper.variants.add(name)
+            for passage in hit.passages:
+                _add_passage(paper, passage, name)
+    ranked = sorted(found.values(), key=lambda p: -p.score)[:limit]
+    for paper in ranked:
+        paper.passages = paper.passages[:PASSAGES_PER_PAPER]
+    return ranked
+
+
+def _add_passage(paper: EvidencePaper, passage: Passage, variant: str) -> None:
+    for known in paper.passages:
+        same_place = (known.passage.attachment_key, known.passage.page_start) == (
+            passage.attachment_key,
+            passage.page_start,
+        )
+        if same_place and (known.passage.text in passage.text or passage.text in known.passage.text):
+            if variant not in known.variants:
+                known.variants.append(variant)
+            return
+    paper.passages.append(EvidencePassage(passage, [variant]))
+
+
+def judge_papers(judge: StanceJudge, claim: str, papers: list[EvidencePaper]) -> None:
+    """Each passage's stance, then each paper's: the side its strongest judged passage takes (a
+    contradiction outweighs support of equal strength: counter-evidence is what a writer must not miss)."""
+    passages = [p for paper in papers for p in paper.passages]
+    for passage, stance in zip(passages, judge.judge(claim, [p.passage.text for p in passages]), strict=True):
+        passage.stance = stance
+    for paper in papers:
+        judged = [p.stance for p in paper.passages if p.stance is not None and p.stance.label != "unjudged"]
+        sides = [s for s in judged if s.label in ("supports", "contradicts")]
+        if sides:
+            paper.stance = max(sides, key=lambda s: (s.score, s.label == "contradicts"))
+        elif judged:
+            paper.stance = max(judged, key=lambda s: s.score)
+        else:
+            paper.stance = Stance("unjudged", 0.0)
+
+
+def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:
+    counts = dict.fromkeys(("supports", "contradicts", "related", "unjudged"), 0)
+    for paper in papers:
+        counts[paper.stance.label if paper.stance else "unjudged"] += 1
+    return counts
+
+
+def _response(
+    library: Any,
+    claim: str,
+    variants: list[Variant],
+    papers: list[EvidencePaper],
+    judge: StanceJudge,
+    *,
+    scope: str,
+    detail: str,
+) -> ToolResponse:
+    judged = not isinstance(judge, NoJudge)
+    counts = counts_of(papers)
+    sides = counts["supports"] + counts["contradicts"]
+    agreement = round(counts["supports"] / sides, 3) if sides else None
+    where = f" within {scope}" if scope else ""
+    searched = "Searched the claim and " + plural(len(variants) - 1, "refutation variant")
+    searched += ": " + ", ".join(v.name for v in variants[1:]) + "." if len(variants) > 1 else "."
+    if not papers:
+        return ToolResponse(
+            f"No passages bear on {quoted(claim)}{where}. {searched}",
+            {
+                "claim": claim,
+                "papers": [],
+                "counts": counts,
+                "agreement": None,
+                "variants": _variants(variants),
+            },
+        )
+    tally = ", ".join(f"{label} {n}" for label, n in counts.items() if n) if judged else "stance not judged"
+    lines = [f"Evidence on {quoted(claim, 160)}{where}: {plural(len(papers), 'paper')} ({tally}). {searched}"]
+    rows = []
+    for number, paper in enumerate(papers, 1):
+        item = library.items.get(paper.item_key)
+        if item is None:
+            continue
+        side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if judged and paper.stance else ""
+        lines.append(f"{number}. {side}{item_line(item)}")
+        for p in paper.passages:
+            stance = f" · {p.stance.label} {p.stance.score:.2f}" if judged and p.stance else ""
+            lines.append(
+                f"   [{passage_label(p.passage)}{stance}{_found_by(p)}] {clip(p.passage.text, PASSAGE_CHARS[detail])}"
+            )
+        rows.append(
+            {
+                "key": item.key,
+                "title": item.title,
+                "year": item.year,
+                "score": round(paper.score, 4),
+                **(paper.stance.to_dict() if paper.stance else {}),
+                "variants": sorted(paper.variants),
+                "passages": [
+                    locator(p.passage) | {"variants": p.variants} | (p.stance.to_dict() if p.stance else {})
+                    for p in paper.passages
+                ],
+            }
+        )
+    if not judged:
+        lines.append(
+            "Stance was not judged (no stance model is configured: set nli_model to a local NLI "
+            "cross-encoder, or stance='ollama'); read the passages and judge each side yourself."
+        )
+    lines.append("More: zot_summarize item_key=KEY with the claim reads one paper's best passages.")
+    data = {
+        "claim": claim,
+        "variants": _variants(variants),
+        "papers": rows,
+        "counts": counts,
+        "agreement": agreement,
+        "stance_judge": judge.name,
+    }
+    return ToolResponse("\n".join(lines), data)
+
+
+def _found_by(passage: EvidencePassage) -> str:
+    """Named only when the claim itself did not find the passage: that is counter-evidence a plain search
+    misses (the structured content lists every variant)."""
+    return "" if "claim" in passage.variants else " · found by " + ", ".join(passage.variants)
+
+
+def _variants(variants: list[Variant]) -> list[dict[str, str]]:
+    return [{"name": v.name, "text": v.text} for v in variants]

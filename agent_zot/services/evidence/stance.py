@@ -1,0 +1,234 @@
+"""Stance of a passage toward a claim: supports, contradicts, related (on topic, takes no side), or
+unjudged (no judge configured, or the judge is unsure) so the assistant judges.
+
+Backends behind one small Protocol:
+- ``nli``: a local natural-language-inference cross-encoder folder (``nli_model``): sentence-transformers'
+  ``CrossEncoder`` whose labels name entailment, contradiction and neutral; the passage is the premise and
+  the claim the hypothesis.
+- ``ollama``: a chat model on an Ollama server answering in a JSON schema (``stance_model``).
+- ``none``: every passage unjudged. The default until a model ships with agent-zot: no NLI model's
+  weights are on PyPI and nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_zot.errors import AgentZotError
+from agent_zot.index.embed import offline_hub
+from agent_zot.index.rerank import token_limit
+from agent_zot.ollama_errors import ollama_errors
+
+if TYPE_CHECKING:
+    from agent_zot.config import Settings
+
+LABELS = ("supports", "contradicts", "related", "unjudged")
+# A judgement below this probability is reported as unjudged: the assistant reads the passage itself.
+MIN_CONFIDENCE = 0.5
+_NLI_NAMES = {"entailment": "supports", "contradiction": "contradicts", "neutral": "related"}
+_SETTING_HINT = "Set nli_model (AGENT_ZOT_NLI_MODEL) to a local NLI cross-encoder folder, or stance = none."
+
+
+class StanceError(AgentZotError):
+    """The configured stance judge cannot be loaded or did not answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stance:
+    label: str  # one of LABELS
+    score: float  # the judge's probability for the label (0 when unjudged)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stance": self.label, "stance_score": round(self.score, 3)}
+
+
+UNJUDGED = Stance("unjudged", 0.0)
+
+
+class StanceJudge(Protocol):
+    name: str
+
+    def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
+        """One stance per passage, in order."""
+        ...
+
+
+class NoJudge:
+    name = "none"
+
+    def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
+        return [UNJUDGED for _ in passages]
+
+
+def decided(probabilities: dict[str, float]) -> Stance:
+    """The most probable label, or unjudged when it is below MIN_CONFIDENCE."""
+    label, score = max(probabilities.items(), key=lambda kv: kv[1])
+    return Stance(label, score) if score >= MIN_CONFIDENCE else Stance("unjudged", score)
+
+
+class NliJudge:
+    """A local NLI cross-encoder (sentence-transformers ``CrossEncoder``), loaded on first use, on CPU."""
+
+    def __init__(self, model_dir: Path, *, max_tokens: int = 512) -> None:
+        self.model_dir = Path(model_dir)
+        self.name = f"nli:{self.model_dir.name}"
+        config = _config(self.model_dir)
+        self.labels = _nli_labels(self.model_dir, config)
+        self.max_tokens = token_limit(self.model_dir, config, max_tokens)  # long passages are truncated
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                import torch
+                from sentence_transformers import CrossEncoder
+
+                offline_hub()
+                try:
+                    self._model = CrossEncoder(
+                        str(self.model_dir),
+                        device="cpu",
+                        local_files_only=True,
+                        max_length=self.max_tokens,
+                        activation_fn=torch.nn.Identity(),  # logits: the softmax over the labels is ours
+                    )
+                except (OSError, ValueError, RuntimeError, KeyError) as err:
+                    raise StanceError(
+                        f"Cannot load the NLI model in {self.model_dir}: {err}", hint=_SETTING_HINT
+                    ) from err
+        return self._model
+
+    def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
+        if not passages:
+            return []
+        model = self._load()
+        pairs = [(p, claim) for p in passages]
+        try:
+            logits = model.predict(pairs, convert_to_numpy=True, show_progress_bar=False)
+        except (RuntimeError, ValueError, IndexError) as err:  # torch shape and index errors
+            raise StanceError(f"The NLI model in {self.model_dir} failed: {err}", hint=_SETTING_HINT) from err
+        return [decided(dict(zip(self.labels, _softmax(list(row)), strict=True))) for row in logits]
+
+
+def _config(model_dir: Path) -> dict[str, Any]:
+    path = model_dir / "config.json"
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise StanceError(
+            f"{model_dir} is not an NLI model folder: it has no config.json.", hint=_SETTING_HINT
+        ) from err
+    except (OSError, ValueError) as err:
+        raise StanceError(f"Cannot read {path}: {err}", hint=_SETTING_HINT) from err
+    if not isinstance(config, dict):
+        raise StanceError(f"{path} is not a model config (expected a JSON object).", hint=_SETTING_HINT)
+    return config
+
+
+def _nli_labels(model_dir: Path, config: dict[str, Any]) -> list[str]:
+    """Our label for each output of the model, from its config's id2label."""
+    path = model_dir / "config.json"
+    id2label = config.get("id2label")
+    if not isinstance(id2label, dict) or not id2label:
+        raise StanceError(f"{path} names no labels (id2label).", hint=_SETTING_HINT)
+    names = [str(id2label[k]).lower() for k in sorted(id2label, key=int)]
+    ours = [next((v for k, v in _NLI_NAMES.items() if name.startswith(k[:7])), "") for name in names]
+    if "supports" not in ours or "contradicts" not in ours:
+        raise StanceError(
+            f"{model_dir} is not an NLI model: its labels are {', '.join(names)}; "
+            "it needs entailment and contradiction.",
+            hint=_SETTING_HINT,
+        )
+    return [label or "related" for label in ours]
+
+
+def _softmax(values: list[float]) -> list[float]:
+    top = max(values)
+    exps = [math.exp(v - top) for v in values]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+STANCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "stance": {"type": "string", "enum": ["supports", "contradicts", "related"]},
+        "confidence": {"type": "number"},
+    },
+    "required": ["stance", "confidence"],
+}
+_SYSTEM = (
+    "You judge whether a passage from a scientific paper supports a claim, contradicts it, or is related "
+    "without taking a side. Judge only from the passage. Return JSON matching the schema; confidence is "
+    "your probability (0 to 1) that the stance is right."
+)
+
+
+class OllamaJudge:
+    """A chat model on an Ollama server, one schema-constrained call per passage, temperature 0."""
+
+    def __init__(self, url: str, model: str, timeout: float = 120.0) -> None:
+        self.url, self.model, self.timeout = url.rstrip("/"), model, timeout
+        self.name = f"ollama:{model}"
+        self._client: Any = None
+
+    def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
+        return [self._one(claim, passage) for passage in passages]
+
+    def _one(self, claim: str, passage: str) -> Stance:
+        if self._client is None:
+            import ollama
+
+            self._client = ollama.Client(host=self.url, timeout=self.timeout)
+        prompt = f"Claim: {claim}\n\nPassage: {passage[:4000]}"
+        messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]
+        with ollama_errors(self.url, self.model, self.timeout, StanceError):
+            reply = self._client.chat(
+                model=self.model,
+                messages=messages,
+                format=STANCE_SCHEMA,
+                options={"temperature": 0},
+                stream=False,
+            )
+        try:
+            data = json.loads(str(reply.message.content or ""))
+            label, confidence = str(data["stance"]), float(data["confidence"])
+        except (ValueError, KeyError, TypeError):
+            return UNJUDGED  # an unreadable answer: the assistant judges this passage itself
+        if label not in LABELS[:3] or not 0.0 <= confidence <= 1.0:
+            return UNJUDGED
+        return Stance(label, confidence) if confidence >= MIN_CONFIDENCE else Stance("unjudged", confidence)
+
+
+_JUDGES: dict[tuple[str, str], StanceJudge] = {}
+_JUDGES_LOCK = threading.Lock()
+
+
+def make_judge(settings: Settings) -> StanceJudge:
+    """The configured judge, shared per configuration (a model loads once per process)."""
+    kind = settings.stance
+    if kind == "auto":
+        kind = "nli" if settings.nli_model is not None else "none"
+    if kind == "none":
+        return NoJudge()
+    if kind == "nli":
+        if settings.nli_model is None:
+            raise StanceError("stance = nli needs a model folder.", hint=_SETTING_HINT)
+        key = ("nli", str(settings.nli_model))
+    else:
+        key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
+    with _JUDGES_LOCK:
+        if key not in _JUDGES:
+            _JUDGES[key] = (
+                NliJudge(settings.nli_model)  # type: ignore[arg-type]
+                if key[0] == "nli"
+                else OllamaJudge(settings.ollama_url, settings.stance_model)
+            )
+        return _JUDGES[key]
