@@ -118,18 +118,31 @@ def main() -> None:
     parser.add_argument("--split", choices=("dev", "test", "all"), default="dev")
     parser.add_argument("--work", type=Path, default=None, help="Keep the library and index here (reused).")
     parser.add_argument("--limit", type=int, default=None, help="Only the first N claims of the split.")
+    parser.add_argument("--nli-model", type=Path, default=None, help="Judge with this NLI folder.")
+    parser.add_argument("--stance", default="auto", choices=("auto", "nli", "none"))
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not (SCIFACT / "claims_train.csv").is_file():
         sys.exit(f"SciFact not found in {SCIFACT}")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-evidence-"))
     library = build_library(work)
-    settings = Settings(zotero_data_dir=library, data_dir=work / "state", export_dir=work / "exports")
+    settings = Settings(
+        zotero_data_dir=library,
+        data_dir=work / "state",
+        export_dir=work / "exports",
+        nli_model=args.nli_model,
+        stance=args.stance,
+    )
     if not (work / "state" / "index").exists():
         index(settings)
     claims = load_claims(args.split)[: args.limit]
     rows = asyncio.run(run(settings, corpus_ids(settings), claims))
-    summary = {"split": args.split, **summarise(rows)}
+    summary = {
+        "split": args.split,
+        "stance": args.stance,
+        "nli_model": str(args.nli_model),
+        **summarise(rows),
+    }
     print(json.dumps(summary, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in summary.items()))
 
 

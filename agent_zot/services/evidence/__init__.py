@@ -39,6 +39,10 @@ CLAIM_WEIGHT = 1.0
 VARIANT_WEIGHT = 0.5
 PASSAGES_PER_PAPER = 3
 DEFAULT_LIMIT = 8
+# With a judge that says how much a passage bears on the claim, the fused list is judged a few papers
+# deeper and reordered by reciprocal rank over both orders (fused retrieval, bearing): a paper retrieval
+# ranked sixth that speaks to the claim directly moves up.
+RERANK_EXTRA = 5
 
 # "is there evidence that ...", "does my library support the claim that ...": the request, not the claim.
 _LEAD_IN = re.compile(
@@ -118,9 +122,10 @@ def run_evidence(
         )
         for v in variants
     }
-    papers = fuse(rankings, limit=size)
     judge = make_judge(ctx.settings)
-    judge_papers(judge, claim, papers)
+    pool = fuse(rankings, limit=size + RERANK_EXTRA)
+    judge_papers(judge, claim, pool)
+    papers = by_bearing(pool)[:size]
     return _response(library, claim, variants, papers, judge, scope=filters.describe(), detail=detail)
 
 
@@ -170,6 +175,21 @@ def judge_papers(judge: StanceJudge, claim: str, papers: list[EvidencePaper]) ->
             paper.stance = max(judged, key=lambda s: s.score)
         else:
             paper.stance = Stance("unjudged", 0.0)
+
+
+def by_bearing(papers: list[EvidencePaper]) -> list[EvidencePaper]:
+    """The papers reordered by reciprocal rank over the fused order and the order of their bearing on the
+    claim (their most bearing passage); unchanged when the judge gives no bearing."""
+    known = [
+        [p.stance.bearing for p in paper.passages if p.stance is not None and p.stance.bearing is not None]
+        for paper in papers
+    ]
+    if not any(known):
+        return papers
+    bearing = [max(values, default=0.0) for values in known]
+    judged_rank = {i: rank for rank, i in enumerate(sorted(range(len(papers)), key=lambda i: -bearing[i]))}
+    score = [1 / (FUSION_K + i + 1) + 1 / (FUSION_K + judged_rank[i] + 1) for i in range(len(papers))]
+    return [papers[i] for i in sorted(range(len(papers)), key=lambda i: -score[i])]
 
 
 def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:

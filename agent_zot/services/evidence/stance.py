@@ -43,6 +43,7 @@ class StanceError(AgentZotError):
 class Stance:
     label: str  # one of LABELS
     score: float  # the judge's probability for the label (0 when unjudged)
+    bearing: float | None = None  # probability that the passage takes a side (1 - neutral), when known
 
     def to_dict(self) -> dict[str, Any]:
         return {"stance": self.label, "stance_score": round(self.score, 3)}
@@ -67,9 +68,11 @@ class NoJudge:
 
 
 def decided(probabilities: dict[str, float]) -> Stance:
-    """The most probable label, or unjudged when it is below MIN_CONFIDENCE."""
+    """The most probable label, or unjudged when it is below MIN_CONFIDENCE; with how much the passage
+    bears on the claim at all (the two sides' probabilities together)."""
     label, score = max(probabilities.items(), key=lambda kv: kv[1])
-    return Stance(label, score) if score >= MIN_CONFIDENCE else Stance("unjudged", score)
+    bearing = probabilities.get("supports", 0.0) + probabilities.get("contradicts", 0.0)
+    return Stance(label if score >= MIN_CONFIDENCE else "unjudged", score, bearing)
 
 
 class NliJudge:
@@ -214,20 +217,21 @@ _JUDGES_LOCK = threading.Lock()
 def make_judge(settings: Settings) -> StanceJudge:
     """The configured judge, shared per configuration (a model loads once per process)."""
     kind = settings.stance
+    model = settings.nli_model
     if kind == "auto":
-        kind = "nli" if settings.nli_model is not None else "none"
+        kind = "nli" if model is not None else "none"
     if kind == "none":
         return NoJudge()
     if kind == "nli":
-        if settings.nli_model is None:
+        if model is None:
             raise StanceError("stance = nli needs a model folder.", hint=_SETTING_HINT)
-        key = ("nli", str(settings.nli_model))
+        key = ("nli", str(model))
     else:
         key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
     with _JUDGES_LOCK:
         if key not in _JUDGES:
             _JUDGES[key] = (
-                NliJudge(settings.nli_model)  # type: ignore[arg-type]
+                NliJudge(model)  # type: ignore[arg-type]
                 if key[0] == "nli"
                 else OllamaJudge(settings.ollama_url, settings.stance_model)
             )
