@@ -61,18 +61,20 @@ class Reranker(Protocol):
         ...
 
 
-def _read_config(model_dir: Path) -> dict[str, Any]:
+def read_model_config(
+    model_dir: Path, *, kind: str, error: type[AgentZotError], hint: str = _SETTING_HINT
+) -> dict[str, Any]:
+    """A model folder's config.json as a dict; ``error`` (with ``hint``) says what is wrong, naming the
+    folder as a ``kind`` model folder."""
     path = model_dir / "config.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as err:
-        raise RerankerError(
-            f"{model_dir} is not a cross-encoder model folder: it has no config.json.", hint=_SETTING_HINT
-        ) from err
+        raise error(f"{model_dir} is not {kind} model folder: it has no config.json.", hint=hint) from err
     except (OSError, ValueError) as err:
-        raise RerankerError(f"Cannot read {path}: {err}", hint=_SETTING_HINT) from err
+        raise error(f"Cannot read {path}: {err}", hint=hint) from err
     if not isinstance(data, dict):
-        raise RerankerError(f"{path} is not a model config (expected a JSON object).", hint=_SETTING_HINT)
+        raise error(f"{path} is not a model config (expected a JSON object).", hint=hint)
     return data
 
 
@@ -91,7 +93,7 @@ def check_cross_encoder_dir(model_dir: Path) -> dict[str, Any]:
     """
     if not model_dir.is_dir():
         raise RerankerError(f"Reranker model folder not found: {model_dir}.", hint=_SETTING_HINT)
-    config = _read_config(model_dir)
+    config = read_model_config(model_dir, kind="a cross-encoder", error=RerankerError)
     architectures = [str(a) for a in config.get("architectures") or []]
     if not any(a.endswith("ForSequenceClassification") for a in architectures):
         found = ", ".join(architectures) or "none listed"

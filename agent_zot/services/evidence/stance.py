@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import offline_hub
-from agent_zot.index.rerank import token_limit
+from agent_zot.index.rerank import read_model_config, token_limit
 from agent_zot.ollama_errors import ollama_errors
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class NliJudge:
     def __init__(self, model_dir: Path, *, max_tokens: int = 512) -> None:
         self.model_dir = Path(model_dir)
         self.name = f"nli:{self.model_dir.name}"
-        config = _config(self.model_dir)
+        config = read_model_config(self.model_dir, kind="an NLI", error=StanceError, hint=_SETTING_HINT)
         self.labels = _nli_labels(self.model_dir, config)
         self.max_tokens = token_limit(self.model_dir, config, max_tokens)  # long passages are truncated
         self._model: Any = None
@@ -118,21 +118,6 @@ class NliJudge:
         except (RuntimeError, ValueError, IndexError) as err:  # torch shape and index errors
             raise StanceError(f"The NLI model in {self.model_dir} failed: {err}", hint=_SETTING_HINT) from err
         return [decided(dict(zip(self.labels, _softmax(list(row)), strict=True))) for row in logits]
-
-
-def _config(model_dir: Path) -> dict[str, Any]:
-    path = model_dir / "config.json"
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise StanceError(
-            f"{model_dir} is not an NLI model folder: it has no config.json.", hint=_SETTING_HINT
-        ) from err
-    except (OSError, ValueError) as err:
-        raise StanceError(f"Cannot read {path}: {err}", hint=_SETTING_HINT) from err
-    if not isinstance(config, dict):
-        raise StanceError(f"{path} is not a model config (expected a JSON object).", hint=_SETTING_HINT)
-    return config
 
 
 def _nli_labels(model_dir: Path, config: dict[str, Any]) -> list[str]:
