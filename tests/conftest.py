@@ -42,11 +42,14 @@ def guard_database(path: Path) -> Path:
     return path
 
 
-def index_library(settings: Settings, home: Path) -> Settings:
-    """Build the full-text index of ``settings``' library with the real embedded stack, as update-db does."""
+def index_library(settings: Settings, home: Path, *, graph: bool = False) -> Settings:
+    """Build the full-text index of ``settings``' library with the real embedded stack, as update-db does
+    (and its knowledge graph, with ``graph``)."""
     ctx = AppContext(settings, home=home)
     try:
-        update_index(ctx.library(), ctx.index_resources(), UpdateOptions())
+        update_index(
+            ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph() if graph else None
+        )
     finally:
         ctx.close()
     return settings

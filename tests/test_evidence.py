@@ -17,9 +17,8 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.evidence import claim_of
 from agent_zot.services.evidence.stance import NliJudge, OllamaJudge, StanceError
 from agent_zot.services.evidence.variants import refutation_variants
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database
+from tests.conftest import guard_database, index_library
 from tests.fake_ollama_chat import FakeOllamaChat
 
 CLAIM = "pretraining on scientific text improves results on scientific NLP tasks"
@@ -30,12 +29,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("evidence")
     db = guard_database(ensure_demo_library(root / "library"))
     settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(settings, home=root / "home")
-    try:
-        update_index(ctx.library(), ctx.index_resources(), UpdateOptions())
-    finally:
-        ctx.close()
-    return settings
+    return index_library(settings, root / "home")
 
 
 async def _evidence(settings: Settings, home: Path, **arguments: Any) -> Any:

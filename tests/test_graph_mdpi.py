@@ -11,9 +11,8 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database
+from tests.conftest import guard_database, index_library
 from tests.pdf_factory import write_paper
 
 MDPI_REFERENCES = [
@@ -55,12 +54,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     )
     db = guard_database(b.build())
     built = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(built, home=root / "home")
-    try:
-        update_index(ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph())
-    finally:
-        ctx.close()
-    return built
+    return index_library(built, root / "home", graph=True)
 
 
 async def test_every_mdpi_reference_is_a_cited_work_with_its_title(

@@ -24,7 +24,7 @@ from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import Progress, UpdateOptions, UpdateSummary, update_index
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database
+from tests.conftest import guard_database, index_library
 
 QUERY = "how are citation links resolved when building a corpus of papers?"
 RUNNING = "rebuild of the index is running"
@@ -34,12 +34,7 @@ RUNNING = "rebuild of the index is running"
 def settings(tmp_path: Path) -> Settings:
     db = guard_database(ensure_demo_library(tmp_path / "library"))
     built = Settings(zotero_data_dir=db.parent, data_dir=tmp_path / "state", export_dir=tmp_path / "exports")
-    ctx = AppContext(built, home=tmp_path / "home")
-    try:
-        update_index(ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph())
-    finally:
-        ctx.close()
-    return built
+    return index_library(built, tmp_path / "home", graph=True)
 
 
 def _titles(result: Any) -> list[str]:

@@ -255,34 +255,21 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
 def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
     from agent_zot.services.search import run_search  # the index stack loads on the first search
 
+    filters = {
+        "year_min": req.year_min,
+        "year_max": req.year_max,
+        "authors": req.authors,
+        "collection": req.collection,
+        "tags": req.tags,
+        "item_type": req.item_type,
+    }
     if decision.mode == "evidence":
         from agent_zot.services.evidence import run_evidence
 
-        filters = {
-            "year_min": req.year_min,
-            "year_max": req.year_max,
-            "authors": req.authors,
-            "collection": req.collection,
-            "tags": req.tags,
-            "item_type": req.item_type,
-        }
-        return _finish(
-            run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters), decision
-        )
-
+        response = run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters)
+        return _finish(response, decision)
     response, ran = run_search(
-        ctx,
-        decision,
-        req.query,
-        limit=req.limit,
-        escalate=not decision.forced,
-        detail=req.detail,
-        year_min=req.year_min,
-        year_max=req.year_max,
-        authors=req.authors,
-        collection=req.collection,
-        tags=req.tags,
-        item_type=req.item_type,
+        ctx, decision, req.query, limit=req.limit, escalate=not decision.forced, detail=req.detail, **filters
     )
     return _finish(response, ran)
 
