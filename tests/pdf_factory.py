@@ -101,18 +101,23 @@ def write_paper(
     references: bool | list[str] = True,
     page_labels: bool = False,
     body: str = _BODY,
+    page_bodies: list[str] | None = None,
     image_page: bool = False,
     password: str | None = None,
 ) -> PaperSpec:
     """A paper: ``body_pages`` pages of text (the hyphenated break on page 1), an optional page with
-    only an image, and a "References" page with numbered entries."""
+    only an image, and a "References" page with numbered entries. ``page_bodies`` gives each body page
+    its own text (and sets the page count)."""
+    if page_bodies is not None:
+        body_pages = len(page_bodies)
     pdf = _Paper(format="A4")
     pdf.set_auto_page_break(auto=True, margin=20)
     for page in range(1, body_pages + 1):
         pdf.add_page()
         if page_labels and page == 1:
             pdf.set_page_label(label_style="D", label_start=LABEL_START)
-        _body_page(pdf, page, two_columns=two_columns, hyphen=page == 1, body=body)
+        text = page_bodies[page - 1] if page_bodies is not None else body
+        _body_page(pdf, page, two_columns=two_columns, hyphen=page == 1, body=text)
     if image_page:
         pdf.add_page()
         pdf.image(Image.new("RGB", (120, 80), (90, 90, 90)), x=30, y=40, w=120)

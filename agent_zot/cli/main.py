@@ -130,6 +130,63 @@ def doctor(state: State, as_json: bool) -> None:
         sys.exit(1)
 
 
+@cli.command()
+@click.argument("draft", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option(
+    "--patch",
+    "patch_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the proposed fixes as a unified diff to this file (the draft is never changed).",
+)
+@json_option
+@click.pass_obj
+@_guard
+def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> None:
+    """Audit the citations of DRAFT (Markdown/Pandoc, LaTeX or plain text; - reads stdin) against the
+    library: keys, pages, quotations, support, and claims left uncited."""
+    from agent_zot.services.audit import audit_draft
+    from agent_zot.services.audit.report import markdown_report, patch, response
+
+    text = _read_draft(draft)
+    if patch_file is not None and str(draft) != "-" and patch_file.resolve() == draft.resolve():
+        raise click.UsageError("--patch must name a new file: the draft itself is never written.")
+    ctx = state.context()
+    try:
+        result = audit_draft(ctx, text)
+    finally:
+        ctx.close()
+    name = "stdin" if str(draft) == "-" else draft.name
+    if as_json:
+        _emit(response(result, full=True).data, "", True)
+    else:
+        click.echo(markdown_report(result, name), nl=False)
+    if patch_file is not None:
+        diff = patch(result, name)
+        if not diff:
+            click.echo(f"No fixes to propose; {patch_file} was not written.", err=True)
+            return
+        patch_file.write_text(diff, encoding="utf-8")
+        click.echo(
+            f"Proposed fixes written to {patch_file} (apply with: patch -p1 < {patch_file}).", err=True
+        )
+
+
+def _read_draft(path: Path) -> str:
+    from agent_zot.errors import InvalidArgumentError
+    from agent_zot.services.audit.draft import MAX_DRAFT_CHARS, decode_file
+
+    if str(path) == "-":
+        raw = sys.stdin.buffer.read(MAX_DRAFT_CHARS * 4 + 1)
+    else:
+        try:
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_DRAFT_CHARS * 4 + 1)
+        except OSError as exc:
+            raise InvalidArgumentError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    return decode_file(raw)
+
+
 @cli.command(name="update-db")
 @click.option(
     "--fulltext/--no-fulltext",
@@ -258,9 +315,16 @@ def route_cmd(tool: str, query: str, force_mode: str | None, as_json: bool) -> N
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["bibtex", "csljson", "markdown"]),
+    type=click.Choice(["bibtex", "csljson", "markdown", "review"]),
     default=None,
-    help="Format when PATH has no telling extension.",
+    help="Format when PATH has no telling extension (review: with --draft).",
+)
+@click.option(
+    "--draft",
+    "draft",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    default=None,
+    help="A review package for this draft (or list of claims, one per line).",
 )
 @click.option("--overwrite", is_flag=True, help="Replace existing files.")
 @json_option
@@ -273,22 +337,29 @@ def export_cmd(
     item_keys: tuple[str, ...],
     search: str | None,
     fmt: str | None,
+    draft: Path | None,
     overwrite: bool,
     as_json: bool,
 ) -> None:
-    """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown."""
+    """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown;
+    with --draft, a review package (Markdown) of the draft's claims and their evidence."""
     from agent_zot.services.tools import call
 
-    response = call(
-        state.context(),
-        "zot_export",
-        force_mode=fmt,
-        path=path,
-        collection=collection,
-        item_keys=list(item_keys) or None,
-        search=search,
-        overwrite=overwrite,
-    )
+    ctx = state.context()
+    try:
+        response = call(
+            ctx,
+            "zot_export",
+            force_mode="review" if draft is not None else fmt,
+            draft=_read_draft(draft) if draft is not None else None,
+            path=path,
+            collection=collection,
+            item_keys=list(item_keys) or None,
+            search=search,
+            overwrite=overwrite,
+        )
+    finally:
+        ctx.close()
     _emit(response.data, response.text, as_json)
 
 

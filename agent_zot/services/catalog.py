@@ -43,18 +43,18 @@ SEARCH_MODES = (
 class SearchRequest(ToolRequest):
     authors: list[str] | None = Field(None, description="Only papers by these authors.")
     year_min: int | None = Field(None, description="Published in or after this year.")
-    year_max: int | None = Field(None, description="Published in or before this year.")
+    year_max: int | None = Field(None, description="Published up to this year.")
     collection: str | None = Field(None, description="Only this collection (and below).")
     tags: list[str] | None = Field(None, description="Only items with any of these tags.")
-    item_type: str | None = Field(None, description="Zotero item type, e.g. journalArticle.")
+    item_type: str | None = Field(None, description="Item type, e.g. journalArticle.")
     limit: int = _limit(10, "papers")  # type: ignore[assignment]
     detail: Literal["sentences", "full"] = Field(
-        "sentences", description="Passages as the best sentences or whole chunks."
+        "sentences", description="Passages: best sentences or whole chunks."
     )
     force_mode: modes_literal(SEARCH_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
-SUMMARIZE_MODES = (Mode("quick"), Mode("targeted"), Mode("comprehensive"), Mode("full"))
+SUMMARIZE_MODES = (Mode("quick"), Mode("targeted"), Mode("comprehensive"), Mode("full"), Mode("audit"))
 
 
 class SummarizeRequest(ToolRequest):
@@ -62,6 +62,7 @@ class SummarizeRequest(ToolRequest):
     pages: str | None = Field(None, description="Full text: pages '3' or '3-5'.")
     offset: int | None = Field(None, description="Full text: read on from this page.")
     max_tokens: int | None = Field(None, description="Size budget of the answer.")
+    draft: str | None = Field(None, description="Audit: the draft's text.")
     force_mode: modes_literal(SUMMARIZE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -81,7 +82,7 @@ EXPLORE_MODES = (
 class ExploreRequest(ToolRequest):
     item_key: str | None = Field(None, description="The paper to start from.")
     author: str | None = Field(None, description="The author to start from.")
-    concept: str | None = Field(None, description="Concept or topic (field filter).")
+    concept: str | None = Field(None, description="Concept or topic (a filter).")
     year_min: int | None = Field(None, description="Temporal: first year.")
     year_max: int | None = Field(None, description="Temporal: last year.")
     hops: int | None = Field(None, ge=1, le=3, description="Citation 1-3, collaboration 1-2.")
@@ -103,10 +104,8 @@ COLLECTION_MODES = (
 class CollectionsRequest(ToolRequest):
     collection: str | None = Field(None, description="Collection name, path (A/B) or key.")
     item_keys: ItemKeys = None
-    days: int | None = Field(
-        None, ge=1, le=36_500, description="For recent: only items added in the last N days."
-    )
-    recursive: bool = Field(False, description="Include sub-collections' items.")
+    days: int | None = Field(None, ge=1, le=36_500, description="Recent: items added in the last N days.")
+    recursive: bool = Field(False, description="With sub-collections' items.")
     limit: int = _limit(20)  # type: ignore[assignment]
     force_mode: modes_literal(COLLECTION_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
@@ -121,7 +120,7 @@ TAG_MODES = (
 
 class TagsRequest(ToolRequest):
     tags: str | list[str] | None = Field(
-        None, description='Tag expression: "a || b" = a or b; "-c" = not c; commas join conditions (and).'
+        None, description='Tag expression: "a || b" = a or b; "-c" = not c; commas = and.'
     )
     item_keys: ItemKeys = None
     limit: int = _limit(50)  # type: ignore[assignment]
@@ -137,27 +136,28 @@ NOTE_MODES = (
 
 
 class NotesRequest(ToolRequest):
-    item_key: str | None = Field(None, description="Item whose notes to list, or a new note's parent.")
+    item_key: str | None = Field(None, description="Whose notes to list; a new note's parent.")
     note: str | None = Field(None, description="Text of a new note (Markdown).")
     limit: int = _limit(20)  # type: ignore[assignment]
     force_mode: modes_literal(NOTE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
-EXPORT_MODES = (Mode("bibtex"), Mode("markdown"), Mode("csljson"), Mode("graphml"))
+EXPORT_MODES = (Mode("bibtex"), Mode("markdown"), Mode("csljson"), Mode("graphml"), Mode("review"))
 
 
 class ExportRequest(ToolRequest):
     path: str | None = Field(
         None,
-        description="File under the export folder; .bib, .json (CSL-JSON) or .md picks the format; a folder "
-        "name with markdown writes one file per item.",
+        description="File in the export folder; .bib, .json (CSL-JSON), .md picks the format; a folder: one "
+        "Markdown file per item.",
     )
-    collection: str | None = Field(None, description="Export this collection (with sub-collections).")
+    collection: str | None = Field(None, description="This collection (and sub-collections).")
     item_keys: list[str] | None = Field(None, description="Export these items.")
-    search: str | None = Field(None, description="Only items whose metadata has these words.")
+    search: str | None = Field(None, description="Only items with these words in metadata.")
     overwrite: bool = Field(False, description="Replace an existing file.")
     node_types: list[str] | None = Field(None, description="GraphML: e.g. Paper, Author.")
     max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
+    draft: str | None = Field(None, description="Review: the draft, or claims one per line.")
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -174,13 +174,18 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_summarize",
-        description="One paper (by key, DOI, citation key or title words): overview, passages answering a "
-        "question,\naspect summary (question, method, findings, limits), or full text by pages.",
+        description="One paper (key, DOI, citation key or title words): overview, passages answering a "
+        "question,\naspect summary (question, method, findings, limits), full text by pages; or a draft's "
+        "citation audit.",
         request=SummarizeRequest,
         modes=SUMMARIZE_MODES,
         access=Access.READ,
         handler="summarize",
-        implies=(Implied("pages", "full", over_query=True), Implied("offset", "full", over_query=True)),
+        implies=(
+            Implied("draft", "audit", over_query=True),
+            Implied("pages", "full", over_query=True),
+            Implied("offset", "full", over_query=True),
+        ),
     ),
     ToolSpec(
         name="zot_explore_graph",
@@ -234,13 +239,14 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_export",
-        description="Export items to BibTeX, CSL-JSON, Markdown (notes, annotations) or the knowledge graph to\n"
-        "GraphML (Gephi, networkx), as files in the export folder.",
+        description="Files in the export folder: items as BibTeX, CSL-JSON or Markdown (notes, annotations), "
+        "the\nknowledge graph as GraphML (Gephi), or a review package of a draft's evidence.",
         request=ExportRequest,
         modes=EXPORT_MODES,
         access=Access.FILES,
         handler="export_library",
         fills={"path": "path", "collection": "collection", "item_keys": "item_keys"},
+        implies=(Implied("draft", "review", over_query=True),),
     ),
 )
 

@@ -207,6 +207,18 @@ def export(
     )
 
 
+def write_review(settings: Settings, path: str | None, body: str, *, overwrite: bool) -> Path:
+    """Write a review package (Markdown) under the export folder."""
+    if path and Path(path.strip()).suffix.lower() not in ("", ".md", ".markdown"):
+        raise InvalidArgumentError(
+            f"A review package is Markdown; {Path(path).suffix} does not fit.", hint="Name it e.g. review.md."
+        )
+    target = resolve_target(settings, path or f"review-{date.today():%Y%m%d}.md", "markdown", ExportScope())
+    if target.suffix == "":
+        target = target.with_suffix(".md")
+    return _write_one(target, body, overwrite)
+
+
 @dataclass(frozen=True, slots=True)
 class GraphExport:
     """The graph to export from, which node kinds, and at most how many nodes."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_zot.errors import AgentZotError, InvalidArgumentError
+from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.services import collections, notes, tags
 from agent_zot.services.catalog import (
     BY_NAME,
@@ -27,7 +27,7 @@ from agent_zot.services.catalog import (
     TagsRequest,
 )
 from agent_zot.services.context import AppContext
-from agent_zot.services.export import ExportScope, GraphExport, export, format_for
+from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route, resolve_tool, route
 from agent_zot.services.spec import ToolRequest, ToolSpec
@@ -239,6 +239,8 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
         item_keys=tuple(req.item_keys or ()), collection=req.collection, query=req.search or None
     )
     fmt = req.force_mode or decision.mode
+    if fmt == "review":
+        return _finish(_review(ctx, req), decision)
     graph = None
     if format_for(req.path, fmt) == "graphml":
         from agent_zot.graph.graphml import DEFAULT_MAX_NODES
@@ -250,6 +252,27 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
         ctx.library(), ctx.settings, path=req.path, fmt=fmt, scope=scope, overwrite=req.overwrite, graph=graph
     )
     return _finish(response, decision)
+
+
+def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
+    from agent_zot.services.audit.review import build_review  # the index stack loads on the first call
+    from agent_zot.services.search import NO_INDEX, index_ready
+
+    if not req.draft or not req.draft.strip():
+        raise InvalidArgumentError(
+            "The review package needs the draft (or the claims) to review.",
+            hint="Pass draft='<the draft text>' or draft='claim one\nclaim two'.",
+        )
+    if not index_ready(ctx):
+        raise NotFoundError(NO_INDEX, hint="The review package gathers evidence from the indexed passages.")
+    body, counts = build_review(ctx, req.draft)
+    target = write_review(ctx.settings, req.path, body, overwrite=req.overwrite)
+    questions = counts["with_open_questions"]
+    return ToolResponse(
+        f"Wrote a review package of {counts['packaged']} claims ({questions} with open questions, "
+        f"{counts['failed_citations']} with failed citations) to {target}. Hand that file to a reviewer.",
+        {"format": "review", "path": str(target), "files": [str(target)], **counts},
+    )
 
 
 def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
@@ -276,6 +299,18 @@ def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
 
 def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolResponse:
     from agent_zot.services.summarize import run_summarize  # the index stack loads on the first call
+
+    if decision.mode == "audit":
+        from agent_zot.services.audit import audit_draft
+        from agent_zot.services.audit.report import response
+
+        if not req.draft or not req.draft.strip():
+            raise InvalidArgumentError(
+                "The audit needs the draft's text.",
+                hint="Pass draft='<the draft: Markdown, LaTeX or plain text>' (the CLI takes a file: "
+                "agent-zot audit DRAFT).",
+            )
+        return _finish(response(audit_draft(ctx, req.draft)), decision)
 
     response = run_summarize(
         ctx,

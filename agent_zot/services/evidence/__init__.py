@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.evidence.stance import NoJudge, Stance, StanceJudge, make_judge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
@@ -108,14 +109,37 @@ def run_evidence(
     store_filter = filters.store_filter()
     if decision.params.get("item_keys"):
         store_filter = replace(store_filter, item_keys=tuple(decision.params["item_keys"]))
+    found = gather_evidence(ctx, claim, limit=size, search_filter=store_filter, detail=detail)
+    return _response(library, claim, found, scope=filters.describe(), detail=detail)
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One claim checked: the variants searched, the papers best first (judged), and the judge."""
+
+    claim: str
+    variants: list[Variant]
+    papers: list[EvidencePaper]
+    judge: StanceJudge
+
+
+def gather_evidence(
+    ctx: AppContext,
+    claim: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    search_filter: SearchFilter | None = None,
+    detail: str = "sentences",
+) -> Evidence:
+    """The claim and its refutation variants searched, fused, judged and reordered by bearing."""
     variants = refutation_variants(claim)
     resources = ctx.index()
     rankings = {
         v.name: search_papers(
             resources,
             v.text,
-            limit=size * 2 if v.name == "claim" else size,
-            search_filter=store_filter,
+            limit=limit * 2 if v.name == "claim" else limit,
+            search_filter=search_filter,
             passages_per_paper=(PASSAGES_PER_PAPER, 2),
             fusion=ctx.settings.search_fusion,
             detail=detail,
@@ -123,10 +147,9 @@ def run_evidence(
         for v in variants
     }
     judge = make_judge(ctx.settings)
-    pool = fuse(rankings, limit=size + RERANK_EXTRA)
+    pool = fuse(rankings, limit=limit + RERANK_EXTRA)
     judge_papers(judge, claim, pool)
-    papers = by_bearing(pool)[:size]
-    return _response(library, claim, variants, papers, judge, scope=filters.describe(), detail=detail)
+    return Evidence(claim, variants, by_bearing(pool)[:limit], judge)
 
 
 def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:
@@ -199,16 +222,8 @@ def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:
     return counts
 
 
-def _response(
-    library: Any,
-    claim: str,
-    variants: list[Variant],
-    papers: list[EvidencePaper],
-    judge: StanceJudge,
-    *,
-    scope: str,
-    detail: str,
-) -> ToolResponse:
+def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: str) -> ToolResponse:
+    variants, papers, judge = found.variants, found.papers, found.judge
     judged = not isinstance(judge, NoJudge)
     counts = counts_of(papers)
     sides = counts["supports"] + counts["contradicts"]

@@ -32,9 +32,11 @@ _MODE_FACTS: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     ("zot_summarize", "targeted"): ("semantic", ("vector", "sparse")),
     ("zot_summarize", "comprehensive"): ("semantic", ("zotero", "vector", "sparse")),
     ("zot_summarize", "full"): ("semantic", ("zotero", "fulltext")),
+    ("zot_summarize", "audit"): ("semantic", ("zotero", "vector", "sparse", "fulltext")),
     ("zot_explore_graph", "content_similarity"): ("semantic", ("vector",)),
     ("zot_explore_graph", "comprehensive"): ("relationship", ("graph", "vector")),
     ("zot_export", "graphml"): ("export", ("graph",)),
+    ("zot_export", "review"): ("export", ("zotero", "vector", "sparse")),
 }
 
 _TOOL_DEFAULTS: dict[str, tuple[str, tuple[str, ...]]] = {

@@ -16,7 +16,7 @@ from .rules_search import SEARCH_RULES, SUMMARIZE_RULES
 # Modes only their own wording selects, never resemblance to labelled requests: a claim to check reads
 # like any topic ("statins prevent dementia"), so without "is there evidence", "what argues against"...
 # it is a search.
-CUE_ONLY_MODES = frozenset({("zot_search", "evidence")})
+CUE_ONLY_MODES = frozenset({("zot_search", "evidence"), ("zot_summarize", "audit"), ("zot_export", "review")})
 
 RULE_TABLES: dict[str, tuple[Rule, ...]] = {
     "zot_search": SEARCH_RULES,

@@ -155,4 +155,11 @@ EXPORT_RULES: tuple[Rule, ...] = (
     rx("csljson", 2.5, r"\bcsl[- ]?json\b|\bcsl\b|\bjson\b|\bciteproc\b|\bpandoc\b"),
     rx("graphml", 2.5, r"\bgraph\s?ml\b|\bgephi\b|\bcytoscape\b|\byed\b|\bnetworkx\b"),
     rx("graphml", 1.8, r"\bgraph\b|\bnetwork\b"),
+    # a review package for a second, sceptical reader of a draft (beats a ".md" name: it is Markdown too)
+    rx(
+        "review",
+        6.0,
+        r"\breview(?:er'?s?)? (?:package|bundle|pack|kit|file)\b|\bfor (?:a |the |my )?(?:sceptical |skeptical "
+        r"|critical |second )?(?:reviewer|referee)s?\b|\bevidence (?:package|bundle|dossier)\b",
+    ),
 )

@@ -150,6 +150,15 @@ _ASPECTS = (
 )
 
 SUMMARIZE_RULES: tuple[Rule, ...] = (
+    # audit: the citations of the user's own draft
+    rx(
+        "audit",
+        4.0,
+        r"\baudit\w*\b|\b(?:check|verify|validate|proofread|review)\w*\s+(?:\w+\s+){0,3}?(?:citations?|references|cites"
+        r"|bibliography|sources)\b|\bcitation (?:check|audit|errors?|problems?)\b|\b(?:wrong|bad|broken|missing) "
+        r"(?:citations?|page numbers?|cites)\b",
+    ),
+    rx("audit", 1.5, r"\b(?:my|this) (?:draft|manuscript|thesis chapter)\b"),
     # quick: what is it, in brief
     rx("quick", 0.6, r"\bsumm?ar(?:y|ize|ise|ies)\b"),
     rx(
