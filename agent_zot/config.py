@@ -112,6 +112,16 @@ class Settings(BaseSettings):
     )
     qdrant_url: str | None = Field(default=None, description="Qdrant server URL when vector_store = qdrant.")
     qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key. Shown masked.")
+    qdrant_shard_number: int | None = Field(
+        default=None,
+        ge=1,
+        description="Shards of a new collection on a Qdrant cluster (distributed mode); unset = Qdrant's default.",
+    )
+    qdrant_replication_factor: int | None = Field(
+        default=None,
+        ge=1,
+        description="Copies of each shard on a Qdrant cluster (distributed mode); unset = Qdrant's default.",
+    )
     search_fusion: Literal["rrf", "dbsf", "dense", "sparse"] = Field(
         default="rrf",
         description="How zot_search combines dense and keyword (sparse) retrieval; dense/sparse use one channel.",
@@ -198,6 +208,21 @@ class Settings(BaseSettings):
     )
     http_port: int = Field(
         default=8765, ge=1, le=65535, description="Port for `agent-zot serve --transport http`."
+    )
+    http_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token clients of `serve --transport http` must send (Authorization: Bearer "
+        "...). Required to bind a non-loopback address, and for write modes over HTTP. Shown masked.",
+    )
+    http_allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header values the HTTP server accepts besides localhost, 127.0.0.1 and the bind "
+        "address (e.g. a DNS name behind a proxy, 'zotero.lab.example:8765'); any other Host is refused.",
+    )
+    http_allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Browser origins the HTTP server accepts besides its own (e.g. 'https://app.example'); "
+        "requests from any other Origin are refused.",
     )
     log_level: str = Field(
         default="WARNING", description="Logging level on stderr (DEBUG, INFO, WARNING, ERROR)."

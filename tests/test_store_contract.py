@@ -393,3 +393,30 @@ def test_optimize_keeps_results(store: VectorStore) -> None:
 def test_unknown_store_kind_is_a_config_error() -> None:
     with pytest.raises(AgentZotError, match="Unknown vector store"):
         open_store("faiss")
+
+
+def test_points_pages_through_every_point_with_its_vectors(store: VectorStore) -> None:
+    seen: dict[str, Point] = {}
+    offset: str | None = None
+    pages = 0
+    while True:
+        page, offset = store.points(offset=offset, limit=7)
+        pages += 1
+        assert len(page) <= 7
+        for point in page:
+            assert point.id not in seen  # no point twice across pages
+            seen[point.id] = point
+        if offset is None:
+            break
+    assert pages > 1 and set(seen) == set(BY_ID)
+    for point_id, original in BY_ID.items():
+        copy = seen[point_id]
+        assert copy.payload == original.payload
+        # stored vectors may be normalised (cosine distance): the direction is what must survive
+        dot = sum(a * b for a, b in zip(unit(list(copy.dense)), unit(list(original.dense)), strict=True))
+        assert dot == pytest.approx(1.0, abs=1e-5)
+        if original.sparse is not None and original.sparse.indices:
+            assert copy.sparse is not None
+            assert dict(zip(copy.sparse.indices, copy.sparse.values, strict=True)) == pytest.approx(
+                dict(zip(original.sparse.indices, original.sparse.values, strict=True))
+            )

@@ -89,19 +89,32 @@ def cli(ctx: click.Context, config_file: Path | None, library: Path | None) -> N
 @click.pass_obj
 @_guard
 def serve(state: State, transport: str, host: str | None, port: int | None) -> None:
-    """Run the MCP server (stdio for Claude Desktop / Claude Code; http on localhost)."""
+    """Run the MCP server (stdio for Claude Desktop / Claude Code; streamable HTTP, which needs
+    http_token off loopback)."""
     from agent_zot.mcp.server import build_server
 
     settings = state.settings
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
     logging.getLogger("fastmcp").setLevel(settings.log_level.upper())  # its startup banner logs at INFO
-    server = build_server(state.context())
     if transport == "stdio":
-        server.run("stdio", show_banner=False)
-    else:
-        server.run(
-            "http", host=host or settings.http_host, port=port or settings.http_port, show_banner=False
-        )
+        build_server(state.context()).run("stdio", show_banner=False)
+        return
+    from agent_zot.mcp.http import WRITES_NEED_TOKEN, http_plan
+
+    plan = http_plan(settings, host, port)  # refuses a network address without a token
+    ctx = state.context()
+    if plan.auth is None:
+        ctx.write_block = WRITES_NEED_TOKEN
+    build_server(ctx, auth=plan.auth).run(
+        "http",
+        host=plan.host,
+        port=plan.port,
+        show_banner=False,
+        log_level=settings.log_level,
+        host_origin_protection=True,
+        allowed_hosts=plan.allowed_hosts,
+        allowed_origins=plan.allowed_origins,
+    )
 
 
 @cli.command()
@@ -361,6 +374,63 @@ def export_cmd(
     finally:
         ctx.close()
     _emit(response.data, response.text, as_json)
+
+
+@cli.group()
+def index() -> None:
+    """The full-text index (built by update-db)."""
+
+
+@index.command("move")
+@click.option(
+    "--to", "to", type=click.Choice(["qdrant", "edge"]), required=True, help="The store to move to."
+)
+@click.option("--qdrant-url", default=None, help="The Qdrant server (default: qdrant_url from the config).")
+@click.option(
+    "--qdrant-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Move into qdrant-client's local mode in this folder instead of a server (for trying it out).",
+)
+@json_option
+@click.pass_obj
+@_guard
+def index_move(
+    state: State, to: str, qdrant_url: str | None, qdrant_path: Path | None, as_json: bool
+) -> None:
+    """Copy the index, vectors and all, to another store without re-embedding; resumable and verified.
+    The current index is left as it is: switch vector_store in the config when the move succeeds."""
+    from agent_zot.services.index_move import move_index, target_store
+
+    ctx = state.context()
+    try:
+        target, where = target_store(ctx, to, qdrant_url=qdrant_url, qdrant_path=qdrant_path)
+        try:
+            result = move_index(
+                ctx,
+                target,
+                where,
+                progress=None
+                if as_json
+                else lambda done, total: click.echo(f"{done:,}/{total:,} points", err=True),
+            )
+        finally:
+            target.close()
+    finally:
+        ctx.close()
+    url = qdrant_url or state.settings.qdrant_url
+    switch = (
+        f'set vector_store = "qdrant" and qdrant_url = "{url}"'
+        if to == "qdrant"
+        else 'set vector_store = "edge"'
+    )
+    text = (
+        f"Moved {result.points:,} points to {result.target} in {result.seconds:.1f} s"
+        + (" (resumed)" if result.resumed else "")
+        + f"; {result.checked} spot-checked. To use it, {switch} in the config (or the AGENT_ZOT_* variables); "
+        "update-db will then find nothing to do."
+    )
+    _emit(result.to_dict(), text, as_json)
 
 
 @cli.group()

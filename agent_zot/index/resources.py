@@ -114,6 +114,8 @@ class IndexResources:
             url=self.settings.qdrant_url,
             api_key=secret.get_secret_value() if secret else None,
             collection=server_collection(generation),
+            shard_number=self.settings.qdrant_shard_number,
+            replication_factor=self.settings.qdrant_replication_factor,
             **self._index_options(),
         )
 

@@ -49,6 +49,7 @@ _METHODS = frozenset(
         "search",
         "count",
         "get_by_item",
+        "points",
         "optimize",
         "disk_size_bytes",
         "drop",
@@ -245,6 +246,10 @@ class SharedIndex:
 
     def get_by_item(self, item_key: str) -> list[Hit]:
         return self._call("get_by_item", item_key)
+
+    def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
+        page, following = self._call("points", offset=offset, limit=limit)
+        return list(page), following
 
     def optimize(self) -> None:
         self._call("optimize")

@@ -116,6 +116,11 @@ class VectorStore(Protocol):
 
     def count(self, filter: SearchFilter | None = None) -> int: ...
 
+    def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
+        """One page of stored points with their vectors and payloads, from ``offset`` (None: the first),
+        and the offset of the next page (None after the last): for moving an index between stores."""
+        ...
+
     def get_by_item(self, item_key: str) -> list[Hit]:
         """All points of an item, in reading order (see ``reading_order``), with score 0."""
         ...

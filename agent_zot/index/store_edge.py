@@ -178,6 +178,13 @@ class EdgeStore:
     def count(self, filter: SearchFilter | None = None) -> int:
         return int(self._require().count(qe.CountRequest(exact=True, filter=_to_filter(filter))))
 
+    def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
+        shard = self._require()
+        request = qe.ScrollRequest(offset=offset, limit=limit, with_payload=True, with_vector=True)
+        records, following = shard.scroll(request)
+        found = [_from_edge_record(r.id, r.vector, r.payload) for r in records]
+        return found, str(following) if following is not None else None
+
     def get_by_item(self, item_key: str) -> list[Hit]:
         shard = self._require()
         match = qe.Filter(must=[qe.FieldCondition("item_key", match=qe.MatchValue(item_key))])
@@ -269,6 +276,17 @@ def _to_edge_point(point: Point) -> qe.Point:
     if point.sparse is not None and point.sparse.indices:
         vectors[SPARSE] = qe.SparseVector(list(point.sparse.indices), [float(v) for v in point.sparse.values])
     return qe.Point(point.id, vectors, point.payload)
+
+
+def _from_edge_record(point_id: Any, vectors: Any, payload: dict[str, Any] | None) -> Point:
+    named = vectors if isinstance(vectors, dict) else {DENSE: vectors}
+    sparse = named.get(SPARSE)
+    return Point(
+        str(point_id),
+        list(named[DENSE]),
+        SparseVector(list(sparse.indices), list(sparse.values)) if sparse is not None else None,
+        payload or {},
+    )
 
 
 def _to_filter(search_filter: SearchFilter | None) -> qe.Filter | None:

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from agent_zot.errors import AgentZotError
 from agent_zot.index.store import (
     DENSE,
     IDF_SPARSE_KINDS,
@@ -72,6 +74,8 @@ class QdrantStore:
         hnsw_m: int = 16,
         ef_construct: int = 100,
         quantization: str | None = "int8",
+        shard_number: int | None = None,
+        replication_factor: int | None = None,
     ) -> None:
         if quantization not in QUANTIZATIONS:
             raise ValueError(f"unknown quantization {quantization!r}; expected one of {QUANTIZATIONS}")
@@ -84,6 +88,9 @@ class QdrantStore:
         self.hnsw_m = hnsw_m
         self.ef_construct = ef_construct
         self.quantization = quantization
+        # Qdrant's distributed mode: how a new collection is split and copied across the cluster's nodes.
+        self.shard_number = shard_number
+        self.replication_factor = replication_factor
         self._client: QdrantClient | None = None
 
     @property
@@ -95,7 +102,7 @@ class QdrantStore:
 
     def open_or_create(self, *, model: str, dense_dim: int, sparse: str) -> IndexInfo:
         client = self._connect()
-        if client.collection_exists(self.collection):
+        if self._reachable_collection_exists(client):
             try:
                 stored = self._stored_info(client)
                 if stored is None:
@@ -107,6 +114,18 @@ class QdrantStore:
         else:
             self._create(client, IndexInfo(model, dense_dim, sparse, 0))
         return IndexInfo(model, dense_dim, sparse, self.count())
+
+    def _reachable_collection_exists(self, client: QdrantClient) -> bool:
+        """Whether the collection exists; a server that does not answer is a clear error, not a trace."""
+        try:
+            return client.collection_exists(self.collection)
+        except (ResponseHandlingException, UnexpectedResponse) as err:
+            self.close()
+            raise StoreUnavailableError(
+                f"Cannot reach the Qdrant server at {self.url}: {_reason(err)}.",
+                hint="Check that it is running and that qdrant_url (and qdrant_api_key) are right; "
+                "`agent-zot doctor` checks it.",
+            ) from err
 
     def close(self) -> None:
         if self._client is not None:
@@ -206,6 +225,25 @@ class QdrantStore:
         client = self._require()
         return client.count(self.collection, count_filter=_to_filter(filter), exact=True).count
 
+    def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
+        client = self._require()
+        records, following = client.scroll(
+            self.collection, limit=limit, offset=offset, with_payload=True, with_vectors=True
+        )
+        found = []
+        for record in records:
+            named = record.vector if isinstance(record.vector, dict) else {DENSE: record.vector}
+            sparse = named.get(SPARSE)
+            found.append(
+                Point(
+                    str(record.id),
+                    list(named[DENSE]),  # type: ignore[arg-type]
+                    SparseVector(list(sparse.indices), list(sparse.values)) if sparse is not None else None,  # type: ignore[union-attr]
+                    record.payload or {},
+                )
+            )
+        return found, str(following) if following is not None else None
+
     def get_by_item(self, item_key: str) -> list[Hit]:
         client = self._require()
         match = models.Filter(
@@ -230,7 +268,8 @@ class QdrantStore:
 
     def _new_client(self) -> QdrantClient:
         if self.url is not None:
-            return QdrantClient(url=self.url, api_key=self.api_key)
+            # check_compatibility off: an unreachable server is reported by open_or_create, clearly.
+            return QdrantClient(url=self.url, api_key=self.api_key, check_compatibility=False)
         if self.path is None:
             return QdrantClient(location=":memory:")
         try:
@@ -270,15 +309,31 @@ class QdrantStore:
             hnsw_config=models.HnswConfigDiff(m=self.hnsw_m, ef_construct=self.ef_construct),
             quantization_config=quantization,
             metadata={METADATA_KEY: info_to_dict(info)},
+            **self._cluster_options(),
         )
         if self.url is not None:  # local mode has no payload indexes (and warns when asked for one)
             self._create_payload_indexes(client)
+
+    def _cluster_options(self) -> dict[str, int]:
+        if self.url is None:  # local mode is one process: nothing to shard or replicate
+            return {}
+        options = {"shard_number": self.shard_number, "replication_factor": self.replication_factor}
+        return {name: value for name, value in options.items() if value is not None}
 
     def _create_payload_indexes(self, client: QdrantClient) -> None:
         for field in KEYWORD_FIELDS:
             client.create_payload_index(self.collection, field, models.PayloadSchemaType.KEYWORD, wait=True)
         for field in INTEGER_FIELDS:
             client.create_payload_index(self.collection, field, models.PayloadSchemaType.INTEGER, wait=True)
+
+
+class StoreUnavailableError(AgentZotError):
+    """The Qdrant server did not answer, or refused the request."""
+
+
+def _reason(err: Exception) -> str:
+    text = str(err).strip() or type(err).__name__
+    return text.splitlines()[0][:200]
 
 
 def _to_point_struct(point: Point) -> models.PointStruct:

@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.server.auth import AuthProvider
 from fastmcp.tools import ToolResult
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -92,8 +93,11 @@ def _tool_function(ctx: AppContext, spec: ToolSpec) -> Callable[..., ToolResult]
     return tool
 
 
-def build_server(ctx: AppContext) -> FastMCP:
-    server = FastMCP("agent-zot", instructions=INSTRUCTIONS, version=__version__, mask_error_details=True)
+def build_server(ctx: AppContext, *, auth: AuthProvider | None = None) -> FastMCP:
+    """The MCP server over ``ctx``; ``auth`` checks every HTTP request (see mcp/http.py)."""
+    server = FastMCP(
+        "agent-zot", instructions=INSTRUCTIONS, version=__version__, mask_error_details=True, auth=auth
+    )
     for spec in SPECS:
         server.tool(
             _tool_function(ctx, spec),

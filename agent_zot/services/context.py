@@ -54,6 +54,9 @@ class AppContext:
         self._calls = 0  # requests in progress (they may run in threads)
         self._retired: list[tuple[IndexResources, GraphResources | None]] = []
         self.last_load_seconds: float | None = None
+        # Why write modes are refused in this process, whatever the settings (an HTTP server without a
+        # token); None when they follow writes_enabled.
+        self.write_block: str | None = None
 
     def index(self) -> IndexResources:
         """The full-text index of this library (state, embedder, store), created on first use; an index

@@ -27,7 +27,9 @@ class Check:
 
 
 def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
-    checks = [_python(), _config(config_file), _reranker(ctx.settings)]
+    from agent_zot.services.doctor_stack import stack_checks  # it imports Check from here
+
+    checks = [_python(), _config(config_file), _reranker(ctx.settings), *stack_checks(ctx.settings)]
     try:
         source = ctx.source()
     except AgentZotError as exc:

@@ -153,6 +153,10 @@ def _not_enabled(decision: Route) -> ToolResponse:
 
 def _write(ctx: AppContext, decision: Route, run: Any) -> ToolResponse:
     """Run a write mode when writes are enabled; otherwise say how to enable them."""
+    if ctx.write_block is not None:
+        return ToolResponse(
+            ctx.write_block, {"route": decision.to_dict(), "status": "refused"}, is_error=True
+        )
     if not ctx.settings.writes_enabled:
         return _not_enabled(decision)
     from agent_zot.services.writes import service  # pyzotero loads on the first write
