@@ -81,7 +81,17 @@ class Settings(BaseSettings):
     )
     embedder_model: str | None = Field(
         default=None,
-        description="For ollama: the model name (e.g. nomic-embed-text). For bge-m3: the local model folder.",
+        description="For ollama: the model name (e.g. nomic-embed-text). For bge-m3: a local model folder, or "
+        "a Hugging Face id (default BAAI/bge-m3) fetched once into the data folder.",
+    )
+    bge_m3_int8: bool = Field(
+        default=True,
+        description="embedder = bge-m3 without a GPU: export the model once to ONNX and run it INT8-quantized "
+        "(faster; vectors within a cosine of ~0.99). False runs the fp32 model through FlagEmbedding.",
+    )
+    model_hub_url: str = Field(
+        default="https://huggingface.co",
+        description="Where a model named by its Hugging Face id is fetched from (once), e.g. a mirror.",
     )
     ollama_url: str = Field(
         default="http://127.0.0.1:11434", description="Ollama server URL (embedder=ollama)."

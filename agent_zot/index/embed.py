@@ -194,6 +194,7 @@ _BACKENDS = {
     "minilm-st": ("agent_zot.index.embed_local", "SentenceTransformerEmbedder"),
     "minilm-onnx": ("agent_zot.index.embed_local", "OnnxEmbedder"),
     "bge-m3": ("agent_zot.index.embed_local", "BgeM3Embedder"),
+    "bge-m3-int8": ("agent_zot.index.embed_bge_int8", "BgeM3Int8Embedder"),
     "ollama": ("agent_zot.index.embed_remote", "OllamaEmbedder"),
 }
 _ALIASES = {"minilm": DEFAULT_MINILM_BACKEND}

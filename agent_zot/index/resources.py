@@ -22,6 +22,8 @@ from agent_zot.index.store import IndexInfo, SparseVector, VectorStore
 from agent_zot.index.stores import open_store
 from agent_zot.state.index import IndexState
 
+DEFAULT_BGE_M3 = "BAAI/bge-m3"
+
 
 class IndexResources:
     """Nothing here loads until asked for: the MCP server starts without touching models or stores."""
@@ -73,9 +75,19 @@ class IndexResources:
                 "model": self.settings.embedder_model or "nomic-embed-text",
                 "url": self.settings.ollama_url,
             }
-        elif kind == "bge-m3" and self.settings.embedder_model:
-            options = {"model_dir": Path(self.settings.embedder_model)}
+        elif kind == "bge-m3":
+            options = {"model_dir": self._model_folder(self.settings.embedder_model or DEFAULT_BGE_M3)}
+            if self.settings.bge_m3_int8 and not _accelerator():
+                kind = "bge-m3-int8"
         return make_embedder(kind, **options)
+
+    def _model_folder(self, name: str) -> Path:
+        """A local folder as it is; a hub id ("BAAI/bge-m3") fetched once into the data folder."""
+        from agent_zot.index.model_fetch import ensure_model, is_hub_id
+
+        if not is_hub_id(name):
+            return Path(name).expanduser()
+        return ensure_model(name, self.settings.data_dir, hub_url=self.settings.model_hub_url)
 
     @cached_property
     def bm25(self) -> Bm25Encoder:
@@ -162,6 +174,13 @@ class IndexResources:
         if self._hold is not None:
             self._hold.release()
             self._hold = None
+
+
+def _accelerator() -> bool:
+    """A CUDA or Apple GPU that FlagEmbedding would use (then the fp32/fp16 model runs there)."""
+    import torch
+
+    return bool(torch.cuda.is_available() or (torch.backends.mps.is_available()))
 
 
 def server_collection(generation: Generation) -> str:
