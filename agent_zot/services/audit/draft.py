@@ -312,7 +312,7 @@ def sentences_of(draft: Draft) -> list[Sentence]:
     start = 0
     for boundary in _BOUNDARY.finditer(draft.masked):
         end = boundary.end()
-        if boundary.group().startswith(".") or boundary.group()[:1] in "\"”’')]":
+        if not boundary.group().startswith("\n"):  # after . ! ?: unless an abbreviation ends there
             before = draft.masked[max(start, end - 12) : end].rstrip("\"”’')]")
             if _ABBREVIATION.search(before.split()[-1] if before.split() else ""):
                 continue

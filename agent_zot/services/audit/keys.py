@@ -104,7 +104,7 @@ class KeyIndex:
         year = _KEY_YEAR.search(key)
         if year is None:
             return None
-        lead = re.match(r"[A-Za-z]+(?:[_-][a-z]+)*", key.replace("_", "").replace("-", ""))
+        lead = re.match(r"[A-Za-z]+", key.replace("_", "").replace("-", ""))
         if lead is None:
             return None
         name = re.split(r"(?<=[a-z])(?=[A-Z])", lead.group())[0]
