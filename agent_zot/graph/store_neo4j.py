@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -100,6 +101,13 @@ def _unsupported(cause: BaseException | None) -> bool:
     return code.startswith(UNSUPPORTED_CODES)
 
 
+def _no_such_procedure(cause: BaseException | None) -> bool:
+    """The server does not know a GDS function or procedure (the plugin is not installed)."""
+    code = getattr(cause, "code", None) or ""
+    message = (getattr(cause, "message", None) or str(cause or "")).casefold()
+    return code.endswith(("ProcedureNotFound", "UnknownFunction", "SyntaxError")) or "gds." in message
+
+
 def _rel(kinds: Sequence[EdgeKind]) -> str:
     """The relationship part of a pattern: ``[r]`` or ``[r:CITES|MENTIONS]``, from enum values only."""
     return "[r:" + "|".join(sorted({EdgeKind(k).value for k in kinds})) + "]" if kinds else "[r]"
@@ -135,6 +143,7 @@ class Neo4jGraphStore:
             raise GraphStoreError(f"Cannot use the Neo4j URL {url!r} ({exc}).", hint=_HINT_RUNNING) from exc
         self._schema_ready = False
         self._lock = threading.Lock()
+        self._gds: bool | None = None  # whether the Graph Data Science plugin answers (None: not asked yet)
 
     # -- sessions, errors, schema --------------------------------------------------------------
 
@@ -283,6 +292,39 @@ class Neo4jGraphStore:
         query = f"MATCH (s:Node)-{_rel(kinds)}->(t:Node) RETURN {EDGE_FIELDS}"
         edges = self._run(lambda tx: [_edge(r) for r in tx.run(query)], write=False)
         return sorted(edges, key=lambda e: e.key)
+
+    def pagerank(self, kind: EdgeKind) -> dict[str, float] | None:
+        """PageRank over ``kind`` edges (weighted by their confidence) computed in the server by the Graph
+        Data Science plugin; None when the plugin is not installed (the caller computes it itself)."""
+        if self._gds is False:
+            return None
+        name = f"agent_zot_{uuid.uuid4().hex[:12]}"
+        project = (
+            f"MATCH (s:Node)-[r:{EdgeKind(kind).value}]->(t:Node) "
+            "WITH gds.graph.project($name, s, t, {relationshipProperties: {weight: coalesce(r.confidence, 1.0)}}) AS g "
+            "RETURN g.graphName"
+        )
+        stream = (
+            "CALL gds.pageRank.stream($name, {relationshipWeightProperty: 'weight'}) YIELD nodeId, score "
+            "RETURN gds.util.asNode(nodeId).id AS id, score"
+        )
+
+        def work(tx: ManagedTransaction) -> dict[str, float]:
+            tx.run(project, name=name).consume()
+            try:
+                return {record["id"]: float(record["score"]) for record in tx.run(stream, name=name)}
+            finally:
+                tx.run("CALL gds.graph.drop($name, false)", name=name).consume()
+
+        try:
+            ranks = self._run(work, write=True)
+        except GraphStoreError as exc:
+            if not _no_such_procedure(exc.__cause__):
+                raise
+            self._gds = False  # the plugin is not there; asking again would fail the same way
+            return None
+        self._gds = True
+        return ranks
 
     def counts(self) -> dict[str, int]:
         def work(tx: ManagedTransaction) -> dict[str, int]:

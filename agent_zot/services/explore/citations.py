@@ -116,6 +116,7 @@ class _Ranked:
     graph: nx.DiGraph
     rank: dict[str, float]
     cited_by: Counter[str]
+    by: str  # what computed the PageRank: "networkx" or "Neo4j GDS"
 
 
 _last_ranking: list[_Ranked] = []  # one entry: PageRank only changes when the citation edges do
@@ -130,9 +131,13 @@ def citation_ranking(store: GraphStore) -> _Ranked:
         return _last_ranking[0]
     graph = nx.DiGraph()
     graph.add_weighted_edges_from((e.source, e.target, float(e.props.get("confidence", 1.0))) for e in edges)
-    rank = nx.pagerank(graph, weight="weight") if edges else {}
+    # In Neo4j with the Graph Data Science plugin the server ranks its own graph; otherwise networkx does.
+    server = getattr(store, "pagerank", None)
+    served = server(EdgeKind.CITES) if server is not None and edges else None
+    rank = served if served is not None else (nx.pagerank(graph, weight="weight") if edges else {})
     cited_by = Counter(t for s, t in graph.edges if s.startswith("paper:"))
-    _last_ranking[:] = [_Ranked(stamp, graph, rank, cited_by)]
+    by = "Neo4j GDS" if served is not None else "networkx"
+    _last_ranking[:] = [_Ranked(stamp, graph, rank, cited_by, by)]
     return _last_ranking[0]
 
 
@@ -155,7 +160,10 @@ def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResp
     external = [n for n in external if cited_by[n] >= 2][:limit]
     nodes = {n.id: n for n in store.get_nodes(papers[:limit] + external)}
     scope = f" within {field.description}" if field else ""
-    lines = [f"Most influential papers{scope} (PageRank over citations; cited-by counts in your library):"]
+    lines = [
+        f"Most influential papers{scope} (PageRank over citations, by {ranking.by}; cited-by counts in your "
+        "library):"
+    ]
     rows = []
     for n in papers[:limit]:
         if n in nodes:
@@ -171,6 +179,7 @@ def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResp
             "papers": rows,
             "external": [{**nodes[n].props, "cited_by": cited_by[n]} for n in external if n in nodes],
             "field": field.description if field else None,
+            "pagerank_by": ranking.by,
         },
     )
 
