@@ -118,6 +118,10 @@ def test_services_images_healthchecks_profiles_and_volumes(stack: dict[str, Any]
                 assert source in declared, source
     mounts = services["agent-zot"]["volumes"]
     assert "/home/you/Zotero:/zotero:ro" in mounts  # never written
+    assert "agent-zot-data:/data" in mounts and services["agent-zot"]["user"] == "10001:10001"
+    # pointed at the laptop's data folder, the stack keeps the index built there
+    shared = compose(env_file(ENV_EXAMPLE) | {"HOST_DATA_DIR": "/home/you/.local/share/agent-zot"})
+    assert "/home/you/.local/share/agent-zot:/data" in shared["services"]["agent-zot"]["volumes"]
     assert all(port.startswith("127.0.0.1:") for s in services.values() for port in s.get("ports", []))
 
 
