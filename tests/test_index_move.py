@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
-from agent_zot.index.store import VectorStore
+from agent_zot.index.store import Point, VectorStore
 from agent_zot.index.stores import open_store
 from agent_zot.services.context import AppContext
-from agent_zot.services.index_move import move_index, target_store
+from agent_zot.services.index_move import MoveError, move_index, target_store
 from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
@@ -109,3 +109,24 @@ def test_moving_to_the_store_in_use_or_without_a_server_is_refused(demo: Setting
         cli, ["index", "move", "--to", "qdrant", "--qdrant-url", f"http://127.0.0.1:{port}"], env=env
     )
     assert down.exit_code == 2 and f"Cannot reach the Qdrant server at http://127.0.0.1:{port}" in down.output
+
+
+def test_a_target_holding_other_points_is_refused_and_the_index_kept(demo: Settings, tmp_path: Path) -> None:
+    ctx = AppContext(demo)
+    try:
+        store, where = target_store(ctx, "qdrant", qdrant_path=tmp_path / "q")
+        info = ctx.index().open()
+        store.open_or_create(model=info.model, dense_dim=info.dense_dim, sparse=info.sparse)
+        stray = Point(
+            "00000000-0000-4000-8000-000000000001",
+            [1.0] + [0.0] * (info.dense_dim - 1),
+            None,
+            {"item_key": "OTHER"},
+        )
+        store.upsert([stray])
+        with pytest.raises(MoveError, match="already held other points"):
+            move_index(ctx, store, where)
+        store.close()
+        assert ctx.index().store.count() > 0  # the index itself is untouched
+    finally:
+        ctx.close()

@@ -10,6 +10,7 @@ built with the fp32 model is not silently queried with this one.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,11 @@ def export_int8(model_dir: Path, target: Path) -> Path:
     fp32 = target.with_name(FP32_FILE)
     model = M3Outputs().eval()
     sample = (torch.ones(1, 8, dtype=torch.long), torch.ones(1, 8, dtype=torch.long))
-    with torch.no_grad():
+    # The tracer's notes on Python-level branches in the model code concern other input shapes than the
+    # ones declared dynamic here; they would only clutter update-db's output.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message=".*aten::index.*")
         torch.onnx.export(
             model,
             sample,

@@ -158,6 +158,11 @@ def copy_points(
 
 def _verify(source: VectorStore, target: VectorStore, sample: list[Point], total: int) -> int:
     moved = target.count()
+    if moved > total:
+        raise MoveError(
+            f"The target holds {moved:,} points, more than the index's {total:,}: it already held other points.",
+            hint="Move into an empty collection or folder (drop the old one first). The current index is unchanged.",
+        )
     if moved != total or source.count() != total:
         raise MoveError(
             f"The copy holds {moved:,} points; the index holds {total:,}.",
