@@ -87,7 +87,8 @@ class Settings(BaseSettings):
     bge_m3_int8: bool = Field(
         default=True,
         description="embedder = bge-m3 without a GPU: export the model once to ONNX and run it INT8-quantized "
-        "(faster; vectors within a cosine of ~0.99). False runs the fp32 model through FlagEmbedding.",
+        "(2.3x faster, cosine 0.9999 to fp32 on the test checkpoint). False runs the fp32 model through "
+        "FlagEmbedding.",
     )
     model_hub_url: str = Field(
         default="https://huggingface.co",
