@@ -31,13 +31,13 @@ def cli_page() -> str:
         "Every command of `agent-zot`, with its options. `agent-zot COMMAND --help` prints the same.",
         "",
     ]
-    context = click.Context(cli, info_name="agent-zot")
-    lines += _command(cli, "agent-zot", context)
+    lines += _command(cli, "agent-zot", None)
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _command(command: click.Command, path: str, parent: click.Context) -> list[str]:
-    context = click.Context(command, info_name=path.rsplit(" ", 1)[-1], parent=parent)
+def _command(command: click.Command, path: str, parent: click.Context | None) -> list[str]:
+    # make_context applies the command's context settings (-h as well as --help), as a real call does.
+    context = command.make_context(path.rsplit(" ", 1)[-1], [], parent=parent, resilient_parsing=True)
     usage = " ".join(command.collect_usage_pieces(context))
     lines = [f"## `{path}`", "", f"`{path} {usage}`".replace("  ", " "), ""]
     if command.help:
