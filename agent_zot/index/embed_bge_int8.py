@@ -9,7 +9,6 @@ built with the fp32 model is not silently queried with this one.
 
 from __future__ import annotations
 
-import threading
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from agent_zot.index.embed import EmbedderError, TokenizerFile, l2_normalise, read_json
+from agent_zot.index.embed import EmbedderError, l2_normalise
+from agent_zot.index.embed_local import BgeM3Embedder
 from agent_zot.index.store import SparseVector
 
 CACHE = "agent-zot-int8"
@@ -105,91 +105,44 @@ def _sparse_head_nodes(path: Path) -> list[str]:
     return found
 
 
-class BgeM3Int8Embedder:
-    """The BGE-M3 embedder interface (dense + lexical weights) over the cached INT8 ONNX model."""
+class BgeM3Int8Embedder(BgeM3Embedder):
+    """The BGE-M3 embedder (dense + lexical weights, see embed_local.py) over the cached INT8 ONNX model:
+    the model is an onnxruntime session instead of FlagEmbedding's torch model."""
 
     def __init__(self, model_dir: Path, *, max_tokens: int | None = None, batch_size: int = 8) -> None:
-        self.model_dir = Path(model_dir)
-        if not self.model_dir.is_dir():
-            raise EmbedderError(f"BGE-M3 model directory not found: {self.model_dir}")
-        config = read_json(self.model_dir / "config.json")
+        super().__init__(model_dir, max_tokens=max_tokens, batch_size=batch_size)
         self.name = f"{self.model_dir.name}@bge-m3-int8"
-        self.dim = int(config.get("hidden_size") or 1024)
-        limit = int(config.get("max_position_embeddings") or 8194) - 2  # XLM-R's padding offset
-        self.max_tokens = min(max_tokens or limit, limit)
-        self.batch_size = batch_size
-        self._tokens = TokenizerFile(self.model_dir / "tokenizer.json")
-        self._session: Any = None
-        self._lock = threading.Lock()
-        self._last: tuple[tuple[str, ...], list[SparseVector]] | None = None
 
-    @property
-    def session(self) -> Any:
-        with self._lock:
-            if self._session is None:
-                import onnxruntime as ort
+    def _load(self) -> Any:
+        import onnxruntime as ort
 
-                path = self.model_dir / CACHE / INT8_FILE
-                if not path.is_file():
-                    export_int8(self.model_dir, path)
-                self._session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-        return self._session
+        path = self.model_dir / CACHE / INT8_FILE
+        if not path.is_file():
+            export_int8(self.model_dir, path)
+        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
 
-    def load(self) -> None:
-        self.session  # noqa: B018 - the property loads
-
-    def count_tokens(self, text: str) -> int:
-        return self._tokens.count(text)
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self._tokens.spans(text)
-
-    def _encode(self, texts: Sequence[str]) -> tuple[np.ndarray, list[SparseVector]]:
+    def _encode(self, texts: Sequence[str], batch_size: int) -> tuple[np.ndarray, list[SparseVector]]:
         tokenizer = self._tokens.tokenizer
         skip = {tokenizer.token_to_id(t) for t in SPECIAL_TOKENS} - {None}
+        pad = tokenizer.token_to_id("<pad>") or 1
         dense_rows: list[np.ndarray] = []
         sparse: list[SparseVector] = []
-        for start in range(0, len(texts), self.batch_size):
-            encodings = [tokenizer.encode(t) for t in texts[start : start + self.batch_size]]
-            ids = [e.ids[: self.max_tokens] for e in encodings]
+        for start in range(0, len(texts), batch_size):
+            ids = [tokenizer.encode(t).ids[: self.max_tokens] for t in texts[start : start + batch_size]]
             width = max(len(i) for i in ids)
-            pad = tokenizer.token_to_id("<pad>") or 1
             input_ids = np.full((len(ids), width), pad, dtype=np.int64)
             mask = np.zeros((len(ids), width), dtype=np.int64)
             for row, row_ids in enumerate(ids):
                 input_ids[row, : len(row_ids)] = row_ids
                 mask[row, : len(row_ids)] = 1
-            dense, weights = self.session.run(None, {"input_ids": input_ids, "attention_mask": mask})
+            dense, weights = self.model.run(None, {"input_ids": input_ids, "attention_mask": mask})
             dense_rows.append(np.asarray(dense, dtype=np.float32))
             sparse += [
                 _lexical(row_ids, row_weights, skip)
                 for row_ids, row_weights in zip(ids, weights, strict=True)
             ]
-        dense_all = (
-            l2_normalise(np.concatenate(dense_rows)) if dense_rows else np.zeros((0, self.dim), np.float32)
-        )
         self._last = (tuple(texts), sparse)
-        return dense_all, sparse
-
-    def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
-        del batch_size  # the model's own batch size bounds memory
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return self._encode(list(texts))[0]
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
-
-    def sparse_documents(self, texts: Sequence[str]) -> list[SparseVector] | None:
-        if not texts:
-            return []
-        if self._last is not None and self._last[0] == tuple(texts):
-            return self._last[1]
-        return self._encode(list(texts))[1]
-
-    def sparse_query(self, text: str) -> SparseVector | None:
-        sparse = self.sparse_documents([text])
-        return sparse[0] if sparse else None
+        return l2_normalise(np.concatenate(dense_rows)), sparse
 
 
 def _lexical(ids: Sequence[int], weights: np.ndarray, skip: set[int]) -> SparseVector:
