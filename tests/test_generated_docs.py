@@ -1,9 +1,11 @@
-"""docs/cli.md and docs/settings.md are generated from the code (scripts/gen_docs.py): they must match it,
-so a new option or setting cannot go undocumented."""
+"""docs/cli.md, docs/settings.md and docs/tools.md are generated from the code (scripts/gen_docs.py): they
+must match it, so a new option, setting, tool, mode or parameter cannot go undocumented, and the example
+answers on the tools page are what the server answers."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -24,6 +26,47 @@ def gen() -> ModuleType:
 @pytest.mark.parametrize("page", ["cli.md", "settings.md"])
 def test_the_reference_pages_match_the_code(gen: ModuleType, page: str) -> None:
     assert (gen.DOCS / page).read_text(encoding="utf-8") == gen.PAGES[page](), "run scripts/gen_docs.py"
+
+
+ANSWER = re.compile(r"Answer:\n\n```text\n(.*?)\n```", re.S)
+KEY = re.compile(r"\[([A-Z0-9]{8})\]")
+
+
+def _skeleton(page: str) -> str:
+    """The page with each example answer reduced to its first line's words and the item keys it names:
+    float noise across CPUs may reorder equally good sentences, but not change which papers answer."""
+
+    def reduce(match: re.Match[str]) -> str:
+        answer = match.group(1)
+        head = re.sub(r"≈[\d,]+ tokens", "≈N tokens", answer.splitlines()[0])
+        return f"{head} {sorted(set(KEY.findall(answer)))}"
+
+    return ANSWER.sub(reduce, page)
+
+
+@pytest.fixture(scope="module")
+def tools_page(gen: ModuleType) -> str:
+    return gen.tools_page()
+
+
+def test_the_tools_page_matches_the_server(gen: ModuleType, tools_page: str) -> None:
+    on_disk = (gen.DOCS / "tools.md").read_text(encoding="utf-8")
+    assert _skeleton(on_disk) == _skeleton(tools_page), "run scripts/gen_docs.py"
+
+
+def test_every_tool_mode_and_parameter_is_on_the_tools_page(tools_page: str) -> None:
+    from agent_zot.services.catalog import SPECS
+
+    for spec in SPECS:
+        section = tools_page.split(f"## `{spec.name}`", 1)[1].split("\n## ", 1)[0]
+        assert all(f"`{mode}`" in section for mode in spec.mode_names)
+        assert all(f"| `{name}` |" in section for name in spec.request.model_fields)
+        answer = ANSWER.search(section)
+        assert answer and "Error" not in answer.group(1).splitlines()[0]
+    # The examples answer with the demo library's own content, not with a fallback.
+    assert "Cited by (in your library): 2" in tools_page and "[p. 1" in tools_page
+    assert "2 items tagged to-read" in tools_page and "<demo>/exports/library.bib" in tools_page
+    assert "/tmp/" not in tools_page
 
 
 def test_every_command_and_setting_is_on_its_page(gen: ModuleType) -> None:
