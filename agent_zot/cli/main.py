@@ -477,3 +477,8 @@ def config_show(state: State, as_json: bool) -> None:
 def config_path(state: State) -> None:
     """Print where the config file is read from."""
     click.echo(str(state.config_file or default_config_path()))
+
+# Registered last: setup_cmd imports nothing from this module, and its service is light (no --help cost).
+from agent_zot.cli.setup_cmd import setup  # noqa: E402
+
+cli.add_command(setup)
