@@ -235,6 +235,11 @@ class Settings(BaseSettings):
         description="Browser origins the HTTP server accepts besides its own (e.g. 'https://app.example'); "
         "requests from any other Origin are refused.",
     )
+    warm_up: bool = Field(
+        default=True,
+        description="`serve` reads the library and loads the query model and the index in the background "
+        "once the client has listed the tools, so the first question is answered at once.",
+    )
     log_level: str = Field(
         default="WARNING", description="Logging level on stderr (DEBUG, INFO, WARNING, ERROR)."
     )

@@ -1,9 +1,15 @@
 """Measure server startup (process start -> `tools/list` answered over stdio) and library load times.
 
     .venv/bin/python scripts/bench_startup.py [--runs 7] [--synthetic 10000] [--json]
+    .venv/bin/python scripts/bench_startup.py --first-search WORK [--runs 5]
 
 Libraries: every real library in ../shared/data/zotero (when present), the demo library, and a synthetic
 library of N items built with the fixture builder (a stand-in for a large personal library).
+
+`--first-search WORK` measures what a researcher waits for: a new `agent-zot serve` process started, its
+tools listed, then a `zot_search` sent at once and answered, on the 18 shared PDFs indexed in WORK (built
+there on the first run). It compares the server as shipped (ONNX query model + warm-up), without the
+warm-up, and without the ONNX query model (torch loads on the first query).
 """
 
 from __future__ import annotations
@@ -53,6 +59,73 @@ async def _time_first_call(library: Path, state: Path) -> float:
     return elapsed
 
 
+FIRST_QUERIES = (
+    "how are citation links resolved when building a corpus?",
+    "which datasets were used to evaluate the parser?",
+    "what limits the accuracy of header extraction?",
+)
+
+
+async def _time_first_search(
+    library: Path, data_dir: Path, query: str, *, warm_up: bool, onnx: bool, pause: float
+) -> dict[str, float]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(data_dir),
+        "AGENT_ZOT_DATA_DIR": str(data_dir),
+        "AGENT_ZOT_WARM_UP": "true" if warm_up else "false",
+        # minilm-st is the same model and index, with queries embedded by torch as before the ONNX copy
+        "AGENT_ZOT_EMBEDDER": "minilm" if onnx else "minilm-st",
+    }
+    transport = StdioTransport(
+        sys.executable, ["-m", "agent_zot", "--library", str(library), "serve"], env=env
+    )
+    started = time.perf_counter()
+    async with Client(transport) as client:
+        await client.list_tools()
+        listed = time.perf_counter() - started
+        await asyncio.sleep(pause)  # the user reading the client, then typing a question
+        asked = time.perf_counter()
+        result = await client.call_tool("zot_search", {"query": query, "limit": 3})
+        latency = time.perf_counter() - asked
+    if result.is_error or "[p. " not in result.content[0].text:
+        raise SystemExit(
+            f"the first search did not answer from the full text: {result.content[0].text[:300]}"
+        )
+    return {"tools_list": listed, "first_search": listed + latency, "latency": latency}
+
+
+def first_search(work: Path, runs: int) -> dict[str, dict[str, float]]:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_passages import prepare
+
+    settings = prepare(work)
+    library, data_dir = settings.zotero_data_dir, settings.data_dir
+    assert library is not None
+    variants = {}
+    for name, warm, onnx, pause in (
+        ("shipped", True, True, 0.0),
+        ("no warm-up", False, True, 0.0),
+        ("torch queries", True, False, 0.0),
+        ("before", False, False, 0.0),
+        ("shipped, 3 s", True, True, 3.0),
+        ("before, 3 s", False, False, 3.0),
+    ):
+        timings = [
+            asyncio.run(
+                _time_first_search(
+                    library, data_dir, FIRST_QUERIES[i % 3], warm_up=warm, onnx=onnx, pause=pause
+                )
+            )
+            for i in range(runs)
+        ]
+        variants[name] = {
+            key: statistics.median(t[key] for t in timings)
+            for key in ("tools_list", "first_search", "latency")
+        } | {"latency_max": max(t["latency"] for t in timings)}
+    return variants
+
+
 def _synthetic(folder: Path, n: int) -> Path:
     b = ZoteroLibraryBuilder(folder, shape="z7", seed=1)
     collections = [b.add_collection(f"Topic {i}") for i in range(50)]
@@ -99,7 +172,23 @@ def main() -> None:
         "--synthetic", type=int, default=10000, help="items in the synthetic library (0: skip)"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--first-search", type=Path, metavar="WORK", help="time the first search instead")
     args = parser.parse_args()
+    if args.first_search:
+        variants = first_search(args.first_search, args.runs)
+        if args.json:
+            print(json.dumps(variants, indent=2))
+            return
+        print(
+            f"new stdio server on the 18 shared PDFs, median of {args.runs}; the first zot_search is sent as "
+            "soon as the tools are listed, or after a pause (', 3 s'):"
+        )
+        for name, row in variants.items():
+            print(
+                f"  {name:<14} start -> tools/list {row['tools_list'] * 1000:6.0f} ms   first zot_search: "
+                f"{row['latency'] * 1000:6.0f} ms (max {row['latency_max'] * 1000:.0f})"
+            )
+        return
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)

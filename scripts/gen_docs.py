@@ -71,6 +71,8 @@ def _option_row(option: click.Option, context: click.Context) -> str:
     names, text = record
     # A default computed on this machine (the config file's path) would differ on the next one.
     text = re.sub(r"\(default: [^)]*config\.toml\)", "(default: `agent-zot config path` prints it)", text)
+    # GitHub tables split cells on "|", even inside code spans, unless it is escaped.
+    names = names.replace("|", "\\|")
     return f"| `{names}` | {' '.join(text.split()).replace('|', '/')} |"
 
 

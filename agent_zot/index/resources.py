@@ -41,6 +41,10 @@ class IndexResources:
         self.generation = generation or self.layout.live()
         self.folder = self.generation.folder
         self._lock = threading.Lock()
+        # The server's warm-up and a first request may both ask for the store (cached_property stopped
+        # locking in Python 3.12): one of them opens it.
+        self._store_lock = threading.Lock()
+        self._store: VectorStore | None = None
         self._opened: IndexInfo | None = None
         self._hold: GenerationHold | None = None
         if models_from is not None:
@@ -79,6 +83,10 @@ class IndexResources:
             options = {"model_dir": self._model_folder(self.settings.embedder_model or DEFAULT_BGE_M3)}
             if self.settings.bge_m3_int8 and not _accelerator():
                 kind = "bge-m3-int8"
+        elif kind == "minilm":
+            # Queries run on an ONNX copy of the model: a new server answers without importing torch
+            # (minilm-st keeps torch for both).
+            options = {"query_cache": self.settings.data_dir / "models" / "query-onnx"}
         return make_embedder(kind, **options)
 
     def _model_folder(self, name: str) -> Path:
@@ -107,6 +115,12 @@ class IndexResources:
 
     @cached_property
     def store(self) -> VectorStore:
+        with self._store_lock:
+            if self._store is None:
+                self._store = self._open_store()
+            return self._store
+
+    def _open_store(self) -> VectorStore:
         self._require_hold()
         kind = self.settings.vector_store
         if kind != "edge":  # a server handles concurrent clients itself
@@ -167,6 +181,7 @@ class IndexResources:
         if "store" in self.__dict__:
             self.store.close()
             del self.__dict__["store"]
+            self._store = None
         if "state" in self.__dict__:
             self.state.close()
             del self.__dict__["state"]

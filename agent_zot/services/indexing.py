@@ -206,6 +206,9 @@ def _update(
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
     if graph is not None and (summary.indexed or summary.removed or graph.is_empty()):
         _update_graph(graph, library, state, summary)
+    prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
+    if prepare_queries is not None and (summary.indexed or plan.unchanged):
+        prepare_queries()  # once per model: servers then answer their first query without torch
     summary.seconds = time.perf_counter() - started
     return summary
 

@@ -83,6 +83,12 @@ def _packaged() -> NearestExamples:
     return NearestExamples([(row["tool"], row["query"], row["mode"]) for row in rows])
 
 
+def warm_examples() -> None:
+    """Build the labelled examples now (the server's warm-up) rather than on the first unclear request."""
+    with _lock:
+        _packaged()
+
+
 def nearest_mode(tool: str, query: str) -> tuple[str, float] | None:
     with _lock:  # build once even when several threads route at the same moment
         examples = _packaged()

@@ -1,0 +1,95 @@
+"""A query-side copy of a sentence-transformers model as an fp32 ONNX file, so a new server process embeds
+its first query with onnxruntime (about 0.5 s from a cold start) instead of importing torch and
+sentence-transformers (5-10 s).
+
+The file is exported once, by the process that has the torch model loaded anyway (update-db), and checked
+against it before it is used: same weights, same pooling, vectors equal to the torch ones (cosine 1.0 on
+the default model), so queries embedded either way find the same passages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+FILE = "model.onnx"
+MIN_COSINE = 0.9999  # below this the export is discarded and queries use torch
+PROBES = (
+    "How are citation links resolved?",
+    "a",
+    "Long noun phrases, rare chemical names and citation conventions set scientific text apart. " * 12,
+)
+
+
+def export_folder(cache: Path, model_dir: Path) -> Path:
+    """Where the export of ``model_dir`` lives: keyed by the model's files, so a changed model gets a new
+    export and an old one is never used for it."""
+    digest = hashlib.sha256(str(model_dir.resolve()).encode())
+    for path in sorted(model_dir.glob("*.safetensors")) + sorted(model_dir.glob("*.bin")):
+        stat = path.stat()
+        digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return cache / f"{model_dir.name}-{digest.hexdigest()[:12]}"
+
+
+def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
+    """Export the transformer of a loaded ``SentenceTransformer`` (from ``model_dir``, which holds its
+    tokenizer.json) to ``target`` and keep it only when its pooled vectors match the model's; False (and a
+    log line) when it could not be made."""
+    from agent_zot.index.embed_local import OnnxEmbedder
+
+    try:
+        import torch
+    except ImportError:
+        return False
+    encoder = model[0].auto_model
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            # Keyword arguments: the positional order of BertModel.forward changes between versions.
+            out = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            )
+            return out.last_hidden_state
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    dynamic = {0: "batch", 1: "tokens"}
+    sample = tuple(torch.ones(1, 8, dtype=torch.long) for _ in range(3))
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tracer notes about other shapes than the dynamic ones
+            torch.onnx.export(
+                LastHidden().eval(),
+                sample,
+                str(partial),
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["last_hidden_state"],
+                dynamic_axes={n: dynamic for n in ("input_ids", "attention_mask", "token_type_ids")}
+                | {"last_hidden_state": dynamic},
+                opset_version=17,
+                dynamo=False,
+            )
+        expected = np.asarray(model.encode(list(PROBES), normalize_embeddings=True), dtype=np.float32)
+        got = OnnxEmbedder(partial, model_dir, max_tokens=model.max_seq_length).embed_documents(list(PROBES))
+    except (RuntimeError, OSError, ValueError, ImportError, torch.onnx.OnnxExporterError) as err:
+        log.warning("No ONNX query model (queries will load torch): %s", err)
+        partial.unlink(missing_ok=True)
+        return False
+    cosine = float((expected * got).sum(axis=1).min())
+    if cosine < MIN_COSINE:
+        log.warning("ONNX query model discarded: cosine %.6f to the torch model", cosine)
+        partial.unlink(missing_ok=True)
+        return False
+    partial.replace(target)  # a half-written file is never taken for a finished one
+    return True

@@ -1,0 +1,153 @@
+"""Instant first answers: queries are embedded by an ONNX copy of the MiniLM model (exported by update-db,
+checked against torch), and `serve` warms up in the background. Real model, real index, real server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from agent_zot.config import Settings
+from agent_zot.index.embed_local import SentenceTransformerEmbedder
+from agent_zot.services import tools
+from agent_zot.services.context import AppContext
+from agent_zot.services.warmup import warm_up
+from agent_zot.zotero.demo import ensure_demo_library
+from tests.conftest import guard_database, index_library
+
+QUERY = "how are citation links resolved when building a corpus of papers?"
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("first-answer")
+    db = guard_database(ensure_demo_library(root / "library"))
+    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    return index_library(settings, root / "home")
+
+
+def _exports(settings: Settings) -> list[Path]:
+    return sorted((settings.data_dir / "models" / "query-onnx").glob("*/model.onnx"))
+
+
+def test_update_db_exports_a_query_model_that_matches_torch(indexed: Settings) -> None:
+    assert len(_exports(indexed)) == 1
+    ctx = AppContext(indexed)
+    try:
+        embedder = ctx.index().embedder
+        assert isinstance(embedder, SentenceTransformerEmbedder)
+        from_onnx = embedder.embed_query(QUERY)
+        assert embedder._model is None, "a query alone must not load the torch model"
+        from_torch = embedder.embed_documents([QUERY])[0]
+    finally:
+        ctx.close()
+    assert from_onnx.shape == from_torch.shape
+    assert float(np.dot(from_onnx, from_torch)) > 0.9999
+
+
+def test_answers_are_the_same_with_the_onnx_and_the_torch_query_model(indexed: Settings) -> None:
+    answers = []
+    for kind in ("minilm", "minilm-st"):  # the same model and index; minilm-st embeds queries with torch
+        ctx = AppContext(indexed.model_copy(update={"embedder": kind}))
+        try:
+            answer = tools.call(ctx, "zot_search", query=QUERY, limit=3)
+        finally:
+            ctx.close()
+        answers.append([(p["key"], p.get("passages")) for p in answer.data["papers"]])
+    assert answers[0] == answers[1] and answers[0]
+
+
+def test_a_damaged_export_is_replaced_by_torch_and_made_again(indexed: Settings, tmp_path: Path) -> None:
+    settings = indexed.model_copy(update={"data_dir": tmp_path / "state"})
+    index_library(settings, tmp_path / "home")
+    (export,) = _exports(settings)
+    export.write_bytes(b"not an onnx model")
+    ctx = AppContext(settings)
+    try:
+        answer = tools.call(ctx, "zot_search", query=QUERY, limit=2)
+        assert not answer.is_error and "S2ORC" in answer.text
+        assert ctx.index().embedder._model is not None  # the query fell back to torch
+    finally:
+        ctx.close()
+    # Loading torch for that query exported a good copy again, which the next process uses.
+    assert export.is_file() and export.stat().st_size > 1_000_000
+    ctx = AppContext(settings)
+    try:
+        ctx.index().embedder.embed_query(QUERY)
+        assert ctx.index().embedder._model is None
+    finally:
+        ctx.close()
+
+
+def test_warm_up_loads_the_library_and_the_query_side_only(indexed: Settings) -> None:
+    ctx = AppContext(indexed)
+    try:
+        assert warm_up(ctx) >= 0
+        embedder = ctx.index().embedder
+        assert ctx._library is not None and embedder._query_model is not None
+        assert embedder._query_model._session is not None and embedder._model is None
+        answer = tools.call(ctx, "zot_search", query=QUERY, limit=2)
+        assert "S2ORC" in answer.text
+    finally:
+        ctx.close()
+
+
+def test_warm_up_without_an_index_or_a_library_does_not_fail(tmp_path: Path) -> None:
+    db = guard_database(ensure_demo_library(tmp_path / "library"))
+    ctx = AppContext(Settings(zotero_data_dir=db.parent, data_dir=tmp_path / "state"))
+    try:
+        warm_up(ctx)  # no index yet: nothing to load, nothing created
+        assert not (tmp_path / "state" / "models").exists()
+    finally:
+        ctx.close()
+    missing = AppContext(Settings(zotero_data_dir=tmp_path / "nowhere", data_dir=tmp_path / "state2"))
+    warm_up(missing)  # the first request reports the missing library, with its message
+    missing.close()
+
+
+async def test_a_new_server_answers_its_first_search_from_the_full_text(indexed: Settings) -> None:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(indexed.data_dir),
+        "AGENT_ZOT_DATA_DIR": str(indexed.data_dir),
+    }
+    library = str(indexed.zotero_data_dir)
+    transport = StdioTransport(sys.executable, ["-m", "agent_zot", "--library", library, "serve"], env=env)
+    async with Client(transport) as client:
+        assert len(await client.list_tools()) == 7
+        result = await client.call_tool("zot_search", {"query": QUERY, "limit": 2})
+    assert "[p. 1" in result.content[0].text and "S2ORC" in result.content[0].text
+
+
+async def test_listing_the_tools_starts_the_warm_up_once(indexed: Settings) -> None:
+    import threading
+
+    from agent_zot.mcp.server import build_server
+
+    ctx = AppContext(indexed)
+    try:
+        async with Client(build_server(ctx, warm_up=True)) as client:
+            await client.list_tools()
+            await client.list_tools()
+            warming = [t for t in threading.enumerate() if t.name == "agent-zot-warm-up"]
+            assert len(warming) <= 1
+            for thread in warming:
+                thread.join(timeout=60)
+            embedder = ctx.index().embedder
+            assert embedder._query_model is not None and embedder._query_model._session is not None
+            result = await client.call_tool("zot_search", {"query": QUERY, "limit": 2})
+            assert "S2ORC" in result.content[0].text
+    finally:
+        ctx.close()
+    cold = AppContext(indexed)
+    try:
+        async with Client(build_server(cold)) as client:  # warm_up off: listing loads nothing
+            await client.list_tools()
+        assert cold._library is None
+    finally:
+        cold.close()
