@@ -235,6 +235,14 @@ class Settings(BaseSettings):
         description="Browser origins the HTTP server accepts besides its own (e.g. 'https://app.example'); "
         "requests from any other Origin are refused.",
     )
+    auto_update: bool = Field(
+        default=True,
+        description="`serve` keeps an existing index up to date: when Zotero's database or storage changes, "
+        "it runs the incremental update in a low-priority background process (one per data folder).",
+    )
+    watch_interval_s: float = Field(
+        default=10.0, ge=0.1, description="Seconds between two looks at the library (`serve`, `watch`)."
+    )
     warm_up: bool = Field(
         default=True,
         description="`serve` reads the library and loads the query model and the index in the background "

@@ -114,6 +114,22 @@ def test_owner_file_is_private_and_removed_on_close(tmp_path: Path) -> None:
     assert not owner_file.exists()
 
 
+def test_a_client_closing_leaves_the_owner_reachable_for_the_next(tmp_path: Path) -> None:
+    """A client's close once removed the owner's announcement, so every later process (update-db
+    started by the watcher, a second server) found the index "held by a process that does not answer"."""
+    owner = open_index(tmp_path)
+    owner.upsert([make_point(n) for n in range(3)])
+    first, later = open_index(tmp_path), open_index(tmp_path)
+    try:
+        assert first.count() == 3 and not first.is_owner
+        first.close()
+        assert (tmp_path / "owner.json").is_file()
+        assert later.count() == 3 and not later.is_owner
+    finally:
+        later.close()
+        owner.close()
+
+
 def test_an_error_in_the_owner_reaches_the_client_with_its_type_and_hint(tmp_path: Path) -> None:
     from agent_zot.index.store import IndexMismatchError
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,10 @@ class State:
         if self._settings is None:
             self._settings = load_settings(self.config_file, zotero_data_dir=self.library)
         return self._settings
+
+    def override(self, **values: Any) -> None:
+        """Settings for this run only, over what the config and the environment say."""
+        self._settings = self.settings.model_copy(update=values)
 
     def context(self) -> AppContext:
         # Imported here so that `--help` and `route` stay fast.
@@ -96,13 +101,20 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
     settings = state.settings
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
     logging.getLogger("fastmcp").setLevel(settings.log_level.upper())  # its startup banner logs at INFO
+    from agent_zot.cli.watch_cmd import start_background_updates
+
     if transport == "stdio":
-        build_server(state.context(), warm_up=settings.warm_up).run("stdio", show_banner=False)
+        ctx = state.context()
+        if settings.auto_update:
+            start_background_updates(state, ctx)
+        build_server(ctx, warm_up=settings.warm_up).run("stdio", show_banner=False)
         return
     from agent_zot.mcp.http import WRITES_NEED_TOKEN, http_plan
 
     plan = http_plan(settings, host, port)  # refuses a network address without a token
     ctx = state.context()
+    if settings.auto_update:
+        start_background_updates(state, ctx)
     if plan.auth is None:
         ctx.write_block = WRITES_NEED_TOKEN
     build_server(ctx, auth=plan.auth, warm_up=settings.warm_up).run(
@@ -220,6 +232,8 @@ def _read_draft(path: Path) -> str:
 @click.option(
     "--parser", type=click.Choice(["pdfium", "docling"]), default=None, help="PDF parser (default: config)."
 )
+# The watcher's own runs: low priority and one parse worker, so the user's other work comes first.
+@click.option("--background", is_flag=True, hidden=True)
 @json_option
 @click.pass_obj
 @_guard
@@ -230,12 +244,17 @@ def update_db(
     limit: int | None,
     item_keys: tuple[str, ...],
     parser: str | None,
+    background: bool,
     as_json: bool,
 ) -> None:
     """Build or refresh the full-text index: only what changed since the last run is processed."""
     from agent_zot.cli.progress import ProgressLine
     from agent_zot.services.indexing import UpdateOptions, update_index
 
+    if background:
+        if hasattr(os, "nice"):  # POSIX; on Windows the run keeps normal priority
+            os.nice(10)
+        state.override(index_workers=1)
     ctx = state.context()
     options = UpdateOptions(
         fulltext=fulltext,
@@ -481,5 +500,7 @@ def config_path(state: State) -> None:
 
 # Registered last: setup_cmd imports nothing from this module, and its service is light (no --help cost).
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
+from agent_zot.cli.watch_cmd import watch  # noqa: E402
 
 cli.add_command(setup)
+cli.add_command(watch)

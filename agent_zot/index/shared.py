@@ -270,9 +270,11 @@ class SharedIndex:
             with self._store_lock:
                 self._local.close()
             self._local = None
-        with contextlib.suppress(OSError):
-            (self.folder / "owner.json").unlink()
         if self._lock_file is not None:
+            # Only the owner withdraws the announcement: a client removing it would leave the owner
+            # unreachable for every process that starts afterwards.
+            with contextlib.suppress(OSError):
+                (self.folder / "owner.json").unlink()
             unlock(self._lock_file)
             self._lock_file.close()
             self._lock_file = None

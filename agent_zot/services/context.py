@@ -185,6 +185,11 @@ class AppContext:
                 self._state = state
             return self._library
 
+    @property
+    def library_state(self) -> FileState | None:
+        """zotero.sqlite's state when the current snapshot was read (None before the first read)."""
+        return self._state
+
     def _read_options(self, source: LibrarySource) -> ReadOptions:
         ids = self.settings.library_ids
         return ReadOptions(

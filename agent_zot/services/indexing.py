@@ -204,6 +204,9 @@ def _update(
     state.set_meta("model", summary.model)
     state.set_meta("store", summary.store)
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
+    if not options.item_keys and options.limit is None:
+        # What a complete run indexes: the answers' "index is behind" note compares the library with it.
+        state.set_meta("fulltext", "1" if options.fulltext else "0")
     if graph is not None and (summary.indexed or summary.removed or graph.is_empty()):
         _update_graph(graph, library, state, summary)
     prepare_queries = getattr(resources.embedder, "prepare_query_model", None)

@@ -89,10 +89,21 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
         raise
     if spec.name in INDEX_TOOLS:
         _note_rebuild(ctx, response)
+        _note_lag(ctx, response)
     if ctx.serving_demo():
         response.text = f"[{DEMO_NOTE} {DEMO_HINT}]\n{response.text}"
         response.data = {"library": {"demo": True, "note": DEMO_NOTE, "hint": DEMO_HINT}, **response.data}
     return response
+
+
+def _note_lag(ctx: AppContext, response: ToolResponse) -> None:
+    from agent_zot.services.freshness import index_lag
+
+    lag = index_lag(ctx)
+    if lag is None:
+        return
+    response.text = f"[Note: {lag.describe()}.]\n{response.text}"
+    response.data = {"index_behind": lag.to_dict(), **response.data}
 
 
 def _note_rebuild(ctx: AppContext, response: ToolResponse) -> None:

@@ -96,6 +96,10 @@ class IndexState:
         rows = self._conn.execute("SELECT item_key, fingerprint FROM items WHERE status = 'indexed'")
         return dict(rows.fetchall())
 
+    def item_keys(self) -> set[str]:
+        """Every item an update has seen, indexed or failed."""
+        return {row[0] for row in self._conn.execute("SELECT item_key FROM items")}
+
     def attachment_fingerprints(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT attachment_key, fingerprint FROM attachments").fetchall())
 

@@ -1,0 +1,106 @@
+"""`agent-zot watch`, and the background updater `serve` runs: the index follows Zotero
+(agent_zot.services.updater)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import click
+
+from agent_zot.errors import AgentZotError
+
+if TYPE_CHECKING:
+    from agent_zot.cli.main import State
+    from agent_zot.services.context import AppContext
+    from agent_zot.services.updater import UpdateOutcome, Watcher
+
+
+def update_command(state: State, ctx: AppContext) -> list[str]:
+    """The update-db command line for this library and config, run by the watcher as a child process."""
+    command = [sys.executable, "-m", "agent_zot", "--library", str(ctx.source().data_dir)]
+    if state.config_file is not None:
+        command += ["--config", str(state.config_file.resolve())]
+    return [*command, "update-db", "--json", "--background"]
+
+
+def make_watcher(
+    state: State, ctx: AppContext, interval: float, on_update: Callable[[UpdateOutcome], None] | None = None
+) -> Watcher:
+    from agent_zot.services.updater import Watcher, subprocess_update
+
+    command = update_command(state, ctx)
+    return Watcher(
+        ctx.source().db_path,
+        ctx.settings.data_dir,
+        lambda: subprocess_update(command),
+        interval=interval,
+        on_update=on_update,
+    )
+
+
+def start_background_updates(state: State, ctx: AppContext) -> threading.Event | None:
+    """`serve`'s updater: only for a real library that has an index (building the first one is a choice
+    the user makes with update-db, it can take long)."""
+    from agent_zot.services.updater import start_watcher
+
+    try:
+        if ctx.source().is_demo or not ctx.index_resources().exists():
+            return None
+    except AgentZotError:
+        return None  # no library: the first tool call reports it
+    _, stop = start_watcher(make_watcher(state, ctx, ctx.settings.watch_interval_s))
+    return stop
+
+
+@click.command()
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds between two looks at the library (default: watch_interval_s from the config).",
+)
+@click.pass_obj
+def watch(state: State, interval: float | None) -> None:
+    """Keep the index up to date: update it whenever Zotero's database or storage changes (Ctrl-C stops).
+    Only one watcher (or serve) per data folder updates; the others wait and take over if it stops."""
+    try:
+        ctx = state.context()
+        ctx.source()  # a missing library is reported now, not at the first poll
+    except AgentZotError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(2)
+    every = interval or state.settings.watch_interval_s
+    watcher = make_watcher(state, ctx, every, on_update=_report)
+    click.echo(f"Watching {ctx.source().db_path} every {every:g} s (Ctrl-C stops).", err=True)
+    stop = threading.Event()
+    waiting = False
+    try:
+        while not stop.is_set():
+            watcher.poll()
+            if not watcher.election.elected and not waiting:
+                click.echo(
+                    "Another agent-zot process is updating this index; waiting to take over.", err=True
+                )
+            waiting = not watcher.election.elected
+            stop.wait(every)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.election.release()
+        ctx.close()
+
+
+def _report(outcome: UpdateOutcome) -> None:
+    stamp = time.strftime("%H:%M:%S")
+    if not outcome.ok:
+        click.echo(f"{stamp} update failed: {outcome.error}", err=True)
+        return
+    s = outcome.summary
+    click.echo(
+        f"{stamp} indexed {s.get('indexed', 0)}, removed {s.get('removed', 0)}, "
+        f"unchanged {s.get('unchanged', 0)} ({float(s.get('seconds', 0.0)):.1f} s)"
+    )

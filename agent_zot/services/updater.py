@@ -1,0 +1,202 @@
+"""The index follows Zotero: a watcher notices when zotero.sqlite changes (its header's change counter,
+size and time) or files appear in storage/, and runs the incremental update in the background.
+
+- One updater per data folder: every `serve` and `watch` process on it tries for an OS file lock
+  (``index/updater.lock``); the holder watches, the others try again each interval and take over when the
+  holder exits, however it exits.
+- The update runs as a separate `agent-zot update-db` process at low priority with one parse worker, so it
+  never holds the server's interpreter and a tool call is never blocked. update-db is already safe to kill
+  at any point: the next run finishes the work.
+- A change is acted on once it has settled (the same signature on two polls in a row), so a burst of
+  writes while the user imports ten papers makes one update, not ten.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from agent_zot.errors import AgentZotError
+from agent_zot.index.locks import open_lock_file, try_lock, unlock
+from agent_zot.zotero.connection import file_state
+
+log = logging.getLogger(__name__)
+
+LOCK_NAME = "updater.lock"
+UPDATE_TIMEOUT_S = 6 * 3600  # a first index of a very large library; a stuck run is stopped after it
+RETRY_AFTER_S = 300.0  # a failed update is not re-run every poll
+
+
+def _lock_path(data_dir: Path) -> Path:
+    return data_dir / "index" / LOCK_NAME
+
+
+def updater_active(data_dir: Path) -> bool:
+    """Whether a watcher (in this process or another) holds the updater lock of ``data_dir``."""
+    path = _lock_path(data_dir)
+    if not path.is_file():
+        return False
+    with open_lock_file(path) as handle:
+        if try_lock(handle):
+            unlock(handle)
+            return False
+    return True
+
+
+class UpdaterElection:
+    """The updater lock: held by at most one process per data folder, released by the OS if it dies."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = _lock_path(data_dir)
+        self._handle: IO[bytes] | None = None
+
+    @property
+    def elected(self) -> bool:
+        return self._handle is not None
+
+    def try_acquire(self) -> bool:
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open_lock_file(self.path)
+            if try_lock(handle):
+                self._handle = handle
+            else:
+                handle.close()
+        return self._handle is not None
+
+    def release(self) -> None:
+        if self._handle is not None:
+            unlock(self._handle)
+            self._handle.close()
+            self._handle = None
+
+
+@dataclass(frozen=True, slots=True)
+class LibrarySignature:
+    """What changes when the library does: the database header and the storage folder's entries."""
+
+    database: tuple[int, int, int, int]
+    storage: tuple[int, int]
+
+
+def library_signature(db_path: Path, storage: Path) -> LibrarySignature:
+    state = file_state(db_path)
+    count, newest = 0, 0
+    try:
+        with os.scandir(storage) as entries:
+            for entry in entries:  # one folder per attachment; its mtime moves when a file lands in it
+                count += 1
+                newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+    except OSError:
+        pass  # no storage folder (linked files only): the database alone tells
+    return LibrarySignature(
+        (state.change_counter, state.size, state.mtime_ns, state.wal_size), (count, newest)
+    )
+
+
+@dataclass(slots=True)
+class UpdateOutcome:
+    ok: bool
+    summary: dict[str, object]
+    error: str = ""
+
+
+def subprocess_update(command: Sequence[str], *, timeout_s: float = UPDATE_TIMEOUT_S) -> UpdateOutcome:
+    """Run `agent-zot ... update-db --json --background` and read its summary."""
+    try:
+        done = subprocess.run(
+            list(command),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return UpdateOutcome(False, {}, str(err))
+    if done.returncode != 0:
+        log.debug("update-db failed (exit %s):\n%s", done.returncode, done.stderr[-4000:])
+        lines = done.stderr.strip().splitlines()
+        return UpdateOutcome(False, {}, lines[-1] if lines else f"update-db exited with {done.returncode}")
+    try:
+        summary = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return UpdateOutcome(False, {}, "update-db printed no summary")
+    return UpdateOutcome(True, summary)
+
+
+class Watcher:
+    """Polls the library every ``interval`` seconds while elected, and runs ``update`` when it changed."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        data_dir: Path,
+        update: Callable[[], UpdateOutcome],
+        *,
+        interval: float,
+        on_update: Callable[[UpdateOutcome], None] | None = None,
+    ) -> None:
+        self.db_path = db_path
+        self.storage = db_path.parent / "storage"
+        self.election = UpdaterElection(data_dir)
+        self.update = update
+        self.interval = interval
+        self.on_update = on_update
+        self._indexed: LibrarySignature | None = None  # what the last successful update saw
+        self._seen: LibrarySignature | None = None  # the previous poll
+        self._failed: LibrarySignature | None = None  # the library as the last failed update saw it
+        self._failed_at = 0.0
+        self.updates = 0
+
+    def poll(self) -> UpdateOutcome | None:
+        """One step: take the lock if free, then update when the library changed and has settled. The
+        first elected poll always updates (the library may have changed while no watcher ran); a failed
+        update is retried when the library changes again or after ``RETRY_AFTER_S``."""
+        if not self.election.try_acquire():
+            return None
+        try:
+            current = library_signature(self.db_path, self.storage)
+        except AgentZotError as err:
+            log.warning("cannot read the library to watch it: %s", err.message)
+            return None
+        previous, self._seen = self._seen, current
+        if self.updates:
+            if current == self._indexed or current != previous:
+                return None  # nothing new, or still changing: wait for it to settle
+            if current == self._failed and time.monotonic() - self._failed_at < RETRY_AFTER_S:
+                return None
+        outcome = self.update()
+        self.updates += 1
+        if outcome.ok:
+            self._indexed = current  # changes made during the run differ from it: the next poll sees them
+            self._failed = None
+        else:
+            log.warning("background index update failed: %s", outcome.error)
+            self._failed, self._failed_at = current, time.monotonic()
+        if self.on_update is not None:
+            self.on_update(outcome)
+        return outcome
+
+    def run(self, stop: threading.Event) -> None:
+        try:
+            while not stop.is_set():
+                self.poll()
+                stop.wait(self.interval)
+        finally:
+            self.election.release()
+
+
+def start_watcher(watcher: Watcher) -> tuple[threading.Thread, threading.Event]:
+    stop = threading.Event()
+    thread = threading.Thread(target=watcher.run, args=(stop,), name="agent-zot-watch", daemon=True)
+    thread.start()
+    return thread, stop
