@@ -4,7 +4,8 @@
 - docs/settings.md: every setting with its type, default, environment variable and description, from
   `Settings`;
 - docs/tools.md: every MCP tool with its modes and parameters, from the server's tool list, and one example
-  call per tool with the answer it gets on the demo library (built and indexed in a temporary folder).
+  call per tool with the answer it gets on the demo library (built and indexed in a temporary folder); then
+  the prompts with their arguments and the resource templates, from the server's lists.
 
     .venv/bin/python scripts/gen_docs.py          # rewrite them
     .venv/bin/python scripts/gen_docs.py --check  # exit 1 when a page is out of date (the tests run this)
@@ -127,8 +128,9 @@ ACCESS_WORDS = {
 
 def tools_page() -> str:
     with tempfile.TemporaryDirectory(prefix="agent-zot-docs-") as folder:
-        tools, answers = asyncio.run(_tools_and_answers(Path(folder)))
-        answers = {name: text.replace(folder, "<demo>") for name, text in answers.items()}
+        listed = asyncio.run(_tools_and_answers(Path(folder)))
+        tools = listed.tools
+        answers = {name: text.replace(folder, "<demo>") for name, text in listed.answers.items()}
     specs = {spec.name: spec for spec in SPECS}
     lines = [HEADER + "# Tools reference", ""]
     lines += [
@@ -153,7 +155,56 @@ def tools_page() -> str:
         call = json.dumps(EXAMPLES[tool.name], ensure_ascii=False)
         lines += ["", "Example call:", "", "```json", call, "```", "", "Answer:", "", "```text"]
         lines += [_cut(answers[tool.name]), "```", ""]
+    lines += _prompts_section(listed.prompts)
+    lines += _resources_section(listed.templates, listed.example_uri, listed.example)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _prompts_section(prompts: list[Any]) -> list[str]:
+    lines = ["## Prompts", ""]
+    lines += [
+        "Research workflows a client offers as prompts (often slash commands). Each renders a short plan that "
+        "names the tool calls above with their arguments; the assistant runs them and writes the result.",
+        "",
+        "| prompt | arguments | what |",
+        "|---|---|---|",
+    ]
+    for prompt in prompts:
+        arguments = "<br>".join(
+            f"`{a.name}`" + (" (required)" if a.required else "") + f": {_cell(a.description or '')}"
+            for a in prompt.arguments or []
+        )
+        lines.append(f"| `{prompt.name}` | {arguments or 'none'} | {_cell(prompt.description or '')} |")
+    return [*lines, ""]
+
+
+def _resources_section(templates: list[Any], example_uri: str, example: str) -> list[str]:
+    lines = ["## Resources", ""]
+    lines += [
+        "Read-only views of the library by URI, listed as resource templates. Keys are Zotero item or "
+        "collection keys in any case (a collection also by name); an unknown key names close matches.",
+        "",
+        "| URI template | type | what |",
+        "|---|---|---|",
+    ]
+    for template in templates:
+        lines.append(
+            f"| `{template.uri_template}` | {template.mime_type} | {_cell(template.description or '')} |"
+        )
+    lines += [
+        "",
+        f"Example: `{example_uri}` on the demo library:",
+        "",
+        "```markdown",
+        _cut(example),
+        "```",
+        "",
+    ]
+    return lines
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "/")
 
 
 def _schema_type(schema: dict[str, Any]) -> str:
@@ -177,8 +228,21 @@ def _cut(text: str) -> str:
     return "\n".join([*lines[:ANSWER_LINES], f"… ({len(lines) - ANSWER_LINES} more lines)"])
 
 
-async def _tools_and_answers(root: Path) -> tuple[list[Any], dict[str, str]]:
-    """The tool list and each example's answer, through a real MCP client on an indexed demo library."""
+class Listed(typing.NamedTuple):
+    """What the server lists, and the answers to the examples. (Not a dataclass: the tests load this
+    script without registering it as a module, which dataclasses need.)"""
+
+    tools: list[Any]
+    answers: dict[str, str]
+    prompts: list[Any]
+    templates: list[Any]
+    example_uri: str
+    example: str
+
+
+async def _tools_and_answers(root: Path) -> Listed:
+    """The tool, prompt and resource-template lists, each tool example's answer and one resource read,
+    through a real MCP client on an indexed demo library."""
     from fastmcp import Client
 
     from agent_zot.mcp.server import build_server
@@ -197,9 +261,14 @@ async def _tools_and_answers(root: Path) -> tuple[list[Any], dict[str, str]]:
             for tool in tools:
                 result = await client.call_tool(tool.name, EXAMPLES[tool.name], raise_on_error=False)
                 answers[tool.name] = "\n".join(c.text for c in result.content if hasattr(c, "text"))
+            prompts = await client.list_prompts()
+            templates = await client.list_resource_templates()
+            s2orc = next(k for k, i in ctx.library().items.items() if i.title.startswith("S2ORC"))
+            example_uri = f"zotero://item/{s2orc}"
+            example = (await client.read_resource(example_uri))[0].text
     finally:
         ctx.close()
-    return tools, answers
+    return Listed(tools, answers, prompts, templates, example_uri, example)
 
 
 PAGES = {"cli.md": cli_page, "settings.md": settings_page, "tools.md": tools_page}

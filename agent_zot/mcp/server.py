@@ -18,6 +18,8 @@ from pydantic import Field
 
 from agent_zot import __version__
 from agent_zot.errors import AgentZotError, AmbiguousNameError
+from agent_zot.mcp.prompts import register_prompts
+from agent_zot.mcp.resources import register_resources
 from agent_zot.services.catalog import SPECS
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse
@@ -131,4 +133,6 @@ def build_server(ctx: AppContext, *, auth: AuthProvider | None = None, warm_up: 
             annotations=ANNOTATIONS[spec.access],
             output_schema=None,
         )
+    register_prompts(server)
+    register_resources(server, ctx)
     return server
