@@ -24,6 +24,7 @@ from agent_zot.zotero.models import Item
 
 FACTS_VERSION = 2  # bump when extraction or the cache key changes, so cached facts are recomputed
 BODY_CHARS = 30_000  # keyphrases come from the title, the abstract and the start of the body
+PARALLEL_MIN = 200  # papers needing keyphrases before worker processes pay off
 
 
 @dataclass(slots=True)
@@ -127,8 +128,17 @@ def keyphrase_extractor(settings: Settings) -> tuple[str, KeyphraseFn]:
     return "yake", yake_keyphrases
 
 
+KeyphraseInput = tuple[str, str, str, list[str]]  # what a KeyphraseFn takes
+
+
 def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_keyphrases) -> PaperFacts:
     """References and keyphrases of one item, from what update-db stored (no re-parse)."""
+    references, source = _paper_sources(item, state)
+    return PaperFacts(item.key, references, keyphrases(*source))
+
+
+def _paper_sources(item: Item, state: IndexState) -> tuple[list[Reference], KeyphraseInput]:
+    """The parsed references of an item and what its keyphrases are extracted from."""
     references: list[Reference] = []
     body: list[str] = []
     for record in state.attachments_of(item.key):
@@ -142,7 +152,27 @@ def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_ke
             size += len(page.text)
     text = "\n".join(body)[:BODY_CHARS]
     names = [n for c in item.creators for n in (c.last_name, c.first_name) if n]
-    return PaperFacts(item.key, references, keyphrases(item.title, item.abstract, text, names))
+    return references, (item.title, item.abstract, text, names)
+
+
+def _yake_one(source: KeyphraseInput) -> list[tuple[str, float]]:
+    return yake_keyphrases(*source)
+
+
+def _all_keyphrases(
+    sources: list[KeyphraseInput], keyphrases: KeyphraseFn, *, parallel: bool, workers: int
+) -> list[list[tuple[str, float]]]:
+    """Keyphrases of many papers. YAKE is pure CPU (about 30 ms an abstract, far more for a long body),
+    so a first graph of a large library spreads it over worker processes; a few papers stay in-process,
+    where starting workers would cost more than it saves."""
+    if not parallel or workers < 2 or len(sources) < PARALLEL_MIN:
+        return [keyphrases(*source) for source in sources]
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    chunk = max(8, min(64, len(sources) // (workers * 8)))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+        return list(pool.map(_yake_one, sources, chunksize=chunk))
 
 
 def current_facts(
@@ -159,15 +189,25 @@ def current_facts(
     owned = state.attachments_by_item()
     cached = cache.load()
     result: dict[str, PaperFacts] = {}
-    fresh: list[tuple[PaperFacts, str]] = []
+    todo: list[tuple[Item, str]] = []
     for item in items:
         sources = ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ())))
         fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{sources}|{extractor}"
         stored_fp, stored = cached.get(item.key, ("", None))
         if stored is not None and stored_fp == fingerprint:
             result[item.key] = stored
-            continue
-        facts = paper_facts(item, state, keyphrases)
+        else:
+            todo.append((item, fingerprint))
+    inputs = [_paper_sources(item, state) for item, _ in todo]
+    phrases = _all_keyphrases(
+        [source for _, source in inputs],
+        keyphrases,
+        parallel=extractor == "yake",
+        workers=settings.index_workers,
+    )
+    fresh: list[tuple[PaperFacts, str]] = []
+    for (item, fingerprint), (references, _), found in zip(todo, inputs, phrases, strict=True):
+        facts = PaperFacts(item.key, references, found)
         result[item.key] = facts
         fresh.append((facts, fingerprint))
     cache.save(fresh)
