@@ -111,6 +111,58 @@ async def test_weak_results_escalate_to_comprehensive(client: Client) -> None:
     assert "low confidence" in route["reason"] and "no query word occurs in the library" in route["reason"]
 
 
+async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
+    graph_library: tuple[Settings, dict[str, str]],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_zot.services import search as search_module
+
+    calls: list[tuple[str, int]] = []
+    real = search_module.search_papers
+
+    def counted(resources: Any, text: str, *, limit: int, **rest: Any) -> Any:
+        calls.append((text, limit))
+        return real(resources, text, limit=limit, **rest)
+
+    monkeypatch.setattr(search_module, "search_papers", counted)
+    settings, _ = graph_library
+    ctx = AppContext(settings)
+    try:
+        async with Client(build_server(ctx)) as connected:
+            result = await connected.call_tool(
+                "zot_search", {"query": "zebrafish cardiomyocyte regeneration"}
+            )
+            calls_for_one = list(calls)
+    finally:
+        ctx.close()
+    route = result.structured_content["route"]
+    assert route["escalated"] and route["mode"] == "comprehensive"
+    assert len(calls_for_one) == 1  # one hybrid retrieval, not one per pass
+
+
+def test_a_second_pass_replaces_the_first_ones_notes(graph_library: tuple[Settings, dict[str, str]]) -> None:  # noqa: F811
+    from dataclasses import replace
+
+    from agent_zot.services.search import _Search, resolve_filters
+    from agent_zot.services.tools import routed
+
+    ctx = AppContext(graph_library[0])
+    try:
+        library = ctx.library()
+        search = _Search(
+            ctx, library, resolve_filters(library, {}, {}, strict_authors=False), 10, "sentences"
+        )
+        route = routed("zot_search", "who works on citation context classification", None)
+        assert route.mode == "graph"
+        search.run(route, "citation context classification", "citation context classification")
+        first = list(search.notes)
+        search.run(replace(route, mode="comprehensive"), "citation context classification", "")
+    finally:
+        ctx.close()
+    assert any("Who works on this" in note for note in first)
+    assert sum("Who works on this" in note for note in search.notes) == 1
+
+
 async def test_identifier_only_queries_resolve_the_item(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     by_doi = await search(client, query="10.1234/context.2017")

@@ -183,12 +183,21 @@ class _Search:
         self.ctx, self.library, self.filters, self.size, self.detail = ctx, library, filters, size, detail
         self.extras: dict[str, Any] = {}
         self.notes: list[str] = []
+        # An escalated request runs the same hybrid retrieval again before adding other backends: the
+        # first pass is reused (copies, since later steps mark the hits they merge).
+        self._core_runs: dict[tuple[str, int], list[PaperHit]] = {}
 
     def core(self, text: str, limit: int | None = None) -> list[PaperHit]:
+        key = (text, limit or self.size)
+        if key not in self._core_runs:
+            self._core_runs[key] = self._retrieve(text, key[1])
+        return [replace(hit, found_by=set(hit.found_by)) for hit in self._core_runs[key]]
+
+    def _retrieve(self, text: str, limit: int) -> list[PaperHit]:
         return search_papers(
             self.ctx.index(),
             text,
-            limit=limit or self.size,
+            limit=limit,
             search_filter=self.filters.store_filter(),
             fusion=self.ctx.settings.search_fusion,
             reranker=make_reranker(self.ctx.settings),
@@ -198,6 +207,8 @@ class _Search:
         )
 
     def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
+        # An escalated run replaces the first one's answer, and with it the notes and extras it made.
+        self.extras, self.notes = {}, []
         if route.subqueries:
             papers, info = modes.merge_subqueries(
                 topic, route.subqueries, lambda part: self.core(part, self.size * 3), limit=self.size
