@@ -338,6 +338,43 @@ def test_tags(query: str, tags: list[str]) -> None:
     assert params_of("zot_manage_tags", query)["tags"] == tags
 
 
+@pytest.mark.parametrize(
+    ("query", "color"),
+    [
+        ("my red highlights in the SciBERT paper", "red"),
+        ("what did I highlight in yellow", "yellow"),
+        ("what did I mark in green", "green"),
+        ("highlights in colour: grey", "grey"),
+        ("green-colored highlights", "green"),
+        ("which highlights did I colour blue?", "blue"),
+        ("annotations coloured #FF6666", "#ff6666"),
+        ("notes about red blood cells", None),  # a colour word that colours nothing is topic
+        ("annotations that mention the green revolution", None),
+        ("search my notes for Orange County", None),
+    ],
+)
+def test_annotation_colour(query: str, color: str | None) -> None:
+    params = params_of("zot_manage_notes", query)
+    assert params.get("color") == color
+    if color is None:
+        assert params["topic"]
+    assert "color" not in params_of("zot_search", "red highlights")  # a notes parameter only
+
+
+@pytest.mark.parametrize(
+    ("query", "paper"),
+    [
+        ("show all highlights in the Watts Strogatz paper", "Watts Strogatz"),
+        ("my red highlights in the SciBERT paper", "SciBERT"),
+        ("find notes about line search in the Nocedal book", "Nocedal"),
+        ("annotations in the same paper", None),
+        ("highlights in the PDF of QWER5678", None),
+    ],
+)
+def test_paper_named_by_title_words_in_a_notes_request(query: str, paper: str | None) -> None:
+    assert params_of("zot_manage_notes", query).get("paper") == paper
+
+
 def test_tag_expression() -> None:
     p = params_of("zot_manage_tags", "find items tagged ml || deep-learning -review")
     assert p["tag_expression"] == "ml || deep-learning -review"

@@ -18,6 +18,8 @@ import pytest
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index.store import (
+    NOTE_KINDS,
+    PAPER_KINDS,
     Hit,
     IndexMismatchError,
     Point,
@@ -420,3 +422,43 @@ def test_points_pages_through_every_point_with_its_vectors(store: VectorStore) -
             assert dict(zip(copy.sparse.indices, copy.sparse.values, strict=True)) == pytest.approx(
                 dict(zip(original.sparse.indices, original.sparse.values, strict=True))
             )
+
+
+# -- notes and annotations share the store ------------------------------------------------------------
+
+
+def note_points() -> list[Point]:
+    """A note and an annotation of ITEMA, nearer to the queries below than any of the paper's own points."""
+    where = {"attachment_key": None, "page_label": None, "page_index": None, "color": None}
+    return [
+        Point(pid("N-note"), unit([0.0, 1.0, 0.95, 0, 0, 0, 0, 0]), SparseVector([1002, 500], [2.0, 1.0]),
+              {"item_key": "NOTE0001", "kind": "note", "parent_key": "ITEMA", "text": "a note", **where}),
+        Point(pid("N-ann"), unit([0.0, 0.95, 1.0, 0, 0, 0, 0, 0]), SparseVector([1001, 500], [2.0, 1.0]),
+              {"item_key": "ANNO0001", "kind": "annotation", "parent_key": "ITEMA", "text": "highlighted",
+               "attachment_key": "ATTA", "page_label": "iv", "page_index": 3, "color": "#ff6666"}),
+    ]  # fmt: skip
+
+
+def test_notes_share_the_store_and_a_kind_filter_keeps_them_out_of_paper_searches(store: VectorStore) -> None:
+    store.upsert(note_points())
+    notes = {pid("N-note"), pid("N-ann")}
+    papers = SearchFilter(kinds=PAPER_KINDS)
+    queries = [
+        (HYBRID_DENSE, None),
+        (None, HYBRID_SPARSE),
+        (None, SparseVector([500], [1.0])),
+        (HYBRID_DENSE, HYBRID_SPARSE),
+    ]
+    for dense, sparse in queries:
+        assert notes & set(ids(store.search(dense, sparse, limit=50))), "the notes are the nearest points"
+        assert not notes & set(ids(store.search(dense, sparse, limit=50, filter=papers)))
+    assert store.count(papers) == len(ALL_POINTS) and store.count(SearchFilter(kinds=NOTE_KINDS)) == 2
+    # notes are found by kind and by their own key, with their payload intact
+    (annotation,) = store.search(HYBRID_DENSE, None, limit=5, filter=SearchFilter(kinds=("annotation",)))
+    assert annotation.payload == note_points()[1].payload
+    assert ids(store.get_by_item("NOTE0001")) == [pid("N-note")]
+    # deleting a paper's points leaves its notes; a note's own key deletes it
+    store.delete_items(["ITEMA"])
+    assert all_ids(store, SearchFilter(kinds=NOTE_KINDS)) == notes
+    store.delete_items(["ANNO0001"])
+    assert all_ids(store, SearchFilter(kinds=NOTE_KINDS)) == {pid("N-note")}

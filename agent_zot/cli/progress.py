@@ -22,15 +22,20 @@ class ProgressLine:
         if (
             not self.interactive
             and now - self._last < _PLAIN_INTERVAL_S
-            and progress.items_done < progress.items_total
+            and (progress.items_done < progress.items_total or progress.notes_done < progress.notes_total)
         ):
             return
         self._last = now
-        eta = f", ETA {progress.eta_s:.0f} s" if progress.eta_s is not None else ""
+        # The items' ETA says nothing about the notes embedded after them.
+        eta = (
+            f", ETA {progress.eta_s:.0f} s" if progress.eta_s is not None and not progress.notes_total else ""
+        )
         text = (
             f"items {progress.items_done}/{progress.items_total} · pages {progress.pages} · "
             f"chunks {progress.chunks} · {progress.rate:.1f} items/s{eta}"
         )
+        if progress.notes_total:
+            text += f" · notes and annotations {progress.notes_done}/{progress.notes_total}"
         if self.interactive:
             self.stream.write("\r\033[K" + text)
         else:

@@ -6,6 +6,11 @@ a payload. Payload keys: ``item_key`` (str), ``attachment_key`` (str | None), ``
 (int | None), ``item_type`` (str), ``collections`` (collection keys), ``tags``, ``creators`` (last names)
 and ``title`` (str).
 
+Notes and annotations share the store as points of kind "note" | "annotation" (index/notes.py): their
+``item_key`` is their own Zotero key (so deleting an item's points never touches them, and theirs are
+deleted by that key), ``parent_key`` the paper's, and they carry ``page_label``, ``page_index`` and
+``color``. Searches for papers filter on ``PAPER_KINDS`` so notes never show up as papers.
+
 Implementations: ``store_edge.EdgeStore`` (embedded Qdrant engine) and ``store_qdrant.QdrantStore``
 (``qdrant-client``: a server, or local mode); ``stores.open_store`` picks one by name.
 """
@@ -28,6 +33,9 @@ RRF_K = 60
 # Sparse kinds whose document weights are term frequencies: the engine multiplies in IDF at query time.
 IDF_SPARSE_KINDS = frozenset({"bm25"})
 REBUILD_HINT = "Rebuild the index with `agent-zot update-db --force-rebuild`."
+
+PAPER_KINDS = ("chunk", "metadata")
+NOTE_KINDS = ("note", "annotation")
 
 KEYWORD_FIELDS = ("item_key", "attachment_key", "kind", "item_type", "collections", "tags", "creators")
 INTEGER_FIELDS = ("year",)

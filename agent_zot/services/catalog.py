@@ -136,7 +136,10 @@ NOTE_MODES = (
 
 
 class NotesRequest(ToolRequest):
-    item_key: str | None = Field(None, description="Whose notes to list; a new note's parent.")
+    item_key: str | None = Field(None, description="Key or title words; a new note's parent.")
+    collection: str | None = Field(None, description="Only this collection (and below).")
+    tags: list[str] | None = Field(None, description="Any of these tags (own or the item's).")
+    color: str | None = Field(None, description="Annotation colour: name or hex.")
     note: str | None = Field(None, description="Text of a new note (Markdown).")
     limit: int = _limit(20)  # type: ignore[assignment]
     force_mode: modes_literal(NOTE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
@@ -228,14 +231,14 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_manage_notes",
-        description="Zotero notes and PDF annotations: list them for an item (with page labels), search their "
-        "text, or\ncreate a child note from Markdown (needs writes enabled).",
+        description="Zotero notes and PDF annotations: list them, search them by meaning, or create a child "
+        "note from\nMarkdown (needs writes enabled).",
         request=NotesRequest,
         modes=NOTE_MODES,
         access=Access.WRITE,
         handler="manage_notes",
-        fills={"limit": "limit"},
-        implies=(Implied("note", "create"),),
+        fills={"limit": "limit", "collection": "collection", "tags": "tags", "color": "color"},
+        implies=(Implied("note", "create"), Implied("color", "list_annotations")),
     ),
     ToolSpec(
         name="zot_export",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder, EmbedderError
+from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
 from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
@@ -50,6 +51,8 @@ class Progress:
     pages: int
     chunks: int
     elapsed_s: float
+    notes_done: int = 0  # notes and annotations embedded, after the items (index/notes.py)
+    notes_total: int = 0
 
     @property
     def rate(self) -> float:
@@ -76,6 +79,7 @@ class UpdateSummary:
     model: str = ""
     store: str = ""
     graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
+    notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +97,7 @@ class UpdateSummary:
             "store": self.store,
             "graph": self.graph,
             "graph_error": self.graph_error,
+            "notes": self.notes,
         }
 
 
@@ -197,7 +202,17 @@ def _update(
             _report(on_progress, summary, total, started)
     _count(pipeline.store(batch), summary)
     _report(on_progress, summary, total, started)
-    if summary.indexed:
+
+    # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
+    # --item looks at that item's only.
+    def notes_progress(done: int, to_do: int) -> None:
+        if on_progress is not None:
+            elapsed = time.perf_counter() - started
+            on_progress(Progress(summary.indexed, total, summary.pages, summary.chunks, elapsed, done, to_do))
+
+    notes = update_notes(library, resources, only_items=options.item_keys or None, on_progress=notes_progress)
+    summary.notes = notes.to_dict()
+    if summary.indexed or notes.indexed:
         resources.store.optimize()
     state.set_meta("library", library.identity)
     state.set_meta("library_path", str(library.db_path))

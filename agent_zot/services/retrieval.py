@@ -12,12 +12,12 @@ paper usually owns several of the best chunks; a paper's score is its best chunk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.store import Hit, SearchFilter
+from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
 from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, passage_of
 from agent_zot.text import has_cjk
 
@@ -114,8 +114,10 @@ class QueryVectors:
     def search(
         self, fetch: int, search_filter: SearchFilter | None, *, fusion: str | None = None
     ) -> list[ChunkHit]:
-        """Chunk hits, best first, fused from the channels the fusion asks for."""
+        """Chunk hits, best first, fused from the channels the fusion asks for. A filter that names no
+        kinds searches the papers' points only (notes and annotations share the store)."""
         store = self.resources.store
+        search_filter = papers_only(search_filter)
         lists: dict[str, list[Hit]] = {}
         if self.dense is not None:
             lists["dense"] = store.search(self.dense, None, limit=fetch, filter=search_filter)
@@ -149,6 +151,13 @@ class QueryVectors:
             own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
         seen = {c.hit.id for c in own}
         return own + [c for c in found if c.hit.id not in seen]
+
+
+def papers_only(search_filter: SearchFilter | None) -> SearchFilter:
+    """``search_filter`` limited to the papers' chunks and metadata points, unless it names its kinds."""
+    if search_filter is None:
+        return SearchFilter(kinds=PAPER_KINDS)
+    return search_filter if search_filter.kinds else replace(search_filter, kinds=PAPER_KINDS)
 
 
 def _unreadable_for(resources: IndexResources, query: str) -> bool:

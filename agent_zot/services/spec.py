@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.fields import FieldInfo
 
-MODE_DESCRIPTION = "Skip detection and run this mode."
+MODE_DESCRIPTION = "Force this mode."
 
 
 class Access(StrEnum):

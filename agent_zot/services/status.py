@@ -78,6 +78,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         "attachments_metadata_only": counts.attachments_skipped,
         "chunks": counts.chunks,
         "pages": counts.pages,
+        "notes_indexed": sum(state.note_counts().values()),  # notes and annotations, for search by meaning
         "model": state.get_meta("model"),
         "store": state.get_meta("store"),
         "updated_at": state.get_meta("updated_at"),
@@ -143,7 +144,8 @@ def _built_index_line(index: dict[str, Any]) -> str:
     return (
         f"Index:       {index['items_indexed']} items indexed, {index['items_pending']} pending, "
         f"{index['items_failed']} failed; {index['chunks']} chunks from {index['pages']} pages; "
-        f"{index['attachments_metadata_only']} files metadata-only\n"
+        f"{index['attachments_metadata_only']} files metadata-only; {index['notes_indexed']} notes and "
+        "annotations\n"
         f"             model {index['model']}, store {index['store']}, "
         f"{index['disk_bytes'] / 1e6:.1f} MB, updated {index['updated_at']}"
     )

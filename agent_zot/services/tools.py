@@ -28,7 +28,7 @@ from agent_zot.services.catalog import (
 )
 from agent_zot.services.context import AppContext
 from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
-from agent_zot.services.response import ToolResponse, clamp_limit
+from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens
 from agent_zot.services.routing import Route, resolve_tool, route
 from agent_zot.services.spec import ToolRequest, ToolSpec
 
@@ -91,8 +91,11 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
         _note_rebuild(ctx, response)
         _note_lag(ctx, response)
     if ctx.serving_demo():
-        response.text = f"[{DEMO_NOTE} {DEMO_HINT}]\n{response.text}"
-        response.data = {"library": {"demo": True, "note": DEMO_NOTE, "hint": DEMO_HINT}, **response.data}
+        _prefix(
+            response,
+            f"[{DEMO_NOTE} {DEMO_HINT}]",
+            {"library": {"demo": True, "note": DEMO_NOTE, "hint": DEMO_HINT}},
+        )
     return response
 
 
@@ -102,8 +105,7 @@ def _note_lag(ctx: AppContext, response: ToolResponse) -> None:
     lag = index_lag(ctx)
     if lag is None:
         return
-    response.text = f"[Note: {lag.describe()}.]\n{response.text}"
-    response.data = {"index_behind": lag.to_dict(), **response.data}
+    _prefix(response, f"[Note: {lag.describe()}.]", {"index_behind": lag.to_dict()})
 
 
 def _note_rebuild(ctx: AppContext, response: ToolResponse) -> None:
@@ -111,16 +113,26 @@ def _note_rebuild(ctx: AppContext, response: ToolResponse) -> None:
     if running is None:
         return
     note = f"Note: {running.describe()}; this answer comes from the previous index until it completes."
-    response.text = f"[{note}]\n{response.text}"
-    response.data = {
-        "rebuild": {
-            "running": True,
-            "started_at": running.started_at,
-            "items_done": running.items_done,
-            "items_total": running.items_total,
+    _prefix(
+        response,
+        f"[{note}]",
+        {
+            "rebuild": {
+                "running": True,
+                "started_at": running.started_at,
+                "items_done": running.items_done,
+                "items_total": running.items_total,
+            },
         },
-        **response.data,
-    }
+    )
+
+
+def _prefix(response: ToolResponse, line: str, data: dict[str, Any]) -> None:
+    """Put a note above the answer; its token estimate, when it has one, covers the note too."""
+    response.text = f"{line}\n{response.text}"
+    response.data = {**data, **response.data}
+    if isinstance(response.data.get("tokens"), int):
+        response.data["tokens"] = estimate_tokens(response.text)
 
 
 def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
@@ -232,6 +244,9 @@ def _tag_list(decision: Route) -> list[str] | None:
 
 
 def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolResponse:
+    from agent_zot.services.annotations import resolve_scope
+    from agent_zot.services.notes_search import MeaningSearch
+
     keys = decision.params.get("item_keys") or []
     key = req.item_key or (keys[0] if keys else None)
     if decision.mode in WRITE_MODES["zot_manage_notes"]:
@@ -239,12 +254,27 @@ def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolRes
         return _write(ctx, decision, lambda w: w.create_note(ctx, key, text, req.query))
     library = ctx.library()
     size = clamp_limit(req.limit)
+    quoted = decision.params.get("quoted") or []
+    key = key or decision.params.get("paper")  # title words: "the SciBERT paper"
+    if not key and quoted and decision.mode != "search":  # a quoted title, or quoted words to look for
+        if notes.names_a_paper(library, quoted[0]):
+            key = quoted[0]
+        else:
+            decision = replace(decision, mode="search", reason=f"{decision.reason}; quoted words → search")
+    scope = resolve_scope(library, item=key, collection=req.collection, tags=req.tags, color=req.color)
+    text = " ".join(quoted) or decision.params.get("topic") or ""
+    changed = notes.listing_mode(
+        decision.mode, color=req.color, query=req.query, scoped=scope.narrowed, text=text
+    )
+    if changed is not None:
+        decision = replace(decision, mode=changed[0], reason=f"{decision.reason}; {changed[1]}")
     if decision.mode == "search":
-        text = " ".join(decision.params.get("quoted") or []) or decision.params.get("topic") or req.query
-        return _finish(notes.search_notes(library, text, limit=size), decision)
+        meaning = MeaningSearch.of(ctx)
+        response = notes.search_notes(library, text or req.query, limit=size, scope=scope, meaning=meaning)
+        return _finish(response, decision)
     if decision.mode == "list_annotations":
-        return _finish(notes.list_annotations(library, item_key=key, limit=size), decision)
-    return _finish(notes.list_notes(library, item_key=key, limit=size), decision)
+        return _finish(notes.list_annotations(library, limit=size, scope=scope), decision)
+    return _finish(notes.list_notes(library, limit=size, scope=scope), decision)
 
 
 def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse:

@@ -44,6 +44,14 @@ CREATE TABLE IF NOT EXISTS pages (
     text TEXT NOT NULL,
     PRIMARY KEY (attachment_key, number)
 );
+-- notes and annotations in the vector index (index/notes.py), one row per note or annotation
+CREATE TABLE IF NOT EXISTS notes (
+    note_key TEXT PRIMARY KEY,      -- the note's or annotation's own Zotero key (its points' item_key)
+    kind TEXT NOT NULL,             -- note | annotation
+    fingerprint TEXT NOT NULL,      -- hash of what its points hold (text, parent, page, colour)
+    points INTEGER NOT NULL DEFAULT 1,
+    indexed_at TEXT NOT NULL
+);
 -- graph facts per indexed version of an item (graph/facts.py)
 CREATE TABLE IF NOT EXISTS graph_facts (
     item_key TEXT PRIMARY KEY,

@@ -177,9 +177,34 @@ class IndexState:
             conn.execute("DELETE FROM attachments WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM items WHERE item_key = ?", (key,))
 
+    # -- notes and annotations ----------------------------------------------------------------
+
+    def note_fingerprints(self) -> dict[str, str]:
+        """Fingerprints of the notes and annotations whose points are in the store, by their key."""
+        return dict(self._conn.execute("SELECT note_key, fingerprint FROM notes").fetchall())
+
+    def record_notes(self, records: Sequence[tuple[str, str, str, int]]) -> None:
+        """(key, kind, fingerprint, points) of notes and annotations just stored, in one transaction."""
+        if records:
+            now = _now()
+            with self._transaction() as conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", [(*r, now) for r in records]
+                )
+
+    def forget_notes(self, keys: Iterable[str]) -> None:
+        wanted = [(key,) for key in keys]
+        if wanted:
+            with self._transaction() as conn:
+                conn.executemany("DELETE FROM notes WHERE note_key = ?", wanted)
+
+    def note_counts(self) -> dict[str, int]:
+        """Indexed notes and annotations by kind."""
+        return dict(self._conn.execute("SELECT kind, count(*) FROM notes GROUP BY kind").fetchall())
+
     def clear(self) -> None:
         with self._transaction() as conn:
-            for table in ("pages", "attachments", "items"):
+            for table in ("pages", "attachments", "items", "notes"):
                 conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
 
     # -- reads for tools -----------------------------------------------------------------------

@@ -14,8 +14,10 @@ from typing import Any
 
 from .extract_library import (
     extract_collections,
+    extract_color,
     extract_identifiers,
     extract_note_text,
+    extract_paper_title,
     extract_path,
     extract_tags,
 )
@@ -41,7 +43,10 @@ _FRAME_WORDS = words(
 )
 # Tool nouns that frame a management request ("notes about X", "tags for X") but are topic elsewhere.
 _TOOL_FRAME_WORDS: dict[str, frozenset[str]] = {
-    "zot_manage_notes": words("note notes annotation annotations highlight highlights comments pdf"),
+    "zot_manage_notes": words(
+        "note notes annotation annotations highlight highlights highlighted comments pdf mark marked colour"
+        " color coloured colored"
+    ),
     "zot_manage_tags": words("tag tags tagged"),
     "zot_manage_collections": words("collection collections folder folders subcollection"),
     "zot_export": words("bibtex markdown csl json graphml file files format"),
@@ -76,6 +81,7 @@ def extract_params(query: str, tool: str) -> Extraction:
     params: dict[str, Any] = {}
     if tool == "zot_manage_notes":
         extract_note_text(scan, params)
+        extract_color(scan, params)
     quoted = [unquote(m.group(0)) for m in QUOTED_RE.finditer(scan.masked)]
     extract_path(scan, params)
     extract_identifiers(scan, params)
@@ -85,6 +91,8 @@ def extract_params(query: str, tool: str) -> Extraction:
     _hide_payload(scan)
     extract_collections(scan, params, collections_tool=tool == "zot_manage_collections")
     extract_tags(scan, params)
+    if tool == "zot_manage_notes":
+        extract_paper_title(scan, params)
     # Quoted text left over is a phrase to search for: keep it in the topic, hide it from name guessing.
     scan.consume((m.span() for m in QUOTED_RE.finditer(scan.masked)), drop=False)
     if tool == "zot_search":

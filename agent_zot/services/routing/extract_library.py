@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from agent_zot.identifiers import ITEM_KEY
+from agent_zot.zotero.colors import COLOR_WORDS
 
 from .scan import HAS_DIGIT, QUOTED, Scan, clean_value
 
@@ -118,6 +119,47 @@ _NOTE_TEXT_RES: tuple[re.Pattern[str], ...] = tuple(
         rf"(?i:\b(?:write|add|put|save|record))\s+({QUOTED})\s+(?i:as\s+(?:a\s+)?note)",
     )
 )
+
+
+# Annotation colours: a colour word next to what it colours ("red highlights", "what did I mark in green",
+# "coloured yellow"), or a hex. A colour word elsewhere is topic ("notes about red blood cells").
+_COLOR = "|".join(COLOR_WORDS)
+_COLOR_RES: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p)
+    for p in (
+        rf"(?i:\b({_COLOR})\s+)(?i:highlight|annotation|underline|mark|comment|note|sticky|one|passage)",
+        rf"(?i:\b(?:highlight|annotat|underlin|mark|comment|colou?r)\w*\b[^.?!,;]{{0,40}}?"
+        rf"(\b(?:in|with|using)\s+(?:the\s+)?(?:colou?r\s+)?({_COLOR})\b))",
+        rf"(?i:(\bcolou?r(?:ed)?\s*[:=]?\s*({_COLOR})\b))",
+        rf"(?i:(\b({_COLOR})[- ]colou?red\b))",
+        r"(?<![\w#])(#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})(?!\w)",
+    )
+)
+# A paper named by title words in a notes request: "in the SciBERT paper", "on the Watts Strogatz article".
+_NOT_TITLE = r"same|other|first|last|previous|next|new|latest|whole|entire|original|current|each|every|one"
+_PAPER_RE = re.compile(
+    r"(?i:\b(?:in|on|from|of|for|about|within)\s+(?:the|my|this|that)\s+)"
+    rf"((?!(?i:{_NOT_TITLE})\b)[^\s,;?!]+(?:\s+[^\s,;?!]+){{0,5}}?)"
+    r"\s+(?i:paper|article|pdf|preprint|book|study)\b"
+)
+
+
+def extract_color(scan: Scan, params: dict[str, Any]) -> None:
+    """An annotation colour as the user said it (a name, an alias or a hex; parsed by zotero/colors.py)."""
+    for pattern in _COLOR_RES:
+        m = pattern.search(scan.masked)
+        if m:  # the last group is the colour; the first is what to cut from the topic
+            params["color"] = m.group(pattern.groups).lower()
+            scan.consume([m.span(1)])
+            return
+
+
+def extract_paper_title(scan: Scan, params: dict[str, Any]) -> None:
+    """Title words of the paper a notes request is about; resolved against the library by the tool."""
+    m = _PAPER_RE.search(scan.masked)
+    if m and m.group(1).strip():
+        params["paper"] = clean_value(m.group(1))
+        scan.consume([m.span()])
 
 
 def extract_identifiers(scan: Scan, params: dict[str, Any]) -> None:

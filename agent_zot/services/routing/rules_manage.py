@@ -113,6 +113,7 @@ NOTE_RULES: tuple[Rule, ...] = (
         r"|\bpdf comments?\b|\bcomments? (?:in|on) the pdf\b"
         r"|\bmarked up\b|\bmark-?ups?\b",
     ),
+    has("list_annotations", 2.0, "color"),  # only annotations have colours
     rx(
         "search",
         2.8,

@@ -1,0 +1,154 @@
+"""Which notes and annotations a request is about: those of one item, of a collection (and below), with
+some tags, of a colour. Every zot_manage_notes read mode narrows by the same scope.
+
+Tags count when the note or annotation carries them or when its paper does (people tag papers far more
+than highlights); answers say which. Names are forgiving (case, fuzzy collection names, colour aliases),
+and a name that matches nothing is an error listing the closest ones, never an empty answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from agent_zot.errors import NotFoundError
+from agent_zot.identifiers import ITEM_KEY
+from agent_zot.services.resolve.library import resolve_collection, resolve_item, resolve_paper
+from agent_zot.services.response import clip
+from agent_zot.zotero.colors import ColorChoice, parse_color
+from agent_zot.zotero.models import Annotation, Collection, Item, Library, Note, TagRef
+
+OWN_TAG, ITEM_TAG = "own", "item"
+
+
+@dataclass(frozen=True, slots=True)
+class NoteScope:
+    item: Item | None = None
+    collection: Collection | None = None
+    in_collection: frozenset[str] = frozenset()  # keys of the items in the collection and below
+    tags: tuple[str, ...] = ()  # as the library spells them
+    color: ColorChoice | None = None
+    _folded_tags: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @property
+    def narrowed(self) -> bool:
+        return bool(self.item or self.collection or self.tags or self.color)
+
+    def admits_note(self, note: Note, library: Library) -> bool:
+        return (
+            self.color is None
+            and self._parent_fits(note.parent_key)
+            and (not self.tags or self.tag_via(note.tags, note.parent_key, library) is not None)
+        )
+
+    def admits_annotation(self, ann: Annotation, library: Library) -> bool:
+        return (
+            self._parent_fits(ann.parent_item_key)
+            and (self.color is None or self.color.matches(ann.color))
+            and (not self.tags or self.tag_via(ann.tags, ann.parent_item_key, library) is not None)
+        )
+
+    def tag_via(self, own: Sequence[TagRef], parent_key: str | None, library: Library) -> str | None:
+        """Whose tag put it in scope: ``OWN_TAG`` (its own), ``ITEM_TAG`` (its paper's) or None."""
+        if not self.tags:
+            return None
+        if any(t.name.casefold() in self._folded_tags for t in own):
+            return OWN_TAG
+        parent = library.items.get(parent_key) if parent_key else None
+        if parent is not None and any(t.name.casefold() in self._folded_tags for t in parent.tags):
+            return ITEM_TAG
+        return None
+
+    def _parent_fits(self, parent_key: str | None) -> bool:
+        if self.item is not None and parent_key != self.item.key:
+            return False
+        return self.collection is None or parent_key in self.in_collection
+
+    def describe(self) -> str:
+        """ "in 'SciBERT…' [KEY], in collection Thesis (and below), tagged method, coloured red (#ff6666)"."""
+        parts = []
+        if self.item is not None:
+            parts.append(f"in {clip(self.item.title or '(untitled)', 50)!r} [{self.item.key}]")
+        if self.collection is not None:
+            parts.append(f"in collection {self.collection.path or self.collection.name} (and below)")
+        if self.tags:
+            parts.append("tagged " + " or ".join(self.tags))
+        if self.color is not None:
+            parts.append("coloured " + self.color.describe())
+        return ", ".join(parts)
+
+
+def resolve_scope(
+    library: Library,
+    *,
+    item: str | None = None,
+    collection: str | None = None,
+    tags: Sequence[str] | None = None,
+    color: str | None = None,
+) -> NoteScope:
+    """The scope the arguments name; each name that matches nothing raises an error with the closest."""
+    found = resolve_collection(library, collection) if collection else None
+    names = resolve_tags(library, tags or ())
+    return NoteScope(
+        item=resolve_note_item(library, item) if item else None,
+        collection=found,
+        in_collection=frozenset(collection_item_keys(library, found)) if found else frozenset(),
+        tags=names,
+        color=parse_color(color) if color else None,
+        _folded_tags=frozenset(n.casefold() for n in names),
+    )
+
+
+def resolve_note_item(library: Library, text: str) -> Item:
+    """An item by key (or an attachment's key), else by title words."""
+    value = text.strip()
+    if value.upper() in library.items or ITEM_KEY.fullmatch(value.upper()):
+        return resolve_item(library, value)
+    if any(a.key == value.upper() and a.parent_key for a in library.attachments):
+        return resolve_item(library, value)
+    return resolve_paper(library, None, value)
+
+
+def collection_item_keys(library: Library, collection: Collection) -> set[str]:
+    keys: set[str] = set()
+    pending, seen = [collection.key], set()
+    while pending:
+        key = pending.pop()
+        if key in seen or key not in library.collections:
+            continue  # a corrupt parent cycle must not loop
+        seen.add(key)
+        keys.update(library.collections[key].item_keys)
+        pending.extend(library.collections[key].child_keys)
+    return keys
+
+
+def resolve_tags(library: Library, wanted: Iterable[str]) -> tuple[str, ...]:
+    """Tag names as the library spells them (matched ignoring case); unknown ones raise NotFoundError."""
+    names = [w.strip() for w in wanted if w and w.strip()]
+    if not names:
+        return ()
+    known: dict[str, str] = {}
+    for tag in _all_tags(library):
+        known.setdefault(tag.casefold(), tag)
+    missing = [n for n in names if n.casefold() not in known]
+    if missing:
+        close = process.extract(missing[0], sorted(set(known.values())), scorer=fuzz.WRatio, limit=5)
+        suggestions = [name for name, score, _ in close if score >= 60]
+        raise NotFoundError(
+            f"No tag {missing[0]!r} on any item, note or annotation in this library.",
+            hint=("Closest tags: " + ", ".join(suggestions) + ".")
+            if suggestions
+            else "List tags with zot_manage_tags.",
+        )
+    return tuple(dict.fromkeys(known[n.casefold()] for n in names))
+
+
+def _all_tags(library: Library) -> Iterable[str]:
+    for item in library.items.values():
+        yield from (t.name for t in item.tags)
+    for note in library.notes:
+        yield from (t.name for t in note.tags)
+    for ann in library.annotations:
+        yield from (t.name for t in ann.tags)
