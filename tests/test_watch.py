@@ -100,6 +100,29 @@ def test_the_watcher_updates_once_per_settled_change(zotero: ZoteroStandIn, tmp_
         watcher.election.release()
 
 
+def test_a_change_made_during_an_update_gets_its_own_update(zotero: ZoteroStandIn, tmp_path: Path) -> None:
+    runs: list[int] = []
+
+    def update() -> UpdateOutcome:
+        runs.append(1)
+        if len(runs) == 1:  # Zotero imports a paper while the first update runs
+            zotero.add_paper("Bread", ADDED)
+            zotero.commit()
+        return UpdateOutcome(True, {"indexed": 0})
+
+    watcher = Watcher(zotero.db, tmp_path / "state", update, interval=0.1)
+    try:
+        watcher.poll()
+        watcher.poll()  # the library differs from what the update saw: wait for it to settle
+        assert len(runs) == 1
+        watcher.poll()  # settled: the paper imported meanwhile is indexed
+        assert len(runs) == 2
+        watcher.poll()
+        assert len(runs) == 2
+    finally:
+        watcher.election.release()
+
+
 def test_a_failed_update_is_not_rerun_at_every_poll(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     runs: list[int] = []
 
