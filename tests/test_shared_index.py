@@ -130,6 +130,24 @@ def test_a_client_closing_leaves_the_owner_reachable_for_the_next(tmp_path: Path
         owner.close()
 
 
+def test_taking_over_an_index_this_process_never_opened(tmp_path: Path) -> None:
+    """A server whose requests all went to the owner (update-db) takes over when it exits: it opens the
+    store as it was created, instead of answering "not open" to everyone."""
+    from agent_zot.index.store_edge import EdgeStore
+
+    owner = open_index(tmp_path)
+    owner.upsert([make_point(n) for n in range(3)])
+    server = SharedIndex(tmp_path, lambda: EdgeStore(tmp_path / "shard"))  # as agent-zot builds it: unopened
+    try:
+        assert server.count() == 3 and not server.is_owner
+        owner.close()
+        assert server.count() == 3 and server.is_owner
+        assert server.search(vector(2), None, limit=1)[0].payload["item_key"] == "ITEM0002"
+    finally:
+        server.close()
+        owner.close()
+
+
 def test_an_error_in_the_owner_reaches_the_client_with_its_type_and_hint(tmp_path: Path) -> None:
     from agent_zot.index.store import IndexMismatchError
 

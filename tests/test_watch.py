@@ -290,3 +290,21 @@ def test_watch_prints_each_update(zotero: ZoteroStandIn, tmp_path: Path) -> None
         watcher.send_signal(signal.SIGINT)
         watcher.wait(timeout=30)
     assert not updater_active(settings.data_dir)
+
+
+def test_one_update_at_a_time_per_index(zotero: ZoteroStandIn, tmp_path: Path) -> None:
+    from agent_zot.index.locks import open_lock_file, try_lock, unlock
+    from agent_zot.services.indexing import UPDATE_LOCK
+
+    settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
+    runner = CliRunner()
+    command = ["--library", str(zotero.folder), "update-db", "--json"]
+    with open_lock_file(settings.data_dir / "index" / UPDATE_LOCK) as held:  # an update elsewhere
+        assert try_lock(held)
+        try:
+            busy = runner.invoke(cli, [*command, "--background"], env=_env(settings))
+        finally:
+            unlock(held)
+    assert busy.exit_code == 2 and "Another update of this index is running" in busy.output
+    free = runner.invoke(cli, [*command, "--background"], env=_env(settings))
+    assert free.exit_code == 0, free.output

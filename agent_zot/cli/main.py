@@ -262,6 +262,7 @@ def update_db(
         limit=limit,
         item_keys=item_keys,
         parser=parser or ctx.settings.parser,
+        wait=not background,
     )
     line = ProgressLine(sys.stderr)
     try:

@@ -308,6 +308,12 @@ class SharedIndex:
         self._local = self._factory()
         if self._open_params is not None:
             self._local.open_or_create(**self._open_params)
+        elif hasattr(self._local, "open_existing"):
+            # Taking over before this process opened the store itself (its requests went to the old
+            # owner): open it as it was created, or the requests other processes send would find it shut.
+            info = self._local.open_existing()
+            if info is not None:
+                self._open_params = {"model": info.model, "dense_dim": info.dense_dim, "sparse": info.sparse}
         self._server = _OwnerServer(self._local, self._store_lock)
         threading.Thread(target=self._server.serve_forever, name="agent-zot-index-owner", daemon=True).start()
         _write_private_json(

@@ -197,6 +197,14 @@ class EdgeStore:
             if offset is None:
                 return reading_order(hits)
 
+    def open_existing(self) -> IndexInfo | None:
+        """Open the store as it was created (its recorded model, size and sparse kind); None when there is
+        none yet. For a process that takes over an index it never opened itself."""
+        stored = self._read_info()
+        if stored is None or not (self._shard_path / "segments").is_dir():
+            return None
+        return self.open_or_create(model=stored.model, dense_dim=stored.dense_dim, sparse=stored.sparse)
+
     # -- internals --------------------------------------------------------------------------------
 
     def _require(self) -> qe.EdgeShard:

@@ -12,12 +12,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder, EmbedderError
+from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+UPDATE_LOCK = "update.lock"  # held by the update of this index in progress, in any process
 EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
 
 
@@ -40,6 +44,11 @@ class UpdateOptions:
     limit: int | None = None
     item_keys: tuple[str, ...] = ()
     parser: str = "pdfium"
+    wait: bool = True  # for another update of this index to finish; False: refuse at once (the watcher)
+
+
+class UpdateBusyError(AgentZotError):
+    """Another update of this index is running."""
 
 
 @dataclass(slots=True)
@@ -119,11 +128,22 @@ def update_index(
             f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
             hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
         )
+    return _update_or_rebuild(library, resources, options, on_progress, graph)
+
+
+def _update_or_rebuild(
+    library: Library,
+    resources: IndexResources,
+    options: UpdateOptions,
+    on_progress: Callable[[Progress], None] | None,
+    graph: GraphResources | None,
+) -> UpdateSummary:
     resources.sweep()  # generations left behind by earlier rebuilds and their users
     if not options.force_rebuild:
         check_library(resources.state, library)
-        return _update(library, resources, options, on_progress, graph)
-    with resources.layout.rebuild() as job:
+        with _one_update_at_a_time(resources.folder, wait=options.wait):
+            return _update(library, resources, options, on_progress, graph)
+    with resources.layout.rebuild() as job:  # one rebuild at a time; updates of the live index go on
 
         def report(progress: Progress) -> None:
             job.report(progress.items_done, progress.items_total)
@@ -143,6 +163,30 @@ def update_index(
     resources.close()  # this process is done with the old generation; it is deleted once no other uses it
     resources.sweep()
     return summary
+
+
+@contextmanager
+def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
+    """One update of an index generation at a time (a manual update-db and the watcher's, or two
+    servers' watchers racing at start): two would parse and embed the same items twice and interleave
+    their writes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open_lock_file(folder / UPDATE_LOCK) as handle:
+        told = False
+        while not try_lock(handle):
+            if not wait:
+                raise UpdateBusyError(
+                    "Another update of this index is running.",
+                    hint="It indexes the same changes; nothing to do until it finishes.",
+                )
+            if not told:
+                log.warning("another update of this index is running; waiting for it to finish")
+                told = True
+            time.sleep(0.5)
+        try:
+            yield
+        finally:
+            unlock(handle)
 
 
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
