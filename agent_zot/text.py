@@ -20,6 +20,8 @@ _WORD = re.compile(r"\w+")
 def fold(text: str) -> str:
     """Case- and accent-insensitive form, "Mächler" → "machler", "Łukasz" → "lukasz"; non-Latin scripts
     (CJK, Cyrillic, Greek) keep their letters."""
+    if text.isascii():  # most metadata: NFKC/NFKD leave ASCII as it is, and it has no combining marks
+        return text.lower()
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).translate(_FOLD_EXTRA))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 

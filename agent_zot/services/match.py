@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
 
 from agent_zot.text import fold
-from agent_zot.zotero.models import Item
+from agent_zot.zotero.models import Item, Library
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -26,16 +27,41 @@ def haystack(item: Item) -> str:
     return fold(" ".join(parts))
 
 
-def match_items(items: list[Item], query: str) -> list[Item]:
-    """Items whose metadata contains every word of ``query``; title hits rank first."""
+def match_items(items: list[Item], query: str, *, library: Library | None = None) -> list[Item]:
+    """Items whose metadata contains every word of ``query``; title hits rank first. With the ``library``
+    the items come from, their folded metadata is kept for the next query (folding every abstract of a
+    large library took most of a metadata search)."""
     terms = [fold(t) for t in _WORD.findall(query)]
     if not terms:
         return list(items)
+    texts = _haystacks(library) if library is not None else {}
     scored = []
     for item in items:
-        text = haystack(item)
+        text = texts.get(item.key)
+        if text is None:
+            text = texts[item.key] = haystack(item)
         if all(t in text for t in terms):
             title = fold(item.title)
             scored.append((sum(t in title for t in terms), item))
     scored.sort(key=lambda pair: (-pair[0], pair[1].title.casefold()))
     return [item for _, item in scored]
+
+
+def warm_texts(library: Library) -> None:
+    """Fold the library's metadata now (the server's warm-up), not in the first metadata search."""
+    texts = _haystacks(library)
+    for key, item in library.items.items():
+        if key not in texts:
+            texts[key] = haystack(item)
+
+
+_lock = threading.Lock()
+_latest: tuple[Library, dict[str, str]] | None = None  # only the current snapshot's texts are kept
+
+
+def _haystacks(library: Library) -> dict[str, str]:
+    global _latest
+    with _lock:
+        if _latest is None or _latest[0] is not library:
+            _latest = (library, {})
+        return _latest[1]

@@ -112,7 +112,7 @@ def graph_neighbours(
 
 def metadata_matches(library: Library, text: str, *, limit: int) -> list[PaperHit]:
     """Items whose metadata (title, creators, venue, tags, …) contains every word of the text."""
-    items = match_items(list(library.items.values()), text)[:limit]
+    items = match_items(list(library.items.values()), text, library=library)[:limit]
     return [PaperHit(i.key, 0.0, [], {"metadata"}) for i in items]
 
 

@@ -23,11 +23,13 @@ def warm_up(ctx: AppContext) -> float:
     started = time.perf_counter()
     with ctx.request():
         try:
-            ctx.library()
+            library = ctx.library()
             from agent_zot.services import tools
+            from agent_zot.services.match import warm_texts
             from agent_zot.services.routing.examples import warm_examples
 
             warm_examples()
+            warm_texts(library)
             tools.spec_for("zot_search")
             resources = ctx.index()
             if resources.exists():
