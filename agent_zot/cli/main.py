@@ -501,7 +501,9 @@ def config_path(state: State) -> None:
 
 # Registered last: setup_cmd imports nothing from this module, and its service is light (no --help cost).
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
+from agent_zot.cli.view_cmd import view  # noqa: E402
 from agent_zot.cli.watch_cmd import watch  # noqa: E402
 
 cli.add_command(setup)
 cli.add_command(watch)
+cli.add_command(view)
