@@ -222,12 +222,11 @@ async def test_a_running_server_indexes_what_zotero_adds(zotero: ZoteroStandIn, 
     assert zotero.db.read_bytes() == written  # agent-zot only read it
 
 
-def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_path: Path) -> None:
-    settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
-    for n in range(6):
-        zotero.add_paper(f"Bread {n}", f"{ADDED} Loaf number {n}.")
-    zotero.commit()
-    env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(settings.data_dir), "HOME": str(tmp_path / "home")}
+def _watch(
+    zotero: ZoteroStandIn, settings: Settings, home: Path, *, stdout: int | None
+) -> subprocess.Popen[str]:
+    """`agent-zot watch` as its own process group (so a test can end it with its update-db child)."""
+    env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(settings.data_dir), "HOME": str(home)}
     command = [
         sys.executable,
         "-m",
@@ -238,7 +237,17 @@ def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_pa
         "--interval",
         "0.2",
     ]
-    watcher = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        command, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
+def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_path: Path) -> None:
+    settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
+    for n in range(6):
+        zotero.add_paper(f"Bread {n}", f"{ADDED} Loaf number {n}.")
+    zotero.commit()
+    watcher = _watch(zotero, settings, tmp_path / "home", stdout=None)
     try:
         time.sleep(6)  # inside its first update (model load, parsing) on a 2-core machine
     finally:
@@ -264,20 +273,7 @@ def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_pa
 
 def test_watch_prints_each_update(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
-    env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(settings.data_dir), "HOME": str(tmp_path / "home")}
-    command = [
-        sys.executable,
-        "-m",
-        "agent_zot",
-        "--library",
-        str(zotero.folder),
-        "watch",
-        "--interval",
-        "0.2",
-    ]
-    watcher = subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
+    watcher = _watch(zotero, settings, tmp_path / "home", stdout=subprocess.PIPE)
     try:
         assert watcher.stdout is not None
         first = watcher.stdout.readline()  # the catch-up run at start

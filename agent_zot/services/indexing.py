@@ -128,16 +128,6 @@ def update_index(
             f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
             hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
         )
-    return _update_or_rebuild(library, resources, options, on_progress, graph)
-
-
-def _update_or_rebuild(
-    library: Library,
-    resources: IndexResources,
-    options: UpdateOptions,
-    on_progress: Callable[[Progress], None] | None,
-    graph: GraphResources | None,
-) -> UpdateSummary:
     resources.sweep()  # generations left behind by earlier rebuilds and their users
     if not options.force_rebuild:
         check_library(resources.state, library)
