@@ -137,7 +137,11 @@ def status(state: State, as_json: bool) -> None:
     """Which library is in use, its schema version and what it holds."""
     from agent_zot.services.status import format_status, library_status
 
-    data = library_status(state.context())
+    ctx = state.context()
+    try:
+        data = library_status(ctx)
+    finally:
+        ctx.close()  # the index is released for the next command (or another process)
     _emit(data, format_status(data), as_json)
 
 
@@ -149,7 +153,11 @@ def doctor(state: State, as_json: bool) -> None:
     """Check each part (config, library, locks, attachments, folders) and say how to fix problems."""
     from agent_zot.services.doctor import checks_as_dicts, format_checks, run_checks
 
-    checks = run_checks(state.context(), state.config_file)
+    ctx = state.context()
+    try:
+        checks = run_checks(ctx, state.config_file)
+    finally:
+        ctx.close()
     _emit({"checks": checks_as_dicts(checks)}, format_checks(checks), as_json)
     if any(c.status == "fail" for c in checks):
         sys.exit(1)
