@@ -61,7 +61,7 @@ def collection_items(library: Library, name: str, *, limit: int, recursive: bool
     )
     shown = items[:limit]
     scope = " and its sub-collections" if recursive else ""
-    head = f"{collection.path} [{collection.key}]{scope}: {len(items)} items"
+    head = f"{collection.path} [{collection.key}]{scope}: {plural(len(items), 'item')}"
     if not items:
         sub = (
             f" It has sub-collections: {', '.join(library.collections[k].name for k in collection.child_keys)}."
