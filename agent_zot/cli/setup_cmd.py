@@ -16,7 +16,7 @@ from agent_zot.errors import AgentZotError, LibraryNotFoundError
 from agent_zot.services.client_setup import CLIENT_KEYS
 
 if TYPE_CHECKING:
-    from agent_zot.cli.main import State
+    from agent_zot.cli.common import State
     from agent_zot.services.client_setup import ServerEntry, SetupChange
 
 _VERBS = {

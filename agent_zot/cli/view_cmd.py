@@ -12,7 +12,7 @@ import click
 from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
-    from agent_zot.cli.main import State
+    from agent_zot.cli.common import State
     from agent_zot.view.data import ViewData
 
 DEFAULT_MAX_NODES = 2000  # agent_zot.view.data.DEFAULT_MAX_NODES; not imported, so --help stays light

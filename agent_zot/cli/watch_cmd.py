@@ -14,7 +14,7 @@ import click
 from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
-    from agent_zot.cli.main import State
+    from agent_zot.cli.common import State
     from agent_zot.services.context import AppContext
     from agent_zot.services.updater import UpdateOutcome, Watcher
 

@@ -1,0 +1,113 @@
+"""The maintenance commands: `index move`, `graph sync`, `config show` and `config path`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agent_zot.cli.common import State, _emit, _guard, json_option
+from agent_zot.config import default_config_path
+
+
+@click.group()
+def index() -> None:
+    """The full-text index (built by update-db)."""
+
+
+@index.command("move")
+@click.option(
+    "--to", "to", type=click.Choice(["qdrant", "edge"]), required=True, help="The store to move to."
+)
+@click.option("--qdrant-url", default=None, help="The Qdrant server (default: qdrant_url from the config).")
+@click.option(
+    "--qdrant-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Move into qdrant-client's local mode in this folder instead of a server (for trying it out).",
+)
+@json_option
+@click.pass_obj
+@_guard
+def index_move(
+    state: State, to: str, qdrant_url: str | None, qdrant_path: Path | None, as_json: bool
+) -> None:
+    """Copy the index, vectors and all, to another store without re-embedding; resumable and verified.
+    The current index is left as it is: switch vector_store in the config when the move succeeds."""
+    from agent_zot.services.index_move import move_index, target_store
+
+    ctx = state.context()
+    try:
+        target, where = target_store(ctx, to, qdrant_url=qdrant_url, qdrant_path=qdrant_path)
+        try:
+            result = move_index(
+                ctx,
+                target,
+                where,
+                progress=None
+                if as_json
+                else lambda done, total: click.echo(f"{done:,}/{total:,} points", err=True),
+            )
+        finally:
+            target.close()
+    finally:
+        ctx.close()
+    url = qdrant_url or state.settings.qdrant_url
+    switch = (
+        f'set vector_store = "qdrant" and qdrant_url = "{url}"'
+        if to == "qdrant"
+        else 'set vector_store = "edge"'
+    )
+    text = (
+        f"Moved {result.points:,} points to {result.target} in {result.seconds:.1f} s"
+        + (" (resumed)" if result.resumed else "")
+        + f"; {result.checked} spot-checked. To use it, {switch} in the config (or the AGENT_ZOT_* variables); "
+        "update-db will then find nothing to do."
+    )
+    _emit(result.to_dict(), text, as_json)
+
+
+@click.group()
+def graph() -> None:
+    """The knowledge graph (built by update-db)."""
+
+
+@graph.command("sync")
+@json_option
+@click.pass_obj
+@_guard
+def graph_sync(state: State, as_json: bool) -> None:
+    """Push the embedded graph to the Neo4j server in the configuration (neo4j_url, neo4j_user, ...)."""
+    ctx = state.context()
+    try:
+        counts = ctx.graph().sync()
+    finally:
+        ctx.close()
+    text = f"Synced to {state.settings.neo4j_url}: " + ", ".join(
+        f"{v} {k}" for k, v in sorted(counts.items())
+    )
+    _emit({"neo4j_url": state.settings.neo4j_url, "counts": counts}, text, as_json)
+
+
+@click.group()
+def config() -> None:
+    """Inspect the configuration."""
+
+
+@config.command("show")
+@json_option
+@click.pass_obj
+@_guard
+def config_show(state: State, as_json: bool) -> None:
+    """Print the effective configuration (secrets masked)."""
+    settings = state.settings
+    path = state.config_file or default_config_path()
+    header = f"# config file: {path}{'' if path.is_file() else ' (not present; defaults + environment)'}\n"
+    _emit({"config_file": str(path), "settings": settings.masked()}, header + settings.to_toml(), as_json)
+
+
+@config.command("path")
+@click.pass_obj
+def config_path(state: State) -> None:
+    """Print where the config file is read from."""
+    click.echo(str(state.config_file or default_config_path()))

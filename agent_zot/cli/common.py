@@ -1,0 +1,64 @@
+"""What every `agent-zot` command shares: the group's State, JSON output, and user errors as messages."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from agent_zot.config import Settings, load_settings
+from agent_zot.errors import AgentZotError
+
+if TYPE_CHECKING:
+    from agent_zot.services.context import AppContext
+
+
+class State:
+    """What the group options decided, built lazily so `--help` never touches a library."""
+
+    def __init__(self, config_file: Path | None, library: Path | None) -> None:
+        self.config_file = config_file
+        self.library = library
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.config_file, zotero_data_dir=self.library)
+        return self._settings
+
+    def override(self, **values: Any) -> None:
+        """Settings for this run only, over what the config and the environment say."""
+        self._settings = self.settings.model_copy(update=values)
+
+    def context(self) -> AppContext:
+        # Imported here so that `--help` and `route` stay fast.
+        from agent_zot.services.context import AppContext
+
+        return AppContext(self.settings)
+
+
+def _emit(data: Any, text: str, as_json: bool) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str) if as_json else text)
+
+
+def _guard(fn: Callable[..., None]) -> Callable[..., None]:
+    """User errors print their message and exit 2, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        try:
+            fn(*args, **kwargs)
+        except AgentZotError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
