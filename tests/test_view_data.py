@@ -181,3 +181,27 @@ def test_empty_graph_says_to_run_update_db(tmp_path: Path) -> None:
             build_view(store, library, ViewRequest())
     finally:
         store.close()
+
+
+def test_the_readme_examples_work_on_the_demo(demo: Settings) -> None:
+    """Each `agent-zot view` line of the README, run on the demo library through the CLI."""
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    lines = re.findall(r"^\.venv/bin/agent-zot view(.*?)(?:#.*)?$", readme, re.M)
+    examples = [shlex.split(line) for line in lines if "--serve" not in line]
+    assert len(examples) >= 3
+    env = {"AGENT_ZOT_DATA_DIR": str(demo.data_dir)}
+    for n, arguments in enumerate(examples):
+        out = demo.data_dir.parent / f"readme-{n}.html"
+        library = ["--library", str(demo.zotero_data_dir)]
+        result = CliRunner().invoke(
+            cli, [*library, "view", *arguments, "--no-open", "--out", str(out)], env=env
+        )
+        assert result.exit_code == 0, (arguments, result.output)
+        assert out.stat().st_size > 10_000
