@@ -168,8 +168,23 @@ class Settings(BaseSettings):
     parser: Literal["pdfium", "docling"] = Field(
         default="pdfium", description="PDF text extraction: pdfium (fast, default) or docling."
     )
-    index_workers: int = Field(
-        default=2, ge=1, le=64, description="Processes that parse attachments in parallel during update-db."
+    index_workers: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="Processes that parse attachments (and extract graph keyphrases) in parallel during "
+        "update-db. Default: one per usable CPU, at most 4 (parsing outpaces embedding).",
+    )
+    embed_threads: int | None = Field(
+        default=None,
+        ge=1,
+        le=256,
+        description="CPU threads the embedding model uses. Default: every CPU this process may use.",
+    )
+    embed_device: Literal["auto", "cpu", "cuda", "mps"] = Field(
+        default="auto",
+        description="Where documents are embedded: auto (a CUDA or Apple GPU when torch sees one, else the "
+        "CPU), cpu, cuda or mps. Queries always run on the CPU.",
     )
     parse_timeout_s: float = Field(
         default=120.0,

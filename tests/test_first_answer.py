@@ -157,3 +157,36 @@ async def test_listing_the_tools_starts_the_warm_up_once(indexed: Settings) -> N
         assert cold._library is None
     finally:
         cold.close()
+
+
+def test_a_small_update_embeds_with_the_export_and_finds_the_same(indexed: Settings, tmp_path: Path) -> None:
+    """A few changed items are embedded by the ONNX export (no torch import) into the same vectors."""
+    import shutil
+
+    from agent_zot.services.indexing import UpdateOptions, update_index
+
+    settings = indexed.model_copy(update={"data_dir": tmp_path / "state"})
+    shutil.copytree(indexed.data_dir, settings.data_dir)
+    ctx = AppContext(settings)
+    try:
+        before = tools.call(ctx, "zot_search", query=QUERY, limit=3).data["papers"]
+        resources = ctx.index()
+        resources.open()
+        changed = before[0]["key"]
+        resources.store.delete_items([changed])
+        resources.state.forget_items([changed])  # as if the item had just been added in Zotero
+        summary = update_index(ctx.library(), resources, UpdateOptions())
+        embedder = resources.embedder
+        assert isinstance(embedder, SentenceTransformerEmbedder)
+        assert (summary.indexed, summary.engine) == (1, "onnx (cpu)")
+        assert embedder._model is None, "torch was loaded for a one-item update"
+        after = tools.call(ctx, "zot_search", query=QUERY, limit=3).data["papers"]
+        texts = [QUERY, "Citation graphs connect papers through their reference lists."]
+        by_export = embedder.embed_documents(texts)
+        embedder._documents_by_export = False  # the torch model, for comparison
+        by_torch = embedder.embed_documents(texts)
+    finally:
+        ctx.close()
+    assert [p["key"] for p in after] == [p["key"] for p in before]
+    assert [round(p["score"], 3) for p in after] == [round(p["score"], 3) for p in before]
+    assert float((by_export * by_torch).sum(axis=1).min()) > 0.9999

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -300,6 +301,51 @@ def test_acronym_merges_with_its_expansion_when_a_text_defines_it() -> None:
     assert "cnn" in concepts.concepts  # never defined: stays alone
     without_texts = merge_concepts(per_paper)
     assert "lstm" in without_texts.concepts
+
+
+AMBIGUOUS = {
+    "P1": [("acute coronary syndrome", 1.0), ("ACS", 0.6)],
+    "P2": [("American Cancer Society", 1.0), ("ACS", 0.5)],
+    "P3": [("long-term potentiation", 1.0), ("LTP", 0.7)],
+    "P4": [("acute coronary syndromes", 0.8)],
+}
+AMBIGUOUS_TEXTS = {
+    "P1": "Patients with acute coronary syndrome (ACS) were enrolled.",
+    "P2": "Guidelines of the American Cancer Society (ACS) were followed.",
+    "P3": "Long-term potentiation (LTP) was induced.",
+    "P4": "Acute coronary syndromes (ACS) were treated.",  # the same expansion again: still one meaning
+}
+
+
+def test_an_acronym_the_library_expands_two_ways_merges_with_neither() -> None:
+    concepts = merge_concepts(AMBIGUOUS, texts=AMBIGUOUS_TEXTS)
+    assert concepts.key_for("ACS") == "acs"  # not "acute coronary syndrome" nor the society
+    assert "acs" not in concepts["acute coronary syndrome"].aliases
+    assert concepts["acute coronary syndrome"].doc_freq == 2  # P1 and P4, singular and plural
+    assert concepts.key_for("American Cancer Society") == "american cancer society"
+    assert concepts.key_for("LTP") == "long term potentiation"  # defined one way only: merged
+
+
+def test_merging_gives_the_same_concepts_in_every_process() -> None:
+    """Concept ids are graph node ids: they must not depend on Python's per-process string hashing."""
+    script = (
+        "from tests.test_graph_concepts import AMBIGUOUS, AMBIGUOUS_TEXTS\n"
+        "from agent_zot.graph.concepts import merge_concepts\n"
+        "c = merge_concepts(AMBIGUOUS, texts=AMBIGUOUS_TEXTS)\n"
+        "print(sorted((k, v.name, sorted(v.aliases), sorted(v.papers.items())) for k, v in c.concepts.items()))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outputs) == 1 and "acute coronary syndrome" in outputs.pop()
 
 
 # --- concept_type -------------------------------------------------------------------------------------

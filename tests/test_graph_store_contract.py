@@ -18,6 +18,7 @@ from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.state.db import connect
 from agent_zot.state.index import IndexState
 from tests.bolt_server import BoltServer, bolt_server  # noqa: F401  (the session fixture, used by name)
 
@@ -255,6 +256,45 @@ def test_replace_all_holds_exactly_the_new_graph(store: GraphStore) -> None:
     assert store.all_edges([]) == sorted_edges(small.edges)
     store.replace_all(GraphData())
     assert store.counts() == expected_counts([], [])
+
+
+def test_replace_all_is_seen_by_another_store_object(make_store: StoreFactory) -> None:
+    """A rebuild written by update-db reaches a server that had the old graph loaded."""
+    writer, reader = make_store(), make_store()
+    writer.upsert(DATA)
+    assert reader.counts() == expected_counts(NODES, EDGES)  # loaded now
+    changed = GraphData(
+        [*NODES[:-1], paper("paper:NEW", "New", 2024)],
+        [e for e in EDGES if NODES[-1].id not in (e.source, e.target)]
+        + [edge("paper:NEW", EdgeKind.CITES, P1)],
+    )
+    writer.replace_all(changed)
+    for s in (reader, writer):
+        assert s.counts() == expected_counts(changed.nodes, changed.edges)
+        assert s.get_nodes(["paper:NEW"]) == [changed.nodes[-1]]
+        assert s.all_edges([]) == sorted_edges(changed.edges)
+
+
+def test_an_unchanged_rebuild_writes_nothing(tmp_path: Path) -> None:
+    """The embedded store compares a rebuild with what it holds: the same graph is no write at all
+    (readers keep their loaded graph), a changed one bumps the version once."""
+    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store.replace_all(DATA)
+
+    def version() -> int:
+        conn = connect(tmp_path / "state.sqlite")
+        try:
+            return int(conn.execute("SELECT value FROM graph_meta WHERE key = 'graph_version'").fetchone()[0])
+        finally:
+            conn.close()
+
+    first = version()
+    store.replace_all(GraphData(list(reversed(NODES)), list(reversed(EDGES))))  # the same graph, reordered
+    assert version() == first
+    store.replace_all(GraphData(NODES, EDGES[1:]))
+    assert version() == first + 1
+    assert store.all_edges([]) == sorted_edges(EDGES[1:])
+    store.close()
 
 
 def test_writes_above_one_batch(empty: GraphStore) -> None:

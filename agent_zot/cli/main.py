@@ -240,8 +240,16 @@ def _format_summary(data: dict[str, Any]) -> str:
     lines = [
         f"Indexed {data['indexed']} items ({data['pages']} pages, {data['chunks']} chunks) in {data['seconds']:.1f} s; "
         f"{data['unchanged']} unchanged, {data['removed']} removed from the index.",
-        f"Model: {data['model']}; store: {data['store']}.",
+        f"Model: {data['model']}"
+        + (f" on {data['engine']}" if data.get("engine") else "")
+        + f"; store: {data['store']}.",
     ]
+    notes = data.get("notes") or {}
+    if any(notes.get(k) for k in ("indexed", "unchanged", "removed")):
+        lines.append(
+            f"Notes and annotations: {notes['indexed']} embedded, {notes['unchanged']} unchanged, "
+            f"{notes['removed']} removed."
+        )
     graph = data.get("graph")
     if graph:
         lines.append(

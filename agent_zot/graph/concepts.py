@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rapidfuzz import fuzz
+import numpy as np
+from rapidfuzz import fuzz, process
 
 from agent_zot.graph.model import ConceptType
 from agent_zot.text import STOPWORDS, fold
@@ -140,6 +141,7 @@ def _spelling(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=1 << 18)  # a graph build normalises each phrase several times (keys, names, types)
 def normalise_concept(phrase: str) -> str:
     """The merge key of a phrase ("Fine-Tuning of the CNNs" -> "fine tuning of the cnn"); "" for junk."""
     text = fold(phrase).replace("’", "'").strip()
@@ -304,9 +306,8 @@ def merge_concepts(
     doc_freq = Counter(key for weights in kept.values() for key in weights)
     parent = {key: key for key in doc_freq}
     _union_near_duplicates(parent, doc_freq)
-    for short, long in _acronym_pairs(texts or {}):
-        if short in parent and long in parent:
-            _union(parent, doc_freq, long, short, keep=long)
+    for short, long in _unambiguous_acronyms(_acronym_pairs(texts or {}), parent):
+        _union(parent, doc_freq, long, short, keep=long)
     return _build(kept, surfaces, parent, doc_freq, texts or {}, top_k)
 
 
@@ -351,10 +352,22 @@ def _union_near_duplicates(parent: dict[str, str], doc_freq: Counter[str]) -> No
     for key in doc_freq:
         by_head[key.rsplit(" ", 1)[-1]].append(key)
     for keys in by_head.values():
-        for i, a in enumerate(keys):
-            for b in keys[i + 1 :]:
-                if near_duplicate(a, b):
-                    _union(parent, doc_freq, a, b)
+        for a, b in _similar_pairs(keys):
+            if near_duplicate(a, b):
+                _union(parent, doc_freq, a, b)
+
+
+def _similar_pairs(keys: list[str]) -> Iterator[tuple[str, str]]:
+    """Pairs of ``keys`` (in list order) whose token_sort_ratio reaches NEAR_DUPLICATE. A common head word
+    ("cell", "model") gathers thousands of keys, so the ratio matrix is computed by rapidfuzz in C and
+    only the few close pairs are checked in Python."""
+    if len(keys) < 2:
+        return
+    scores = process.cdist(
+        keys, keys, scorer=fuzz.token_sort_ratio, score_cutoff=NEAR_DUPLICATE, dtype=np.uint8
+    )
+    for i, j in zip(*np.nonzero(np.triu(scores, k=1)), strict=True):
+        yield keys[i], keys[j]
 
 
 def near_duplicate(a: str, b: str) -> bool:
@@ -397,6 +410,20 @@ def _acronym_pairs(texts: dict[str, str]) -> set[tuple[str, str]]:
                 if short and long and short != long:
                     pairs.add((short, long))
     return pairs
+
+
+def _unambiguous_acronyms(pairs: set[tuple[str, str]], parent: dict[str, str]) -> list[tuple[str, str]]:
+    """The (acronym, expansion) pairs among the keys whose acronym the library expands one way only,
+    sorted (a set's order changes from run to run). Expansions already merged as near-duplicates count as
+    one; "ACS" for acute coronary syndrome in one paper and the American Cancer Society in another is
+    ambiguous and merges neither."""
+    expansions: dict[str, dict[str, str]] = defaultdict(dict)
+    for short, long in sorted(pairs):
+        if short in parent and long in parent:
+            expansions[short].setdefault(_find(parent, long), long)
+    return [
+        (short, next(iter(roots.values()))) for short, roots in sorted(expansions.items()) if len(roots) == 1
+    ]
 
 
 def _expansion_for(words: list[str], acronym: str) -> str | None:
@@ -488,6 +515,7 @@ def concept_type(
     return kind
 
 
+@lru_cache(maxsize=1 << 16)
 def _type_by_rules(name: str) -> ConceptType:
     folded = " ".join(_SEPARATORS.sub(" ", fold(name)).split())
     for kind, pattern in TYPE_RULES:

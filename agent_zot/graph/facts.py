@@ -18,6 +18,7 @@ from typing import Any
 from agent_zot.config import Settings
 from agent_zot.graph.concepts import extract_keyphrases
 from agent_zot.graph.references import Reference, parse_references
+from agent_zot.hardware import worker_count
 from agent_zot.state.db import connect
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
@@ -203,7 +204,7 @@ def current_facts(
         [source for _, source in inputs],
         keyphrases,
         parallel=extractor == "yake",
-        workers=settings.index_workers,
+        workers=worker_count(settings.index_workers),
     )
     fresh: list[tuple[PaperFacts, str]] = []
     for (item, fingerprint), (references, _), found in zip(todo, inputs, phrases, strict=True):

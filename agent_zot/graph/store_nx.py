@@ -220,25 +220,33 @@ class NetworkxGraphStore:
             current.remove_nodes_from(row[0] for row in gone)
 
     def replace_all(self, graph: GraphData) -> None:
+        """Make the stored graph equal to ``graph``, writing only the rows that differ: a rebuild after a
+        few changed items rewrites a few rows, and the old graph is compared as stored text, not loaded."""
         nodes, edges = dedupe_batch(graph)
         missing = missing_endpoints(edges, (n.id for n in nodes))
         if missing:
             raise dangling_error(missing)
+        new_nodes = {n.id: (n.kind.value, _dumps(n.props)) for n in nodes}
+        new_edges = {(e.source, e.kind.value, e.target): _dumps(e.props) for e in edges}
         with self._lock:
-            with self._writing() as (conn, _):
-                conn.execute("DELETE FROM graph_edges")
-                conn.execute("DELETE FROM graph_nodes")
-                conn.executemany(
-                    "INSERT INTO graph_nodes VALUES (?, ?, ?)",
-                    [(n.id, n.kind.value, _dumps(n.props)) for n in nodes],
-                )
-                conn.executemany(
-                    "INSERT INTO graph_edges VALUES (?, ?, ?, ?)",
-                    [(e.source, e.kind.value, e.target, _dumps(e.props)) for e in edges],
-                )
-            fresh = nx.MultiDiGraph()
-            _add(fresh, nodes, edges)
-            self._graph = fresh
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                completed = False
+                try:
+                    changed = _write_difference(conn, new_nodes, new_edges)
+                    if changed:
+                        conn.execute(_BUMP)
+                    completed = True
+                finally:  # as in _writing: anything that did not complete (even Ctrl-C) rolls back
+                    conn.execute("COMMIT" if completed else "ROLLBACK")
+            except sqlite3.Error as exc:
+                self._graph = None
+                raise self._error("write", exc) from exc
+            if changed:
+                # Loaded again from the tables on the next read: a rebuild replaces most of what a reader
+                # would hold, and the process writing it (update-db) usually never reads it.
+                self._graph, self._version, self._data_version = None, -1, -1
 
     # -- reads --------------------------------------------------------------------------------
 
@@ -364,6 +372,28 @@ class NetworkxGraphStore:
                 self._conn.close()
                 self._conn = None
             self._graph = None
+
+
+def _write_difference(
+    conn: sqlite3.Connection,
+    nodes: dict[str, tuple[str, str]],
+    edges: dict[tuple[str, str, str], str],
+) -> bool:
+    """Delete, insert and update rows so the tables hold exactly ``nodes`` and ``edges`` (props as JSON
+    text); True when anything changed."""
+    old_edges = {
+        (s, k, t): p for s, k, t, p in conn.execute("SELECT source, kind, target, props FROM graph_edges")
+    }
+    old_nodes = {i: (k, p) for i, k, p in conn.execute("SELECT id, kind, props FROM graph_nodes")}
+    gone_edges = [key for key in old_edges if key not in edges]
+    gone_nodes = [(node_id,) for node_id in old_nodes if node_id not in nodes]
+    put_nodes = [(i, k, p) for i, (k, p) in nodes.items() if old_nodes.get(i) != (k, p)]
+    put_edges = [(*key, p) for key, p in edges.items() if old_edges.get(key) != p]
+    conn.executemany("DELETE FROM graph_edges WHERE source = ? AND kind = ? AND target = ?", gone_edges)
+    conn.executemany("DELETE FROM graph_nodes WHERE id = ?", gone_nodes)
+    conn.executemany(_UPSERT_NODE, put_nodes)
+    conn.executemany(_UPSERT_EDGE, put_edges)
+    return bool(gone_edges or gone_nodes or put_nodes or put_edges)
 
 
 # -- helpers over the in-memory graph -------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from agent_zot.hardware import available_cpus
 from agent_zot.index.embed import EmbedderError, l2_normalise
 from agent_zot.index.embed_local import BgeM3Embedder
 from agent_zot.index.store import SparseVector
@@ -109,9 +110,18 @@ class BgeM3Int8Embedder(BgeM3Embedder):
     """The BGE-M3 embedder (dense + lexical weights, see embed_local.py) over the cached INT8 ONNX model:
     the model is an onnxruntime session instead of FlagEmbedding's torch model."""
 
-    def __init__(self, model_dir: Path, *, max_tokens: int | None = None, batch_size: int = 8) -> None:
-        super().__init__(model_dir, max_tokens=max_tokens, batch_size=batch_size)
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        max_tokens: int | None = None,
+        batch_size: int = 8,
+        threads: int | None = None,
+    ) -> None:
+        super().__init__(model_dir, max_tokens=max_tokens, batch_size=batch_size, device="cpu")
         self.name = f"{self.model_dir.name}@bge-m3-int8"
+        self.engine = "onnx int8 (cpu)"
+        self.threads = max(1, threads or available_cpus())
 
     def _load(self) -> Any:
         import onnxruntime as ort
@@ -119,7 +129,9 @@ class BgeM3Int8Embedder(BgeM3Embedder):
         path = self.model_dir / CACHE / INT8_FILE
         if not path.is_file():
             export_int8(self.model_dir, path)
-        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def _encode(self, texts: Sequence[str], batch_size: int) -> tuple[np.ndarray, list[SparseVector]]:
         tokenizer = self._tokens.tokenizer

@@ -6,7 +6,6 @@ Heavy imports (torch, sentence_transformers, onnxruntime, FlagEmbedding) happen 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from agent_zot.hardware import DevicePreference, available_cpus, torch_device
 from agent_zot.index.embed import (
     EmbedderError,
     TokenizerFile,
@@ -29,8 +29,11 @@ MINILM_NAME = "all-MiniLM-L6-v2"
 log = logging.getLogger(__name__)
 
 
+ACCELERATOR_BATCH = 128  # a GPU is fed larger batches than the CPU's 32: it is idle between small ones
+
+
 def _threads(threads: int | None) -> int:
-    return max(1, threads or os.cpu_count() or 1)
+    return max(1, threads or available_cpus())
 
 
 class _TokenizerMixin:
@@ -81,7 +84,12 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
     """
 
     def __init__(
-        self, model_dir: Path | None = None, *, threads: int | None = None, query_cache: Path | None = None
+        self,
+        model_dir: Path | None = None,
+        *,
+        threads: int | None = None,
+        device: DevicePreference = "auto",
+        query_cache: Path | None = None,
     ) -> None:
         default = model_dir is None
         self.model_dir = Path(model_dir) if model_dir is not None else minilm_model_dir()
@@ -100,6 +108,9 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
 
             self._query_file = export_folder(query_cache, self.model_dir) / FILE
         self._query_model: OnnxEmbedder | None = None
+        self.device_preference = device
+        self.device = "cpu"  # where the torch model runs once loaded
+        self._documents_by_export = False
 
     @property
     def model(self) -> Any:
@@ -110,7 +121,25 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         return self._model
 
     def load(self) -> None:
-        self.model  # noqa: B018 - the property loads
+        """Load what ``embed_documents`` will use."""
+        if self._documents_by_export:
+            self.load_query_model()
+        else:
+            self.model  # noqa: B018 - the property loads
+
+    @property
+    def engine(self) -> str:
+        """What embedded this process's documents: "onnx (cpu)", or torch and its device."""
+        return "onnx (cpu)" if self._documents_by_export else f"torch ({self.device})"
+
+    def use_export_for_documents(self) -> bool:
+        """Embed documents with the ONNX export as well, when there is one and torch is not loaded yet;
+        False (nothing changes) otherwise. For a small update this skips importing torch (5-10 s), which
+        outweighs torch's faster forward pass (about 15% here); the vectors are the same (checked when
+        the export was made)."""
+        if self._model is None and self._onnx_query_model() is not None:
+            self._documents_by_export = True
+        return self._documents_by_export
 
     def load_query_model(self) -> None:
         """Load what ``embed_query`` will use: the ONNX export when there is one, else the torch model."""
@@ -159,7 +188,8 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
 
         _quiet_transformers()
         torch.set_num_threads(self.threads)
-        model = SentenceTransformer(str(self.model_dir), device="cpu", local_files_only=True)
+        self.device = torch_device(self.device_preference)
+        model = SentenceTransformer(str(self.model_dir), device=self.device, local_files_only=True)
         model.max_seq_length = self.max_tokens
         self.dim = int(model.get_embedding_dimension() or self.dim)
         self._ensure_query_export(model)
@@ -168,9 +198,14 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self.model.encode(
+        if self._documents_by_export and self._model is None:
+            export = self._onnx_query_model()
+            if export is not None:
+                return export.embed_documents(texts, batch_size=batch_size)
+        model = self.model
+        vectors = model.encode(
             list(texts),
-            batch_size=batch_size,
+            batch_size=batch_size if self.device == "cpu" else max(batch_size, ACCELERATOR_BATCH),
             convert_to_numpy=True,
             normalize_embeddings=True,
             show_progress_bar=False,
@@ -212,6 +247,8 @@ class OnnxEmbedder(_TokenizerMixin):
         self._encoder: Any = None  # a second Tokenizer, configured to truncate and pad for batches
         self._input_names: list[str] = []
         self._lock = threading.Lock()
+
+    engine = "onnx (cpu)"
 
     @property
     def session(self) -> Any:
@@ -282,8 +319,17 @@ class BgeM3Embedder:
     output of the last ``embed_documents`` call is kept so ``sparse_documents`` on the same texts is free.
     """
 
-    def __init__(self, model_dir: Path, *, max_tokens: int | None = None, batch_size: int = 8) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        max_tokens: int | None = None,
+        batch_size: int = 8,
+        device: DevicePreference = "auto",
+    ) -> None:
         self.model_dir = Path(model_dir)
+        self.device_preference = device
+        self.engine = "torch"  # and its device, once loaded
         if not self.model_dir.is_dir():
             raise EmbedderError(f"BGE-M3 model directory not found: {self.model_dir}")
         config = read_json(self.model_dir / "config.json")
@@ -317,7 +363,12 @@ class BgeM3Embedder:
                 "FlagEmbedding is not installed: pip install 'agent-zot[bge-m3]'",
                 hint="Or choose another embedder (for example 'minilm').",
             ) from err
-        return BGEM3FlagModel(str(self.model_dir), use_fp16=False)
+        device = torch_device(self.device_preference)
+        self.engine = f"torch ({device})"
+        if device != "cpu":
+            self.batch_size = max(self.batch_size, ACCELERATOR_BATCH // 4)  # 8k-token inputs: a quarter
+        # fp16 halves a GPU's work; on the CPU it is slower than fp32.
+        return BGEM3FlagModel(str(self.model_dir), use_fp16=device == "cuda", devices=device)
 
     def count_tokens(self, text: str) -> int:
         return self._tokens.count(text)

@@ -65,7 +65,8 @@ def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     dynamic = {0: "batch", 1: "tokens"}
-    sample = tuple(torch.ones(1, 8, dtype=torch.long) for _ in range(3))
+    # On the model's own device (a GPU when the index is built on one); the exported graph runs anywhere.
+    sample = tuple(torch.ones(1, 8, dtype=torch.long, device=encoder.device) for _ in range(3))
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes about other shapes than the dynamic ones

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_zot.config import Settings
 from agent_zot.errors import AgentZotError
+from agent_zot.hardware import torch_device
 from agent_zot.index.embed import Embedder, make_embedder
 from agent_zot.index.generations import Generation, GenerationHold, IndexLayout
 from agent_zot.index.shared import SharedIndex
@@ -81,12 +82,19 @@ class IndexResources:
             }
         elif kind == "bge-m3":
             options = {"model_dir": self._model_folder(self.settings.embedder_model or DEFAULT_BGE_M3)}
-            if self.settings.bge_m3_int8 and not _accelerator():
+            if self.settings.bge_m3_int8 and torch_device(self.settings.embed_device) == "cpu":
                 kind = "bge-m3-int8"
-        elif kind == "minilm":
-            # Queries run on an ONNX copy of the model: a new server answers without importing torch
-            # (minilm-st keeps torch for both).
-            options = {"query_cache": self.settings.data_dir / "models" / "query-onnx"}
+                options["threads"] = self.settings.embed_threads
+            else:
+                options["device"] = self.settings.embed_device
+        elif kind in ("minilm", "minilm-st"):
+            options = {"threads": self.settings.embed_threads, "device": self.settings.embed_device}
+            if kind == "minilm":
+                # Queries run on an ONNX copy of the model: a new server answers without importing torch
+                # (minilm-st keeps torch for both).
+                options["query_cache"] = self.settings.data_dir / "models" / "query-onnx"
+        elif kind == "minilm-onnx":
+            options = {"threads": self.settings.embed_threads}
         return make_embedder(kind, **options)
 
     def _model_folder(self, name: str) -> Path:
@@ -189,13 +197,6 @@ class IndexResources:
         if self._hold is not None:
             self._hold.release()
             self._hold = None
-
-
-def _accelerator() -> bool:
-    """A CUDA or Apple GPU that FlagEmbedding would use (then the fp32/fp16 model runs there)."""
-    import torch
-
-    return bool(torch.cuda.is_available() or (torch.backends.mps.is_available()))
 
 
 def server_collection(generation: Generation) -> str:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
+from agent_zot.hardware import worker_count
 from agent_zot.index.changes import ItemWork, plan_update
-from agent_zot.index.embed import Embedder, EmbedderError
+from agent_zot.index.embed import Embedder
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
@@ -35,6 +36,10 @@ log = logging.getLogger(__name__)
 
 UPDATE_LOCK = "update.lock"  # held by the update of this index in progress, in any process
 EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
+# An update expected to embed fewer chunks than this runs on the model's ONNX export (when it has one):
+# importing torch costs 5-10 s, about what torch's faster forward pass saves over ~1,000 chunks.
+SMALL_UPDATE_CHUNKS = 500
+CHUNKS_PER_FILE = 50  # a typical paper's chunks (930 for the 18 shared PDFs), for the estimate above
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +91,7 @@ class UpdateSummary:
     seconds: float = 0.0
     embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
     model: str = ""
+    engine: str = ""  # what ran the model: "torch (cpu)", "torch (cuda)", "onnx (cpu)"...; "" when idle
     store: str = ""
     graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
     notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
@@ -103,6 +109,7 @@ class UpdateSummary:
             "seconds": round(self.seconds, 3),
             "embed_seconds": round(self.embed_seconds, 3),
             "model": self.model,
+            "engine": self.engine,
             "store": self.store,
             "graph": self.graph,
             "graph_error": self.graph_error,
@@ -216,7 +223,7 @@ def _update(
         fulltext=options.fulltext,
     )
     summary.unchanged = plan.unchanged
-    if plan.work:
+    if plan.work and not _light_engine(resources.embedder, plan.work, options):
         _load_in_background(resources.embedder)
     if plan.removed:
         resources.store.delete_items(plan.removed)
@@ -246,6 +253,8 @@ def _update(
 
     notes = update_notes(library, resources, only_items=options.item_keys or None, on_progress=notes_progress)
     summary.notes = notes.to_dict()
+    if summary.indexed or notes.indexed:
+        summary.engine = getattr(resources.embedder, "engine", "")
     if summary.indexed or notes.indexed:
         resources.store.optimize()
     state.set_meta("library", library.identity)
@@ -292,6 +301,15 @@ def _update_graph(graph: GraphResources, library: Library, state: Any, summary: 
         log.warning("knowledge graph not updated: %s", err)
 
 
+def _light_engine(embedder: Embedder, work: list[ItemWork], options: UpdateOptions) -> bool:
+    """Whether this update embeds with the embedder's lighter engine (see SMALL_UPDATE_CHUNKS)."""
+    use_export = getattr(embedder, "use_export_for_documents", None)
+    if use_export is None:
+        return False
+    files = sum(len(entry.attachments) for entry in work) if options.fulltext else 0
+    return len(work) + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS and bool(use_export())
+
+
 def _load_in_background(embedder: Embedder) -> None:
     """Load the model while the workers parse the first files, so the load costs no wall time.
 
@@ -301,7 +319,7 @@ def _load_in_background(embedder: Embedder) -> None:
     def load() -> None:
         try:
             embedder.load()
-        except EmbedderError as err:
+        except AgentZotError as err:  # a missing model or device: written for the user, said again there
             log.debug("background model load failed (the first embedding call reports it): %s", err)
 
     threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
@@ -344,7 +362,7 @@ def _parsed_items(
     settings = resources.settings
     for outcome in parse_many(
         jobs,
-        workers=settings.index_workers,
+        workers=worker_count(settings.index_workers),
         timeout_s=settings.parse_timeout_s,
         memory_mb=settings.parse_memory_mb,
         parser=options.parser,
