@@ -133,6 +133,7 @@ def graph_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, d
     finally:
         ctx.close()
     assert summary.graph is not None and summary.graph_error is None
+    assert {"graph: references and keyphrases", "graph: build", "graph: write"} <= set(summary.stages)
     return settings, k
 
 

@@ -142,6 +142,11 @@ def test_first_run_indexes_everything_and_reports_why(library_copy, resources) -
     assert record.references_page == 4 and "[1]" in record.references_text
     assert all("[2] C. Scholar" not in p.text for p in pages)
     _points_match_state(resources, library)
+    # where the time went, stage by stage, within the run's own time
+    for stage in ("parse (waiting for the workers)", "chunk", "embed (dense)", "embed (sparse)",
+                  "vector store writes", "state writes"):  # fmt: skip
+        assert summary.stages[stage] > 0, stage
+    assert sum(summary.stages.values()) <= summary.seconds
 
 
 def test_rerun_is_incremental_and_exact(library_copy, resources) -> None:

@@ -16,6 +16,7 @@ from agent_zot.graph.build import BuildStats, build_graph
 from agent_zot.graph.facts import FactsCache, current_facts
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
 
@@ -57,18 +58,22 @@ class GraphResources:
     def is_empty(self) -> bool:
         return not self.local.stored_counts().get("Paper")
 
-    def update(self, library: Library, state: IndexState) -> BuildStats:
+    def update(self, library: Library, state: IndexState, times: StageTimes | None = None) -> BuildStats:
         """Rebuild the graph from the library and the cached per-paper facts; write it to the stores."""
+        times = times if times is not None else StageTimes()
         with self._lock:
             cache = FactsCache(self.state_path)
             try:
-                facts = current_facts(library.items.values(), state, cache, settings=self.settings)
+                with times.measure("graph: references and keyphrases"):
+                    facts = current_facts(library.items.values(), state, cache, settings=self.settings)
             finally:
                 cache.close()
-            data, stats = build_graph(library, facts)
-            self.local.replace_all(data)
-            if self.settings.graph_store == "neo4j":
-                self.neo4j.replace_all(data)
+            with times.measure("graph: build"):
+                data, stats = build_graph(library, facts)
+            with times.measure("graph: write"):
+                self.local.replace_all(data)
+                if self.settings.graph_store == "neo4j":
+                    self.neo4j.replace_all(data)
             stats.counts = self.local.stored_counts()
             return stats
 

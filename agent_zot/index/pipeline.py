@@ -14,6 +14,7 @@ from typing import Any
 from agent_zot.index.changes import UNPARSED, ItemWork
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import Point
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
@@ -42,8 +43,9 @@ class StoredBatch:
 
 
 class IndexPipeline:
-    def __init__(self, resources: IndexResources) -> None:
+    def __init__(self, resources: IndexResources, times: StageTimes | None = None) -> None:
         self.resources = resources
+        self.times = times if times is not None else StageTimes()
 
     def prepare(self, entry: ItemWork, outcomes: dict[str, ParseOutcome]) -> ParsedItem:
         """The item's chunks (its metadata record, then each parsed file's) and what to record about it.
@@ -82,26 +84,32 @@ class IndexPipeline:
         resources = self.resources
         chunks = [c for ready in batch for c in ready.chunks]
         texts = [c.text for c in chunks]
-        resources.embedder.load()  # waits for a background load, so its time is not counted as embedding
+        times = self.times
+        with times.measure("model load (waited for)"):
+            resources.embedder.load()  # a background load: only the wait is counted, not as embedding
         started = time.perf_counter()
-        dense = resources.embedder.embed_documents(texts)
-        sparse = resources.sparse_documents(texts)
+        with times.measure("embed (dense)"):
+            dense = resources.embedder.embed_documents(texts)
+        with times.measure("embed (sparse)"):
+            sparse = resources.sparse_documents(texts)
         stats.embed_seconds = time.perf_counter() - started
         vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
         for ready in batch:
             item = ready.work.item
             points = [_point(c, item, *vectors[c.id]) for c in ready.chunks]
-            # Old points go first, so a chunk that no longer exists cannot linger.
-            resources.store.delete_items([item.key])
-            resources.store.upsert(points)
-            resources.state.record_item(
-                item.key,
-                ready.work.fingerprint,
-                status="indexed",
-                attachments=ready.records,
-                pages=ready.pages,
-                points=len(points),
-            )
+            with times.measure("vector store writes"):
+                # Old points go first, so a chunk that no longer exists cannot linger.
+                resources.store.delete_items([item.key])
+                resources.store.upsert(points)
+            with times.measure("state writes"):
+                resources.state.record_item(
+                    item.key,
+                    ready.work.fingerprint,
+                    status="indexed",
+                    attachments=ready.records,
+                    pages=ready.pages,
+                    points=len(points),
+                )
             stats.items += 1
             stats.chunks += len(points)
             stats.pages += sum(len(p) for p in ready.pages.values())

@@ -25,6 +25,7 @@ from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
@@ -96,6 +97,7 @@ class UpdateSummary:
     graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
     notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
+    stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +116,7 @@ class UpdateSummary:
             "graph": self.graph,
             "graph_error": self.graph_error,
             "notes": self.notes,
+            "stages": self.stages,
         }
 
 
@@ -208,6 +211,7 @@ def _update(
     graph: GraphResources | None,
 ) -> UpdateSummary:
     started = time.perf_counter()
+    times = StageTimes()
     summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
     state = resources.state
     resources.open()
@@ -230,7 +234,7 @@ def _update(
         state.forget_items(plan.removed)
         summary.removed = len(plan.removed)
 
-    pipeline = IndexPipeline(resources)
+    pipeline = IndexPipeline(resources, times)
     batch: list[ParsedItem] = []
     total = len(plan.work)
     for ready in _parsed_items(plan.work, pipeline, resources, options):
@@ -251,12 +255,16 @@ def _update(
             elapsed = time.perf_counter() - started
             on_progress(Progress(summary.indexed, total, summary.pages, summary.chunks, elapsed, done, to_do))
 
-    notes = update_notes(library, resources, only_items=options.item_keys or None, on_progress=notes_progress)
+    with times.measure("notes and annotations"):
+        notes = update_notes(
+            library, resources, only_items=options.item_keys or None, on_progress=notes_progress
+        )
     summary.notes = notes.to_dict()
     if summary.indexed or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
     if summary.indexed or notes.indexed:
-        resources.store.optimize()
+        with times.measure("vector store writes"):
+            resources.store.optimize()
     state.set_meta("library", library.identity)
     state.set_meta("library_path", str(library.db_path))
     state.set_meta("model", summary.model)
@@ -266,11 +274,13 @@ def _update(
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
     if graph is not None and (summary.indexed or summary.removed or graph.is_empty()):
-        _update_graph(graph, library, state, summary)
+        _update_graph(graph, library, state, summary, times)
     prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
     if prepare_queries is not None and (summary.indexed or plan.unchanged):
-        prepare_queries()  # once per model: servers then answer their first query without torch
+        with times.measure("query model export"):
+            prepare_queries()  # once per model: servers then answer their first query without torch
     summary.seconds = time.perf_counter() - started
+    summary.stages = times.to_dict()
     return summary
 
 
@@ -291,10 +301,12 @@ def check_library(state: IndexState, library: Library) -> None:
         )
 
 
-def _update_graph(graph: GraphResources, library: Library, state: Any, summary: UpdateSummary) -> None:
+def _update_graph(
+    graph: GraphResources, library: Library, state: Any, summary: UpdateSummary, times: StageTimes
+) -> None:
     started = time.perf_counter()
     try:
-        summary.graph = graph.update(library, state).to_dict()
+        summary.graph = graph.update(library, state, times).to_dict()
         summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
         summary.graph_error = str(err)
@@ -348,10 +360,13 @@ def _parsed_items(
     waiting: dict[str, tuple[ItemWork, dict[str, ParseOutcome | None]]] = {}
     owner: dict[str, str] = {}
     jobs: list[ParseJob] = []
+    times = pipeline.times
     for entry in work:
         files = [a for a, _ in entry.attachments] if options.fulltext else []
         if not files:
-            yield pipeline.prepare(entry, {})
+            with times.measure("chunk"):
+                ready = pipeline.prepare(entry, {})
+            yield ready
             continue
         waiting[entry.item.key] = (entry, dict.fromkeys((a.key for a in files), None))
         for attachment in files:
@@ -360,16 +375,23 @@ def _parsed_items(
     if not jobs:
         return
     settings = resources.settings
-    for outcome in parse_many(
+    outcomes_in_order = parse_many(
         jobs,
         workers=worker_count(settings.index_workers),
         timeout_s=settings.parse_timeout_s,
         memory_mb=settings.parse_memory_mb,
         parser=options.parser,
-    ):
+    )
+    while True:
+        with times.measure("parse (waiting for the workers)"):
+            outcome = next(outcomes_in_order, None)
+        if outcome is None:
+            return
         item_key = owner[outcome.attachment_key]
         entry, outcomes = waiting[item_key]
         outcomes[outcome.attachment_key] = outcome
         if all(o is not None for o in outcomes.values()):
             del waiting[item_key]
-            yield pipeline.prepare(entry, outcomes)  # type: ignore[arg-type]
+            with times.measure("chunk"):
+                ready = pipeline.prepare(entry, outcomes)  # type: ignore[arg-type]
+            yield ready
