@@ -95,3 +95,42 @@ def test_real_abstracts_in_workers_match(tmp_path: Path, monkeypatch: pytest.Mon
     alone = _facts(tmp_path, "alone", items, Settings(index_workers=1))
     monkeypatch.setattr(facts_module, "PARALLEL_MIN", 10)
     assert _facts(tmp_path, "spread", items, Settings(index_workers=2)) == alone
+
+
+def test_keyphrases_extracted_while_embedding_are_the_graphs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first index of items without files extracts their keyphrases in a background process while it
+    embeds; the graph uses them (nothing is extracted again) and is the graph built without the prefetch."""
+    from agent_zot.graph import prefetch as prefetch_module
+    from agent_zot.graph.model import NodeKind
+    from agent_zot.services.context import AppContext
+    from agent_zot.services.indexing import UpdateOptions, update_index
+
+    library = _library(tmp_path, 24)
+    calls: list[str] = []
+    real = facts_module.yake_keyphrases
+
+    def counting(title: str, *rest: object) -> list[tuple[str, float]]:
+        calls.append(title)  # only this process's calls: the prefetch runs in its own
+        return real(title, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(facts_module, "yake_keyphrases", counting)
+
+    def concepts(name: str, threshold: int) -> tuple[dict[str, float], list]:
+        monkeypatch.setattr(prefetch_module, "PARALLEL_MIN", threshold)
+        settings = Settings(zotero_data_dir=library.db_path.parent, data_dir=tmp_path / name, index_workers=1)
+        ctx = AppContext(settings, home=tmp_path / "home")
+        try:
+            summary = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
+            found = ctx.graph().local.find_nodes(NodeKind.CONCEPT, limit=10**6)
+        finally:
+            ctx.close()
+        return summary.stages, sorted((n.id, sorted(n.props.items(), key=str)) for n in found)
+
+    stages, prefetched = concepts("prefetched", threshold=4)
+    assert "graph: keyphrases extracted while embedding (wait)" in stages
+    assert calls == []
+    _, built_after = concepts("after", threshold=10**6)
+    assert len(calls) == 24  # without the prefetch the graph build extracts them
+    assert prefetched == built_after and len(prefetched) > 10
