@@ -205,3 +205,6 @@ def test_the_readme_examples_work_on_the_demo(demo: Settings) -> None:
         )
         assert result.exit_code == 0, (arguments, result.output)
         assert out.stat().st_size > 10_000
+        if "--claim" in arguments:  # the claim and the paper it restates (tests/test_view_evidence.py)
+            assert result.stdout.startswith("Evidence for 1 claim: 1 claim drawn with")
+            assert "SciBERT" in out.read_text(encoding="utf-8")

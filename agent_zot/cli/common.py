@@ -62,3 +62,19 @@ def _guard(fn: Callable[..., None]) -> Callable[..., None]:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def read_draft_file(path: Path) -> str:
+    """A draft to audit, from a file or stdin ("-"), decoded as `agent-zot audit` reads it."""
+    from agent_zot.errors import InvalidArgumentError
+    from agent_zot.services.audit.draft import MAX_DRAFT_CHARS, decode_file
+
+    if str(path) == "-":
+        raw = sys.stdin.buffer.read(MAX_DRAFT_CHARS * 4 + 1)
+    else:
+        try:
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_DRAFT_CHARS * 4 + 1)
+        except OSError as exc:
+            raise InvalidArgumentError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    return decode_file(raw)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from agent_zot import __version__
-from agent_zot.cli.common import State, _emit, _guard, json_option
+from agent_zot.cli.common import State, _emit, _guard, json_option, read_draft_file
 from agent_zot.config import default_config_path
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> 
     from agent_zot.services.audit import audit_draft
     from agent_zot.services.audit.report import markdown_report, patch, response
 
-    text = _read_draft(draft)
+    text = read_draft_file(draft)
     if patch_file is not None and str(draft) != "-" and patch_file.resolve() == draft.resolve():
         raise click.UsageError("--patch must name a new file: the draft itself is never written.")
     ctx = state.context()
@@ -155,21 +155,6 @@ def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> 
         click.echo(
             f"Proposed fixes written to {patch_file} (apply with: patch -p1 < {patch_file}).", err=True
         )
-
-
-def _read_draft(path: Path) -> str:
-    from agent_zot.errors import InvalidArgumentError
-    from agent_zot.services.audit.draft import MAX_DRAFT_CHARS, decode_file
-
-    if str(path) == "-":
-        raw = sys.stdin.buffer.read(MAX_DRAFT_CHARS * 4 + 1)
-    else:
-        try:
-            with path.open("rb") as fh:
-                raw = fh.read(MAX_DRAFT_CHARS * 4 + 1)
-        except OSError as exc:
-            raise InvalidArgumentError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
-    return decode_file(raw)
 
 
 @cli.command(name="update-db")
@@ -352,7 +337,7 @@ def export_cmd(
             ctx,
             "zot_export",
             force_mode="review" if draft is not None else fmt,
-            draft=_read_draft(draft) if draft is not None else None,
+            draft=read_draft_file(draft) if draft is not None else None,
             path=path,
             collection=collection,
             item_keys=list(item_keys) or None,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from agent_zot.cli.common import read_draft_file
 from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
@@ -31,6 +33,19 @@ DEFAULT_MAX_NODES = 2000  # agent_zot.view.data.DEFAULT_MAX_NODES; not imported,
 )
 @click.option("--author", default=None, help="Only this author's papers.")
 @click.option("--concept", default=None, help="Only papers mentioning this concept.")
+@click.option(
+    "--claim",
+    "claims",
+    multiple=True,
+    help="Check this claim against the library and draw the papers for and against it (repeatable).",
+)
+@click.option(
+    "--audit",
+    "draft",
+    type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    default=None,
+    help="Audit this draft's citations and draw each citing sentence with the papers it cites.",
+)
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -59,6 +74,8 @@ def view(
     hops: int | None,
     author: str | None,
     concept: str | None,
+    claims: tuple[str, ...],
+    draft: Path | None,
     out: Path | None,
     no_open: bool,
     serve: bool,
@@ -67,17 +84,33 @@ def view(
 ) -> None:
     """Draw the library's graph in the browser: papers sized by citations in the library, coloured by
     collection or year, with citation, co-author and shared-concept links, a search box and a panel per
-    paper. The page is one self-contained HTML file that works offline."""
+    paper. The page is one self-contained HTML file that works offline.
+
+    With --claim or --audit it draws evidence instead: each claim (or each citing sentence of a draft)
+    linked to the papers that support, contradict or are cited for it."""
     from agent_zot.view.data import ViewRequest, library_view
     from agent_zot.view.page import check_writable, render_page, write_page
 
     request = ViewRequest(collection, item, author, concept, hops, max_nodes)
+    evidence = bool(claims) or draft is not None
+    if evidence and ((claims and draft is not None) or any((collection, item, author, concept, hops))):
+        raise click.UsageError("--claim and --audit each draw their own papers: use one, without scopes.")
     try:
         if out is not None:
             out = check_writable(out)
+        text = read_draft_file(draft) if draft is not None else None
         ctx = state.context()
         try:
-            data = library_view(ctx, request)
+            if claims:
+                from agent_zot.view.evidence import claims_view
+
+                data = claims_view(ctx, claims)
+            elif text is not None:
+                from agent_zot.view.evidence import audit_view
+
+                data = audit_view(ctx, text)
+            else:
+                data = library_view(ctx, request)
         finally:
             ctx.close()
         page = render_page(data.to_json(), f"agent-zot · {data.scope}")
@@ -119,6 +152,15 @@ def _serve(page: str, port: int, *, open_browser: bool) -> None:
 
 def _summary(data: ViewData) -> str:
     counts = data.counts()
+    if data.claims:
+        stances = Counter(data.claims_stances())
+        line = (
+            f"{data.scope[:1].upper()}{data.scope[1:]}: {_plural(counts['claims'], 'claim')} drawn with "
+            f"{_plural(counts['papers'], 'paper')}; links "
+            + ", ".join(f"{n} {stance}" for stance, n in stances.most_common())
+            + "."
+        )
+        return f"{line}\n{data.note}" if data.note else line
     line = (
         f"{data.scope[:1].upper()}{data.scope[1:]}: {_plural(counts['papers'], 'paper')}, "
         f"{_plural(counts['cites'], 'citation')}, {_plural(counts['coauthor'], 'shared-author link')} and "

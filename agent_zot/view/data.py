@@ -50,19 +50,32 @@ class ViewData:
     groups: list[dict[str, Any]]  # collections the papers are coloured by, largest first
     others: dict[str, str] = field(default_factory=dict)  # papers named in panels but not drawn
     left_out: int = 0
+    claims: list[dict[str, Any]] = field(default_factory=list)  # claims drawn beside the papers (evidence.py)
+    claims_left_out: int = 0
 
     @property
     def note(self) -> str:
-        if not self.left_out:
-            return ""
-        return (
-            f"Showing the {len(self.nodes):,} most connected of {self.total_papers:,} papers; "
-            f"{self.left_out:,} left out. Raise --max-nodes, or narrow the view with --collection, "
-            "--author, --concept or --item."
-        )
+        notes = []
+        if self.left_out:
+            notes.append(
+                f"Showing the {len(self.nodes):,} most connected of {self.total_papers:,} papers; "
+                f"{self.left_out:,} left out. Raise --max-nodes, or narrow the view with --collection, "
+                "--author, --concept or --item."
+            )
+        if self.claims_left_out:
+            notes.append(
+                f"Showing the first {len(self.claims):,} sentences with citations or findings; "
+                f"{self.claims_left_out:,} more are in the report of `agent-zot audit`."
+            )
+        return " ".join(notes)
 
     def counts(self) -> dict[str, int]:
-        return {"papers": len(self.nodes), **{kind: len(edges) for kind, edges in self.edges.items()}}
+        counts = {"papers": len(self.nodes), **{kind: len(edges) for kind, edges in self.edges.items()}}
+        return counts | ({"claims": len(self.claims)} if self.claims else {})
+
+    def claims_stances(self) -> list[str]:
+        """The stance of every claim's link to a paper (drawn or not)."""
+        return [link["stance"] for claim in self.claims for link in claim["links"]]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -75,16 +88,21 @@ class ViewData:
             "nodes": self.nodes,
             "edges": self.edges,
             "others": self.others,
+            "claims": self.claims,
         }
 
 
 def build_view(store: GraphStore, library: Library, request: ViewRequest) -> ViewData:
     """The papers in the requested scope and the edges among them, capped at ``request.max_nodes``
     (the seed paper first, then the most connected)."""
+    return view_of(store, library, resolve_scope(store, library, request), request.max_nodes)
+
+
+def view_of(store: GraphStore, library: Library, scope: Scope, max_nodes: int) -> ViewData:
+    """The papers of ``scope`` and the edges among them, capped at ``max_nodes`` (pinned papers first)."""
     papers = {n.id: n for n in store.find_nodes(NodeKind.PAPER, limit=10**9)}
     if not papers:
         raise NotFoundError(NO_GRAPH)
-    scope: Scope = resolve_scope(store, library, request)
     in_scope = sorted(papers if scope.paper_ids is None else scope.paper_ids & papers.keys())
     if not in_scope:  # a paper added to Zotero since the last update-db
         raise NotFoundError(
@@ -94,7 +112,7 @@ def build_view(store: GraphStore, library: Library, request: ViewRequest) -> Vie
     every_citation = store.all_edges([EdgeKind.CITES])
     cites_all = [e for e in every_citation if e.target.startswith("paper:")]
     links = _Links(store, in_scope, cites_all, whole=scope.paper_ids is None)
-    kept = _cap(in_scope, links, ranking.cited_by, scope.pinned, request.max_nodes)
+    kept = _cap(in_scope, links, ranking.cited_by, scope.pinned, max_nodes)
     index = {pid: i for i, pid in enumerate(kept)}
     external = Counter(e.source for e in every_citation if e.target.startswith("work:") and e.source in index)
     cites_out: dict[str, list[str]] = defaultdict(list)
@@ -266,12 +284,16 @@ def _label(node: Node) -> str:
 def library_view(ctx: AppContext, request: ViewRequest) -> ViewData:
     """The view of the context's library, from the embedded graph (update-db keeps it current even when a
     Neo4j server is configured); a missing index or graph says to run update-db."""
+    return build_view(graph_store(ctx), ctx.library(), request)
+
+
+def graph_store(ctx: AppContext) -> GraphStore:
+    """The embedded graph of the context's index, or NotFoundError saying how to build it."""
     resources = ctx.index_resources()
     if not resources.exists():  # reading never creates an index
         raise NotFoundError(NO_GRAPH)
-    library = ctx.library()
-    check_library(resources.state, library)
+    check_library(resources.state, ctx.library())
     graph = ctx.graph()
     if graph.is_empty():
         raise NotFoundError(NO_GRAPH)
-    return build_view(graph.local, library, request)
+    return graph.local

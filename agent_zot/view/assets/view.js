@@ -11,13 +11,21 @@
   var YEAR_RAMP = ["#440154", "#3b528b", "#21918c", "#5ec962", "#fde725"];
   var EDGE_RGB = { cites: "87,96,106", coauthor: "232,145,45", concept: "58,163,154" };
   var FADED = "#e6e9ed";
+  // A claim's links to papers, by what the check found (the order is the code in data.edges.evidence).
+  var STANCES = ["supports", "contradicts", "related", "unjudged", "cited", "fault", "suggested"];
+  var STANCE_RGB = { supports: "46,160,67", contradicts: "214,39,40", related: "110,119,129", unjudged: "160,168,176",
+    cited: "31,119,180", fault: "242,142,43", suggested: "148,103,189" };
+  var STANCE_WORDS = { supports: "supports", contradicts: "contradicts", related: "related", unjudged: "not judged",
+    cited: "cited, no problem found", fault: "cited, with a problem", suggested: "could be cited" };
+  var CLAIM_COLOR = "#1f2933";
 
   var data = JSON.parse(document.getElementById("view-data").textContent);
+  var claims = data.claims || [];
   var view = { ready: false, layoutMs: null, firstDrawMs: null };
   window.agentZotView = view;
   // Big graphs start with citations only: every link kind at once is a hairball, and slow to draw.
   var state = { size: "citations", color: "collection",
-    edges: { cites: true, coauthor: data.nodes.length <= 1000, concept: false },
+    edges: { cites: true, coauthor: data.nodes.length <= 1000, concept: false, evidence: true },
     selected: null, neighbours: null, matches: null };
 
   function $(id) { return document.getElementById(id); }
@@ -58,6 +66,19 @@
       if (kind === "cites") graph.addDirectedEdge(source, target, attributes);
       else graph.addUndirectedEdge(source, target, attributes);
     });
+  });
+
+  // Claims sit among the papers they link to: ForceAtlas2 pulls each towards its papers.
+  claims.forEach(function (claim, i) {
+    var angle = i * 2.399963, radius = 10 + random() * 30;
+    graph.addNode("claim:" + i, { x: Math.cos(angle) * radius, y: Math.sin(angle) * radius, claim: i,
+      label: claim.label + ": " + (claim.text.length > 50 ? claim.text.slice(0, 47) + "…" : claim.text),
+      size: 1, color: CLAIM_COLOR });
+  });
+  (data.edges.evidence || []).forEach(function (e) {
+    var stance = STANCES[e[2]] || "unjudged";
+    graph.addDirectedEdge("claim:" + e[0], keys[e[1]], { kind: "evidence", stance: stance, weight: 2,
+      color: "rgba(" + STANCE_RGB[stance] + ",0.85)", size: 2.2, type: "arrow" });
   });
 
   function nodeSize(n) {
@@ -148,8 +169,9 @@
   function refresh() { if (renderer) renderer.refresh(); }
 
   function nodeReducer(key, attrs) {
-    var n = nodes[attrs.index];
-    var out = Object.assign({}, attrs, { size: nodeSize(n), color: nodeColor(n) });
+    var out = attrs.claim !== undefined
+      ? Object.assign({}, attrs, { size: big ? 8 : 11, color: CLAIM_COLOR })
+      : Object.assign({}, attrs, { size: nodeSize(nodes[attrs.index]), color: nodeColor(nodes[attrs.index]) });
     var focus = state.neighbours || state.matches;
     if (focus && !focus.has(key)) {
       out.color = FADED; out.label = ""; out.zIndex = 0;
@@ -172,9 +194,21 @@
 
   // ---- header, toggles and legend --------------------------------------------------------------------
   var c = data.counts;
-  setText("summary", data.scope.charAt(0).toUpperCase() + data.scope.slice(1) + ": " + plural(c.papers, "paper") +
-    ", " + plural(c.cites, "citation") + " between them, " + plural(c.coauthor, "shared-author link") + ", " +
-    plural(c.concept, "shared-concept link") + ".");
+  var scope = data.scope.charAt(0).toUpperCase() + data.scope.slice(1);
+  if (claims.length) {
+    $("evidence-toggle").hidden = false;
+    setText("summary", scope + ": " + plural(claims.length, "claim") + " linked to " + plural(c.papers, "paper") + " (" +
+      stanceCounts().map(function (sc) { return sc[1] + " " + STANCE_WORDS[sc[0]]; }).join(", ") + "), and " +
+      plural(c.cites, "citation") + " between the papers.");
+  } else {
+    setText("summary", scope + ": " + plural(c.papers, "paper") + ", " + plural(c.cites, "citation") +
+      " between them, " + plural(c.coauthor, "shared-author link") + ", " + plural(c.concept, "shared-concept link") + ".");
+  }
+  function stanceCounts() {
+    var counts = {};
+    claims.forEach(function (claim) { claim.links.forEach(function (l) { counts[l.stance] = (counts[l.stance] || 0) + 1; }); });
+    return STANCES.filter(function (s) { return counts[s]; }).map(function (s) { return [s, counts[s]]; });
+  }
   if (data.note) { $("note").hidden = false; setText("note", data.note); }
   document.querySelectorAll("#controls input[type=checkbox]").forEach(function (box) {
     var kind = box.dataset.kind;
@@ -192,6 +226,15 @@
   function legend() {
     var box = $("legend");
     box.textContent = "";
+    if (claims.length) {
+      var heading = document.createElement("h3");
+      heading.textContent = "Claims";
+      var links = document.createElement("ul");
+      links.appendChild(item(CLAIM_COLOR, "claim (" + claims.length + ")"));
+      stanceCounts().forEach(function (sc) { links.appendChild(item("rgb(" + STANCE_RGB[sc[0]] + ")", "→ " + STANCE_WORDS[sc[0]] + " (" + sc[1] + ")")); });
+      box.appendChild(heading);
+      box.appendChild(links);
+    }
     var title = document.createElement("h3");
     box.appendChild(title);
     if (state.color === "year") {
@@ -237,7 +280,9 @@
     graph.forEachEdge(key, function (edge, attrs, source, target) {
       if (state.edges[attrs.kind]) state.neighbours.add(source === key ? target : source);
     });
-    showPanel(nodes[graph.getNodeAttribute(key, "index")]);
+    var claim = graph.getNodeAttribute(key, "claim");
+    if (claim !== undefined) showClaimPanel(claim);
+    else showPanel(nodes[graph.getNodeAttribute(key, "index")]);
     refresh();
     if (moveCamera && renderer) {
       // Bring the paper into view when it is off-screen or lost in a crowd; leave a small graph as it is.
@@ -263,6 +308,8 @@
 
   function showPanel(n) {
     $("panel").hidden = false;
+    $("panel-paper").hidden = false;
+    $("panel-claim").hidden = true;
     setText("panel-title", n.title);
     var meta = [];
     if (n.authors && n.authors.length) meta.push(n.authors.join(", "));
@@ -284,6 +331,65 @@
     setText("panel-cites-count", "(" + (n.cites || []).length + ")");
     setText("panel-cited-by-count", "(" + (n.cited_by_keys || []).length + ")");
     setText("panel-external", n.external_refs ? "…and " + plural(n.external_refs, "work") + " outside your library." : "");
+    var bearing = [];
+    claims.forEach(function (claim, i) {
+      claim.links.forEach(function (l) { if (l.key === n.key) bearing.push([i, l]); });
+    });
+    $("panel-claims-section").hidden = !claims.length;
+    setText("panel-claims-count", "(" + bearing.length + ")");
+    var list = $("panel-claims");
+    list.textContent = "";
+    bearing.forEach(function (pair) {
+      var li = document.createElement("li");
+      li.appendChild(badge(pair[1].stance));
+      li.appendChild(claimLink(pair[0]));
+      if (pair[1].note) li.appendChild(document.createTextNode(" — " + pair[1].note));
+      list.appendChild(li);
+    });
+  }
+  function showClaimPanel(i) {
+    var claim = claims[i];
+    $("panel").hidden = false;
+    $("panel-paper").hidden = true;
+    $("panel-claim").hidden = false;
+    setText("panel-title", claim.text);
+    setText("panel-meta", claim.label + " · " + claim.verdict);
+    setText("panel-evidence-count", "(" + claim.links.length + ")");
+    var list = $("panel-evidence");
+    list.textContent = "";
+    claim.links.forEach(function (l) {
+      var li = document.createElement("li");
+      li.appendChild(badge(l.stance));
+      if (graph.hasNode(l.key)) {
+        var n = nodes[graph.getNodeAttribute(l.key, "index")];
+        var a = document.createElement("a");
+        a.href = "#";
+        a.textContent = n.title + (n.year ? " (" + n.year + ")" : "");
+        a.addEventListener("click", function (event) { event.preventDefault(); select(l.key, true); });
+        li.appendChild(a);
+      } else {
+        li.appendChild(document.createTextNode((data.others[l.key] || l.key) + " — not drawn here"));
+      }
+      var said = [l.where, l.note].filter(Boolean).join(" · ");
+      if (said) li.appendChild(document.createTextNode(" · " + said));
+      if (l.passage) { var quote = document.createElement("blockquote"); quote.textContent = l.passage; li.appendChild(quote); }
+      list.appendChild(li);
+    });
+  }
+  function badge(stance) {
+    var span = document.createElement("span");
+    span.className = "stance";
+    span.style.background = "rgb(" + (STANCE_RGB[stance] || STANCE_RGB.unjudged) + ")";
+    span.textContent = stance;
+    span.title = STANCE_WORDS[stance] || stance;
+    return span;
+  }
+  function claimLink(i) {
+    var a = document.createElement("a");
+    a.href = "#";
+    a.textContent = claims[i].label + ": " + claims[i].text;
+    a.addEventListener("click", function (event) { event.preventDefault(); select("claim:" + i, true); });
+    return a;
   }
   function fillPapers(id, list) {
     var ul = $(id);
