@@ -183,8 +183,8 @@ class Settings(BaseSettings):
     )
     embed_device: Literal["auto", "cpu", "cuda", "mps"] = Field(
         default="auto",
-        description="Where documents are embedded: auto (a CUDA or Apple GPU when torch sees one, else the "
-        "CPU), cpu, cuda or mps. Queries always run on the CPU.",
+        description="Where the embedding model indexes: auto (a CUDA or Apple GPU when torch sees one, else "
+        "the CPU), cpu, cuda or mps. MiniLM's queries run on the CPU (its ONNX copy) either way.",
     )
     parse_timeout_s: float = Field(
         default=120.0,

@@ -245,7 +245,6 @@ def _update(
     summary.notes = notes.to_dict()
     if summary.indexed or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
-    if summary.indexed or notes.indexed:
         with times.measure("vector store writes"):
             resources.store.optimize()
     state.set_meta("library", library.identity)
