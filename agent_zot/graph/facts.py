@@ -138,15 +138,6 @@ def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_ke
     return PaperFacts(item.key, references, keyphrases(*source))
 
 
-def metadata_sources(item: Item) -> KeyphraseInput:
-    """What an item without files has its keyphrases extracted from: its title and abstract."""
-    return item.title, item.abstract, "", _names(item)
-
-
-def _names(item: Item) -> list[str]:
-    return [n for c in item.creators for n in (c.last_name, c.first_name) if n]
-
-
 def _paper_sources(item: Item, state: IndexState) -> tuple[list[Reference], KeyphraseInput]:
     """The parsed references of an item and what its keyphrases are extracted from."""
     references: list[Reference] = []
@@ -161,7 +152,8 @@ def _paper_sources(item: Item, state: IndexState) -> tuple[list[Reference], Keyp
             body.append(page.text)
             size += len(page.text)
     text = "\n".join(body)[:BODY_CHARS]
-    return references, (item.title, item.abstract, text, _names(item))
+    names = [n for c in item.creators for n in (c.last_name, c.first_name) if n]
+    return references, (item.title, item.abstract, text, names)
 
 
 def _yake_one(source: KeyphraseInput) -> list[tuple[str, float]]:
@@ -184,12 +176,6 @@ def _all_keyphrases(
         return list(pool.map(_yake_one, sources, chunksize=chunk))
 
 
-def facts_key(item_fingerprint: str, sources: str, extractor: str) -> str:
-    """What an item's cached facts were computed from: its indexed version, its files' versions
-    ("KEY=fingerprint,…"; "" for an item without files) and the keyphrase extractor."""
-    return f"{item_fingerprint}|{sources}|{extractor}"
-
-
 def current_facts(
     items: Iterable[Item], state: IndexState, cache: FactsCache, *, settings: Settings
 ) -> dict[str, PaperFacts]:
@@ -207,7 +193,7 @@ def current_facts(
     todo: list[tuple[Item, str]] = []
     for item in items:
         sources = ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ())))
-        fingerprint = facts_key(fingerprints.get(item.key, "unindexed"), sources, extractor)
+        fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{sources}|{extractor}"
         stored_fp, stored = cached.get(item.key, ("", None))
         if stored is not None and stored_fp == fingerprint:
             result[item.key] = stored

@@ -10,20 +10,15 @@ import logging
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_zot.config import Settings
 from agent_zot.graph.build import BuildStats, build_graph
-from agent_zot.graph.facts import FactsCache, current_facts, facts_key, keyphrase_extractor
-from agent_zot.graph.prefetch import KeyphrasePrefetch
+from agent_zot.graph.facts import FactsCache, current_facts
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
-
-if TYPE_CHECKING:
-    from agent_zot.index.changes import ItemWork
 
 log = logging.getLogger(__name__)
 
@@ -62,28 +57,6 @@ class GraphResources:
 
     def is_empty(self) -> bool:
         return not self.local.stored_counts().get("Paper")
-
-    def prefetch_keyphrases(self, work: list[ItemWork]) -> KeyphrasePrefetch | None:
-        """Start extracting the keyphrases of the items about to be indexed that have no files (see
-        graph/prefetch.py); None when there are too few, or the extractor is not YAKE."""
-        if keyphrase_extractor(self.settings)[0] != "yake":
-            return None
-        cache = FactsCache(self.state_path)
-        try:
-            cached = {key: fingerprint for key, (fingerprint, _) in cache.load().items()}
-        finally:
-            cache.close()
-        items = [
-            (entry.item, entry.fingerprint)
-            for entry in work
-            if not entry.attachments
-            and cached.get(entry.item.key) != facts_key(entry.fingerprint, "", "yake")
-        ]
-        if not KeyphrasePrefetch.worth_starting(items):
-            return None
-        prefetch = KeyphrasePrefetch(self.state_path, items)
-        prefetch.start()
-        return prefetch
 
     def update(self, library: Library, state: IndexState, times: StageTimes | None = None) -> BuildStats:
         """Rebuild the graph from the library and the cached per-paper facts; write it to the stores."""

@@ -22,7 +22,7 @@ from agent_zot.hardware import worker_count
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
-from agent_zot.index.notes import NotesUpdate, update_notes
+from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
@@ -235,13 +235,30 @@ def _update(
         summary.removed = len(plan.removed)
 
     pipeline = IndexPipeline(resources, times)
-    prefetch = graph.prefetch_keyphrases(plan.work) if graph is not None else None
-    try:
-        notes = _index_work(library, plan.work, pipeline, options, summary, on_progress, started)
-    finally:
-        if prefetch is not None:
-            with times.measure("graph: keyphrases extracted while embedding (wait)"):
-                prefetch.finish()
+    batch: list[ParsedItem] = []
+    total = len(plan.work)
+    for ready in _parsed_items(plan.work, pipeline, resources, options):
+        summary.failed += ready.failed
+        summary.skipped += ready.skipped
+        batch.append(ready)
+        if sum(len(r.chunks) for r in batch) >= EMBED_BATCH_CHUNKS:
+            _count(pipeline.store(batch), summary)
+            batch = []
+            _report(on_progress, summary, total, started)
+    _count(pipeline.store(batch), summary)
+    _report(on_progress, summary, total, started)
+
+    # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
+    # --item looks at that item's only.
+    def notes_progress(done: int, to_do: int) -> None:
+        if on_progress is not None:
+            elapsed = time.perf_counter() - started
+            on_progress(Progress(summary.indexed, total, summary.pages, summary.chunks, elapsed, done, to_do))
+
+    with times.measure("notes and annotations"):
+        notes = update_notes(
+            library, resources, only_items=options.item_keys or None, on_progress=notes_progress
+        )
     summary.notes = notes.to_dict()
     if summary.indexed or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
@@ -264,42 +281,6 @@ def _update(
     summary.seconds = time.perf_counter() - started
     summary.stages = times.to_dict()
     return summary
-
-
-def _index_work(
-    library: Library,
-    work: list[ItemWork],
-    pipeline: IndexPipeline,
-    options: UpdateOptions,
-    summary: UpdateSummary,
-    on_progress: Callable[[Progress], None] | None,
-    started: float,
-) -> NotesUpdate:
-    """Parse, chunk, embed and store the planned items (in batches across items), then the notes."""
-    batch: list[ParsedItem] = []
-    total = len(work)
-    for ready in _parsed_items(work, pipeline, pipeline.resources, options):
-        summary.failed += ready.failed
-        summary.skipped += ready.skipped
-        batch.append(ready)
-        if sum(len(r.chunks) for r in batch) >= EMBED_BATCH_CHUNKS:
-            _count(pipeline.store(batch), summary)
-            batch = []
-            _report(on_progress, summary, total, started)
-    _count(pipeline.store(batch), summary)
-    _report(on_progress, summary, total, started)
-
-    # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
-    # --item looks at that item's only.
-    def notes_progress(done: int, to_do: int) -> None:
-        if on_progress is not None:
-            elapsed = time.perf_counter() - started
-            on_progress(Progress(summary.indexed, total, summary.pages, summary.chunks, elapsed, done, to_do))
-
-    with pipeline.times.measure("notes and annotations"):
-        return update_notes(
-            library, pipeline.resources, only_items=options.item_keys or None, on_progress=notes_progress
-        )
 
 
 class OtherLibraryError(AgentZotError):
