@@ -77,6 +77,7 @@ def test_an_audit_links_each_citing_sentence_to_its_papers(demo: Settings) -> No
     s2orc = by_line["Line 4"]["links"][0]
     assert s2orc["key"] == _paper_key(view, DEMO_TITLES["s2orc"])
     assert s2orc["stance"] == "fault" and "40" in s2orc["note"]  # the paper has no page 40
+    assert s2orc["where"] == "p. 40"
     assert by_line["Line 4"]["verdict"] == "1 fault"
 
 

@@ -131,7 +131,7 @@ def _audited(audit: SentenceAudit) -> Claim | None:
             continue  # an unknown or ambiguous key names no paper to draw; the report lists it
         faults = [finding.message for finding in check.findings if finding.fault]
         notes = [finding.message for finding in check.findings if not finding.fault]
-        where = f"p. {check.ref.pages}" if check.ref.pages else ""
+        where = str(check.ref.pages) if check.ref.pages else ""  # "p. 4", "pp. 4–6"
         note = "; ".join(faults or notes) or "checked: no problem found"
         links.append(ClaimLink(item.key, "fault" if faults else "cited", note, where=where))
     if audit.uncited is not None:
