@@ -284,8 +284,19 @@ def test_watch_prints_each_update(zotero: ZoteroStandIn, tmp_path: Path) -> None
         assert "indexed 1" in second, second
     finally:
         watcher.send_signal(signal.SIGINT)
-        watcher.wait(timeout=30)
+        _stopped(watcher)
     assert not updater_active(settings.data_dir)
+
+
+def _stopped(watcher: subprocess.Popen[str]) -> None:
+    """Ctrl-C ends the watcher (and an update it runs); if not, its process group is killed and the
+    failure shows what the watcher wrote."""
+    try:
+        watcher.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(watcher.pid, signal.SIGKILL)
+        _, errors = watcher.communicate(timeout=30)
+        pytest.fail(f"watch did not stop on Ctrl-C within 60 s; its stderr:\n{errors[-3000:]}")
 
 
 def test_one_update_at_a_time_per_index(zotero: ZoteroStandIn, tmp_path: Path) -> None:
