@@ -238,8 +238,20 @@ def _watch(
         "0.2",
     ]
     return subprocess.Popen(
-        command, env=env, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True
+        command,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    # A test run started in the background by a non-interactive shell inherits SIGINT ignored, and Python
+    # keeps it ignored: the watcher would never see the test's Ctrl-C.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_path: Path) -> None:
