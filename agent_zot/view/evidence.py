@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import paper_id
@@ -21,6 +21,7 @@ from agent_zot.view.data import DEFAULT_MAX_NODES, ViewData, graph_store, view_o
 from agent_zot.view.scope import Scope
 
 if TYPE_CHECKING:
+    from agent_zot.graph.store import GraphStore
     from agent_zot.services.audit import SentenceAudit
     from agent_zot.services.context import AppContext
     from agent_zot.services.evidence import EvidencePaper
@@ -42,15 +43,6 @@ class ClaimLink:
     passage: str = ""  # the words that bear on the claim
     where: str = ""  # "p. 4", "abstract"
 
-    def to_json(self) -> dict[str, str]:
-        return {
-            "key": self.key,
-            "stance": self.stance,
-            "note": self.note,
-            "passage": self.passage,
-            "where": self.where,
-        }
-
 
 @dataclass(slots=True)
 class Claim:
@@ -58,14 +50,6 @@ class Claim:
     label: str  # the node's label: "Claim 1", "Line 12"
     verdict: str  # one line: what was found
     links: list[ClaimLink] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "label": self.label,
-            "verdict": self.verdict,
-            "links": [link.to_json() for link in self.links],
-        }
 
 
 def claims_view(
@@ -88,10 +72,7 @@ def claims_view(
     drawn = []
     for number, text in enumerate(texts, 1):
         found = gather_evidence(ctx, text, limit=papers_per_claim)
-        counts = {k: v for k, v in counts_of(found.papers).items() if v}
-        verdict = (
-            ", ".join(f"{n} {stance}" for stance, n in counts.items()) or "nothing in the library bears on it"
-        )
+        verdict = _verdict(counts_of(found.papers)) or "nothing in the library bears on it"
         drawn.append(
             Claim(text, f"Claim {number}", verdict, [_evidence_link(paper) for paper in found.papers])
         )
@@ -141,12 +122,16 @@ def _audited(audit: SentenceAudit) -> Claim | None:
             )
     if not links:
         return None
-    faults = Counter(link.stance for link in links)
-    verdict = ", ".join(f"{n} {stance}" for stance, n in faults.items())
+    verdict = _verdict(Counter(link.stance for link in links))
     return Claim(clip(audit.sentence.prose, CLAIM_CHARS), f"Line {audit.line}", verdict, links)
 
 
-def _with_claims(ctx: AppContext, store: Any, description: str, claims: list[Claim]) -> ViewData:
+def _verdict(counts: dict[str, int]) -> str:
+    """ "2 supports, 1 contradicts": the stances a claim's links have, in the order given."""
+    return ", ".join(f"{n} {stance}" for stance, n in counts.items() if n)
+
+
+def _with_claims(ctx: AppContext, store: GraphStore, description: str, claims: list[Claim]) -> ViewData:
     """The papers the claims link to (and the links among them), with the claims and their links added."""
     library = ctx.library()
     wanted = {paper_id(link.key) for claim in claims for link in claim.links}
@@ -162,7 +147,7 @@ def _with_claims(ctx: AppContext, store: Any, description: str, claims: list[Cla
         )
     view = view_of(store, library, Scope(description, present, pinned=sorted(present)), DEFAULT_MAX_NODES)
     index = {node["key"]: i for i, node in enumerate(view.nodes)}
-    view.claims = [claim.to_json() for claim in claims]
+    view.claims = [asdict(claim) for claim in claims]
     for key in sorted({link.key for claim in claims for link in claim.links} - index.keys()):
         item = library.items.get(key)  # found, but not in the graph yet (added since the last update-db)
         view.others.setdefault(
