@@ -170,7 +170,7 @@ async def test_quick_overview_from_title_words(demo: Client) -> None:
         ({"query": "give me an overview", "item_key": "{key}"}, "item key"),
         ({"query": "summarize 10.18653/v1/2020.acl-main.447"}, "DOI"),
         ({"query": "summarize lo2020s2orc"}, "citation key"),
-        ({"query": "Lo et al. 2020"}, "authors"),
+        ({"query": "Lo et al. 2020"}, "author and year"),
         ({"query": "in-depth breakdown of the S2ORC paper"}, "title words"),
     ],
 )
@@ -188,8 +188,8 @@ async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> 
     assert err["type"] == "AmbiguousNameError"
     titles = sorted(c.split(": ", 1)[1] for c in err["candidates"])
     assert titles == [
-        "S2ORC: The Semantic Scholar Open Research Corpus (2020)",
-        "SciBERT: A Pretrained Language Model for Scientific Text (2019)",
+        "S2ORC: The Semantic Scholar Open Research Corpus (2020, Lo et al.)",
+        "SciBERT: A Pretrained Language Model for Scientific Text (2019, Beltagy et al.)",
     ]
     assert all(S2ORC_KEY_RE.match(c.split(":")[0]) for c in err["candidates"])
     assert "item_key" in text  # says how to pick one

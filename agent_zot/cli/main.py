@@ -14,6 +14,7 @@ import click
 from agent_zot import __version__
 from agent_zot.cli.common import State, _emit, _guard, json_option, read_draft_file
 from agent_zot.config import default_config_path
+from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
     pass
@@ -279,18 +280,48 @@ def demo(state: State) -> None:
 @click.argument("query")
 @click.option("--mode", "force_mode", default=None, help="Force a mode, as force_mode does in the tools.")
 @json_option
+@click.pass_obj
 @_guard
-def route_cmd(tool: str, query: str, force_mode: str | None, as_json: bool) -> None:
-    """Show how TOOL would route QUERY (mode, confidence, extracted parameters), without running it."""
+def route_cmd(state: State, tool: str, query: str, force_mode: str | None, as_json: bool) -> None:
+    """Show how TOOL would route QUERY (mode, confidence, extracted parameters) and the paper, author and
+    citation direction it names in your library, without running it."""
     from agent_zot.services.tools import routed
 
     decision = routed(tool, query, force_mode)  # short names ("tags", "export") are accepted
     data = decision.to_dict()
+    data["resolved"] = _resolved_preview(state, decision, query)
     text = (
         f"{data['tool']} → {data['mode']} (intent {data['intent']}, confidence {data['confidence']:.2f})\n"
         f"reason: {data['reason']}\nparams: {json.dumps(data['params'], ensure_ascii=False)}"
     )
+    text += "".join(f"\n{line}" for line in _resolved_lines(data["resolved"]))
     _emit(data, text, as_json)
+
+
+def _resolved_preview(state: State, decision: Any, query: str) -> dict[str, Any]:
+    """The paper and direction the request names, resolved against the library when there is one."""
+    from agent_zot.services.resolve.preview import preview
+
+    try:
+        state.override(demo_when_missing=False)  # routing never builds the demo library
+        library = state.context().library()
+    except AgentZotError:
+        library = None  # no library here: the routing alone is still worth showing
+    return preview(library, decision, query)
+
+
+def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
+    lines = [
+        f"paper: [{p['key']}] {p['title']} ({p.get('year') or 'n.d.'}) — by {p['how']}"
+        + (f"; duplicates: {', '.join(p['duplicates'])}" if p.get("duplicates") else "")
+        for p in resolved.get("papers", [])
+    ]
+    if resolved.get("direction"):
+        lines.append(f"direction: {resolved['direction']}")
+    if resolved.get("note"):
+        lines.append(f"paper: {resolved['note']}")
+    lines += [f"  candidate: {c}" for c in resolved.get("candidates", [])]
+    return lines
 
 
 @cli.command(name="export")

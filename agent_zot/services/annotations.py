@@ -15,7 +15,8 @@ from rapidfuzz import fuzz, process
 
 from agent_zot.errors import NotFoundError
 from agent_zot.identifiers import ITEM_KEY
-from agent_zot.services.resolve.library import resolve_collection, resolve_item, resolve_paper
+from agent_zot.services.resolve.library import resolve_collection
+from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.response import clip
 from agent_zot.zotero.colors import ColorChoice, parse_color
 from agent_zot.zotero.models import Annotation, Collection, Item, Library, Note, TagRef
@@ -102,13 +103,12 @@ def resolve_scope(
 
 
 def resolve_note_item(library: Library, text: str) -> Item:
-    """An item by key (or an attachment's key), else by title words."""
+    """An item by key (or an attachment's key), else the paper the words name (the one resolver)."""
     value = text.strip()
-    if value.upper() in library.items or ITEM_KEY.fullmatch(value.upper()):
-        return resolve_item(library, value)
-    if any(a.key == value.upper() and a.parent_key for a in library.attachments):
-        return resolve_item(library, value)
-    return resolve_paper(library, None, value)
+    keyed = value.upper() in library.items or any(a.key == value.upper() for a in library.attachments)
+    if keyed or ITEM_KEY.fullmatch(value.upper()):
+        return resolve_papers(library, PaperRequest.of("", None, value)).item
+    return resolve_papers(library, PaperRequest.of(value)).item
 
 
 def collection_item_keys(library: Library, collection: Collection) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.errors import InvalidArgumentError
 from agent_zot.index.notes import NoteDoc, note_docs
 from agent_zot.services.annotations import NoteScope, resolve_note_item
 from agent_zot.services.notes_search import MeaningSearch, fuse_ranks
@@ -37,16 +37,6 @@ def listing_mode(
         annotations = bool(color) or bool(_ANNOTATION_WORDS.search(query))
         return ("list_annotations" if annotations else "list_notes"), "nothing to search for → list"
     return None
-
-
-def names_a_paper(library: Library, text: str) -> bool:
-    """Whether quoted text in a listing request names a paper ("highlights in 'Attention Is All You
-    Need'"); otherwise it is words to look for ("highlights with 'step length'")."""
-    try:
-        resolve_note_item(library, text)
-    except NotFoundError:
-        return False
-    return True  # found, or several close titles: resolving it again says which
 
 
 def _scoped(library: Library, scope: NoteScope | None, item_key: str | None) -> NoteScope:
@@ -293,4 +283,4 @@ def _snippet(body: str, terms: list[str]) -> str:
     return ("…" if start else "") + piece + ("…" if start + _SNIPPET < len(flat) else "")
 
 
-__all__ = ["list_annotations", "list_notes", "listing_mode", "names_a_paper", "search_notes"]
+__all__ = ["list_annotations", "list_notes", "listing_mode", "search_notes"]

@@ -8,10 +8,12 @@ query names none (`ToolSpec.implied_mode`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
+from rapidfuzz import fuzz
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.services import collections, notes, tags
@@ -28,6 +30,7 @@ from agent_zot.services.catalog import (
 )
 from agent_zot.services.context import AppContext
 from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolved_record
 from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens
 from agent_zot.services.routing import Route, resolve_tool, route
 from agent_zot.services.spec import ToolRequest, ToolSpec
@@ -255,14 +258,17 @@ def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolRes
     library = ctx.library()
     size = clamp_limit(req.limit)
     quoted = decision.params.get("quoted") or []
-    key = key or decision.params.get("paper")  # title words: "the SciBERT paper"
-    if not key and quoted and decision.mode != "search":  # a quoted title, or quoted words to look for
-        if notes.names_a_paper(library, quoted[0]):
-            key = quoted[0]
-        else:
-            decision = replace(decision, mode="search", reason=f"{decision.reason}; quoted words → search")
+    match = None if key else _named_paper(library, req, decision)
+    if match is not None:
+        key = match.item.key
+        # Quoted words that named the paper are not words to look for in its notes.
+        quoted = [q for q in quoted if fuzz.partial_ratio(q.casefold(), match.item.title.casefold()) < 90]
+        if decision.mode == "search" and not quoted:
+            decision = replace(decision, reason=f"{decision.reason}; names the paper [{key}]")
+    elif quoted and decision.mode != "search":  # quoted words that name no paper: words to look for
+        decision = replace(decision, mode="search", reason=f"{decision.reason}; quoted words → search")
     scope = resolve_scope(library, item=key, collection=req.collection, tags=req.tags, color=req.color)
-    text = " ".join(quoted) or decision.params.get("topic") or ""
+    text = " ".join(quoted) or ("" if match is not None else decision.params.get("topic") or "")
     changed = notes.listing_mode(
         decision.mode, color=req.color, query=req.query, scoped=scope.narrowed, text=text
     )
@@ -271,21 +277,45 @@ def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolRes
     if decision.mode == "search":
         meaning = MeaningSearch.of(ctx)
         response = notes.search_notes(library, text or req.query, limit=size, scope=scope, meaning=meaning)
-        return _finish(response, decision)
-    if decision.mode == "list_annotations":
-        return _finish(notes.list_annotations(library, limit=size, scope=scope), decision)
-    return _finish(notes.list_notes(library, limit=size, scope=scope), decision)
+    elif decision.mode == "list_annotations":
+        response = notes.list_annotations(library, limit=size, scope=scope)
+    else:
+        response = notes.list_notes(library, limit=size, scope=scope)
+    if scope.item is not None:
+        response.data["resolved"] = resolved_record(match or PaperMatch(scope.item, "item key"))
+        if match is not None and match.note():
+            response.text = f"{response.text}\n{match.note()}"
+    return _finish(response, decision)
+
+
+def _named_paper(library: Any, req: NotesRequest, decision: Route) -> PaperMatch | None:
+    """The paper a notes request names in its words ("my notes on Lo et al. 2020", "highlights in the
+    S2ORC paper"), or None. With a collection, tags or a colour named too, only a "the X paper" phrase
+    counts (their names are not title words). Quoted words that name no paper are words to look for."""
+    params = decision.params
+    scoped = any(params.get(k) for k in ("collection", "tags", "color")) or req.collection or req.tags
+    text = str(params.get("paper") or "") if scoped else req.query
+    if not text.strip():
+        return None
+    try:
+        return resolve_named_paper(library, PaperRequest.of(text, params))
+    except NotFoundError:
+        if params.get("quoted") and not params.get("paper"):
+            return None
+        raise
 
 
 def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse:
     """Export to a file. ``search`` scopes by metadata words; the query's own words are not used as a
     filter (they usually just describe the request), only the collection and keys found in it."""
-    scope = ExportScope(
-        item_keys=tuple(req.item_keys or ()), collection=req.collection, query=req.search or None
-    )
     fmt = req.force_mode or decision.mode
     if fmt == "review":
         return _finish(_review(ctx, req), decision)
+    match = None
+    if not (req.item_keys or req.collection or req.search) and format_for(req.path, fmt) != "graphml":
+        match = _export_paper(ctx.library(), req.query, decision)
+    keys = (match.item.key,) if match is not None else tuple(req.item_keys or ())
+    scope = ExportScope(item_keys=keys, collection=req.collection, query=req.search or None)
     graph = None
     if format_for(req.path, fmt) == "graphml":
         from agent_zot.graph.graphml import DEFAULT_MAX_NODES
@@ -296,7 +326,25 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
     response = export(
         ctx.library(), ctx.settings, path=req.path, fmt=fmt, scope=scope, overwrite=req.overwrite, graph=graph
     )
+    if match is not None:
+        response.data["resolved"] = resolved_record(match)
     return _finish(response, decision)
+
+
+# "export my papers on X", "everything tagged Y": a set of papers, not one named paper.
+_MANY_PAPERS = re.compile(
+    r"\b(?:papers|articles|items|references|entries|everything|all|library|collection|works|publications"
+    r"|studies)\b",
+    re.IGNORECASE,
+)
+
+
+def _export_paper(library: Any, query: str, decision: Route) -> PaperMatch | None:
+    """The one paper an export request names ("export the S2ORC paper to BibTeX", "bibtex for Lo et al.
+    2020"), or None when it asks for many (then the whole scope is exported, as before)."""
+    if not query.strip() or _MANY_PAPERS.search(query):
+        return None
+    return resolve_named_paper(library, PaperRequest.of(query, decision.params))
 
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:

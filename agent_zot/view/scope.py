@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.resolve.graph import find_concept, resolve_author
-from agent_zot.services.resolve.library import resolve_collection, resolve_paper
+from agent_zot.services.resolve.library import resolve_collection
+from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -49,7 +50,7 @@ def resolve_scope(store: GraphStore, library: Library, request: ViewRequest) -> 
         collection = resolve_collection(library, request.collection)
         parts.append((f"collection '{collection.path}'", _collection_papers(store, library, collection)))
     if request.author:
-        author = _author(store, request.author)
+        author = resolve_author(store, request.author)
         papers = store.edges_of([author.id], kinds=[EdgeKind.AUTHORED_BY], direction=Direction.IN)
         parts.append((f"author {author.name}", {e.source for e in papers}))
     if request.concept:
@@ -114,37 +115,6 @@ def _collection_papers(store: GraphStore, library: Library, collection: Collecti
     return {e.source for e in store.edges_of(ids, kinds=[EdgeKind.IN_COLLECTION], direction=Direction.IN)}
 
 
-def _author(store: GraphStore, name: str) -> Node:
-    """An author by full name (the explore tools' resolver), or by surname alone when one author has it;
-    else the closest names."""
-    wanted = name.strip()
-    if wanted and " " not in wanted and "," not in wanted:
-        folded = wanted.casefold()
-        same = [n for n in store.find_nodes(NodeKind.AUTHOR, name=wanted, limit=200) if _surname(n) == folded]
-        if len({n.name.casefold() for n in same}) == 1:
-            return same[0]
-        if same:
-            raise AmbiguousNameError(
-                f"{len(same)} authors are called {quoted(wanted)}; give the full name.",
-                candidates=sorted({n.name for n in same}),
-            )
-    try:
-        return resolve_author(store, wanted)
-    except NotFoundError as err:
-        names = sorted({n.name for n in store.find_nodes(NodeKind.AUTHOR, limit=10**9)})
-        close = [
-            m for m, _, _ in process.extract(wanted, names, scorer=fuzz.WRatio, limit=5, score_cutoff=60)
-        ]
-        if not close:
-            raise
-        raise NotFoundError(err.message, hint="Close names: " + ", ".join(close) + ".") from err
-
-
-def _surname(node: Node) -> str:
-    parts = node.name.split()
-    return parts[-1].casefold() if parts else ""
-
-
 def _concept(store: GraphStore, name: str) -> Node:
     concept = find_concept(store, name)
     if concept is not None:
@@ -160,22 +130,8 @@ def _concept(store: GraphStore, name: str) -> Node:
 
 
 def resolve_item(library: Library, text: str) -> Item:
-    """A paper by item key, else by words of its title; otherwise the closest keys and titles."""
+    """A paper by item key, else by what the words name (the one resolver every tool uses)."""
     wanted = text.strip()
-    item = library.items.get(wanted.upper())
-    if item is not None:
-        return item
-    try:
-        return resolve_paper(library, None, wanted)
-    except NotFoundError:
-        pass
-    keys = process.extract(wanted.upper(), list(library.items), scorer=fuzz.ratio, limit=3, score_cutoff=60)
-    titles = process.extract(
-        wanted, {k: i.title for k, i in library.items.items()}, scorer=fuzz.WRatio, limit=3, score_cutoff=60
-    )
-    close = dict.fromkeys([k for k, _, _ in keys] + [k for _, _, k in titles])
-    shown = "; ".join(f"{k} ({library.items[k].title[:60]})" for k in list(close)[:5])
-    raise NotFoundError(
-        f"No paper with key or title {quoted(wanted)} in this library.",
-        hint=f"Did you mean: {shown}?" if shown else "Item keys look like ABCD2345.",
-    )
+    if wanted.upper() in library.items:
+        return library.items[wanted.upper()]
+    return resolve_papers(library, PaperRequest.of(wanted)).item

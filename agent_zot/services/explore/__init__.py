@@ -13,12 +13,12 @@ from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, neighbours
 from agent_zot.services.indexing import check_library
-from agent_zot.services.resolve.graph import find_concept, resolve_author, resolve_field
-from agent_zot.services.resolve.library import resolve_paper
+from agent_zot.services.resolve.graph import find_concept, resolve_author, resolve_author_in, resolve_field
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
 from agent_zot.text import STOPWORDS
-from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.models import Library
 
 EMPTY_GRAPH = (
     "The knowledge graph is empty. It is built by `agent-zot update-db` (citations come from the PDFs' "
@@ -121,26 +121,33 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
             f"The year range {start}–{end} runs backwards.", hint=f"Did you mean {end}–{start}?"
         )
 
-    def paper() -> Item:
-        keys = params.get("item_keys") or []
-        return resolve_paper(library, explicit.get("item_key") or (keys[0] if keys else None), topic)
+    def paper() -> PaperMatch:
+        return resolve_papers(library, _paper_request(explicit, params))
 
     if mode == "citation":
-        direction = Direction(explicit.get("direction") or citation_direction(explicit.get("query") or ""))
-        return citations.citation_chains(
-            store, paper(), direction=direction, hops=explicit.get("hops") or 1, limit=limit
+        direction = Direction(explicit.get("direction") or params.get("direction") or "both")
+        match = paper()
+        response = citations.citation_chains(
+            store, match.item, direction=direction, hops=explicit.get("hops") or 1, limit=limit
         )
+        return _with_paper(response, match, direction=direction.value)
     if mode == "influence":
         return citations.influence(store, resolve_field(store, library, topic), limit=limit)
     if mode == "venue":
         return citations.venues(store, resolve_field(store, library, topic), limit=limit)
     if mode == "content_similarity":
-        return neighbours.content_similarity(ctx.index(), library, paper(), limit=limit)
+        match = paper()
+        return _with_paper(
+            neighbours.content_similarity(ctx.index(), library, match.item, limit=limit), match
+        )
     if mode == "related":
-        return neighbours.related(store, paper(), limit=limit)
+        match = paper()
+        return _with_paper(neighbours.related(store, match.item, limit=limit), match)
     if mode == "collaboration":
-        author = resolve_author(store, _author_name(explicit, params, topic))
-        return neighbours.collaboration(store, author, hops=explicit.get("hops") or 1, limit=limit)
+        author = _author(store, explicit, params, topic)
+        response = neighbours.collaboration(store, author, hops=explicit.get("hops") or 1, limit=limit)
+        response.data["resolved"] = resolved_record(author=author.name)
+        return response
     if mode == "concept":
         return neighbours.concept_cooccurrence(store, _concept(store, topic), limit=limit)
     if mode == "temporal":
@@ -151,22 +158,17 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
     return comprehensive(ctx, store, library, explicit, params, topic, limit)
 
 
-_CITED_BY = re.compile(
-    r"\b(?:who|(?:which|what)\s+(?:papers?|works?|articles?)|papers?|works?|articles?)\s+(?:\w+\s+){0,3}?(?:cites?|citing)\b"
-    r"|\bcited by\b|\bciting\b"
-)
-_CITES = re.compile(
-    r"\b(?:does|did|do)\b[^.?!]{0,60}\bcite\b|\breferences? (?:of|in|from)\b|\bcited (?:in|by it)\b"
-    r"|\bbibliography\b|\bbuil[dt]s? (?:on|upon)\b|\bwhat\b[^.?!]{0,60}\bcites\b"
-)
+def _paper_request(explicit: dict[str, Any], params: dict[str, Any]) -> PaperRequest:
+    return PaperRequest.of(str(explicit.get("query") or ""), params, explicit.get("item_key"))
 
 
-def citation_direction(query: str) -> str:
-    """in: papers citing it ("who cites X"); out: what it cites ("what does X cite"); else both."""
-    cited_by, cites = bool(_CITED_BY.search(query)), bool(_CITES.search(query))
-    if cited_by != cites:
-        return "in" if cited_by else "out"
-    return "both"
+def _with_paper(response: ToolResponse, match: PaperMatch, *, direction: str | None = None) -> ToolResponse:
+    """The answer with the paper it is about (and its direction) recorded, and a duplicate noted."""
+    note = match.note()
+    if note:
+        response.text = f"{response.text}\n{note}"
+    response.data["resolved"] = resolved_record(match, direction=direction)
+    return response
 
 
 def field_text(topic: str) -> str:
@@ -176,9 +178,13 @@ def field_text(topic: str) -> str:
     return " ".join(kept)
 
 
-def _author_name(explicit: dict[str, Any], params: dict[str, Any], topic: str) -> str:
+def _author(store: GraphStore, explicit: dict[str, Any], params: dict[str, Any], topic: str) -> Any:
+    """The author argument, else the first name the router found, else a name anywhere in the request."""
     authors = params.get("authors") or []
-    return str(explicit.get("author") or (authors[0] if authors else topic))
+    named = explicit.get("author") or (authors[0] if authors else None)
+    if named:
+        return resolve_author(store, str(named))
+    return resolve_author_in(store, str(explicit.get("query") or topic))
 
 
 def _concept(store: GraphStore, topic: str) -> Any:
@@ -211,16 +217,17 @@ def comprehensive(
     collaboration network; for a field its influential papers, concepts and venues."""
     small = max(3, limit // 3)
     sections: list[tuple[str, ToolResponse]] = []
-    keys = params.get("item_keys") or []
     try:
-        item = resolve_paper(library, explicit.get("item_key") or (keys[0] if keys else None), topic)
+        match: PaperMatch | None = resolve_papers(library, _paper_request(explicit, params))
     except AgentZotError:
-        item = None
-    if item is not None:
+        match = None
+    direction = Direction(explicit.get("direction") or params.get("direction") or "both")
+    if match is not None:
+        item = match.item
         sections.append(
             (
                 "citation",
-                citations.citation_chains(store, item, direction=Direction.BOTH, hops=1, limit=small),
+                citations.citation_chains(store, item, direction=direction, hops=1, limit=small),
             )
         )
         sections.append(("related", neighbours.related(store, item, limit=small)))
@@ -229,7 +236,7 @@ def comprehensive(
                 ("content_similarity", neighbours.content_similarity(ctx.index(), library, item, limit=small))
             )
     elif explicit.get("author") or params.get("authors"):
-        author = resolve_author(store, _author_name(explicit, params, topic))
+        author = _author(store, explicit, params, topic)
         sections.append(("collaboration", neighbours.collaboration(store, author, hops=1, limit=small)))
     else:
         field = resolve_field(store, library, topic)
@@ -239,6 +246,7 @@ def comprehensive(
             sections.append(("concept", neighbours.concept_cooccurrence(store, concept, limit=small)))
         sections.append(("venue", citations.venues(store, field, limit=small)))
     text = "\n\n".join(f"## {name}\n{response.text}" for name, response in sections)
-    return ToolResponse(
+    response = ToolResponse(
         text, {"strategies": [name for name, _ in sections], **{n: r.data for n, r in sections}}
     )
+    return _with_paper(response, match, direction=direction.value) if match is not None else response

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
@@ -12,6 +14,7 @@ from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
 from agent_zot.services.response import quoted
+from agent_zot.text import STOPWORDS, fold
 from agent_zot.zotero.models import Library
 
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
@@ -28,17 +31,28 @@ class Field:
 def resolve_author(store: GraphStore, name: str) -> Node:
     """An author node by name: exact (case/accents folded) surname + given names, else fuzzy, else an
     error listing close names."""
-    wanted = name.strip()
+    wanted = re.sub(r"['’]s?$", "", name.strip())  # "Bolejko's co-authors"
     if not wanted:
         raise InvalidArgumentError("Which author? Give a name, e.g. 'Kyle Lo'.")
     surname = wanted.replace(",", " ").split()[-1] if "," not in wanted else wanted.split(",")[0]
     candidates = store.find_nodes(NodeKind.AUTHOR, name=surname.strip(), limit=200)
+    if " " not in wanted and "," not in wanted:  # a surname alone: the one author who has it
+        same = [n for n in candidates if _surname(n) == fold(wanted)]
+        if len({n.name.casefold() for n in same}) == 1:
+            return same[0]
+        if same:
+            raise AmbiguousNameError(
+                f"{len(same)} authors are called {quoted(wanted)}; give the full name.",
+                candidates=sorted({n.name for n in same}),
+            )
     if not candidates:
         candidates = store.find_nodes(NodeKind.AUTHOR, limit=100_000)
     names = {n.id: n.name for n in candidates}
     scored = process.extract(wanted, names, scorer=fuzz.token_sort_ratio, limit=5, score_cutoff=60)
     if not scored or scored[0][1] < 80:
-        close = ", ".join(n for n, _, _ in scored) or "none"
+        everyone = sorted({n.name for n in store.find_nodes(NodeKind.AUTHOR, limit=10**9)})
+        near = process.extract(wanted, everyone, scorer=fuzz.WRatio, limit=5, score_cutoff=60)
+        close = ", ".join(n for n, _, _ in near) or "none"
         raise NotFoundError(f"No author named {quoted(wanted)} in the graph.", hint=f"Close names: {close}.")
     best = [node_id for _, score, node_id in scored if score >= scored[0][1] - 2]
     nodes = store.get_nodes(best)
@@ -48,6 +62,70 @@ def resolve_author(store: GraphStore, name: str) -> Node:
             candidates=[n.name for n in nodes],
         )
     return nodes[0]
+
+
+_NOT_NAMES = STOPWORDS | frozenset(
+    [
+        "who",
+        "whom",
+        "with",
+        "has",
+        "have",
+        "had",
+        "co",
+        "authors",
+        "author",
+        "coauthors",
+        "co-authors",
+        "co-authored",
+        "coauthored",
+        "authored",
+        "wrote",
+        "written",
+        "worked",
+        "works",
+        "work",
+        "working",
+        "collaborated",
+        "collaborators",
+        "collaborator",
+        "collaborates",
+        "papers",
+        "paper",
+        "list",
+        "show",
+        "find",
+        "network",
+        "people",
+        "colleagues",
+        "together",
+        "publish",
+        "published",
+        "publishes",
+    ]
+)
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[a-z]{1,3}\s+)?[A-Z][\w'’-]+){0,3}")
+
+
+def resolve_author_in(store: GraphStore, text: str) -> Node:
+    """The author a request names somewhere in its words ("with who Kyle Lo has written papers?"): each run
+    of capitalised words, longest first, tried as a name; else the whole text as one name."""
+    runs = sorted({m.group(0) for m in _NAME_RUN.finditer(text)}, key=len, reverse=True)
+    # typed in lower case: pairs of words, then single words, that are not the request's own words
+    words = [w for w in re.findall(r"[^\W\d_][\w'’-]*", text) if fold(w) not in _NOT_NAMES]
+    words = [re.sub(r"['’]s?$", "", w) for w in words]
+    pairs = [f"{a} {b}" for a, b in itertools.pairwise(words)]
+    for candidate in [*runs, *pairs, *words]:
+        try:
+            return resolve_author(store, candidate)
+        except NotFoundError:
+            continue
+    return resolve_author(store, text)
+
+
+def _surname(node: Node) -> str:
+    parts = node.name.split()
+    return fold(parts[-1]) if parts else ""
 
 
 def _same_person_written_twice(nodes: list[Node]) -> bool:

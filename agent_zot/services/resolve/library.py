@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, process
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
-from agent_zot.services.match import match_items
 from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -27,12 +26,15 @@ def resolve_item(library: Library, key: str) -> Item:
     for attachment in library.attachments:
         if attachment.key == cleaned and attachment.parent_key:
             return library.items[attachment.parent_key]
-    close = process.extract(
+    # A mistyped key looks like another key; title words typed as a key look like a title.
+    keys = process.extract(cleaned, list(library.items), scorer=fuzz.ratio, limit=3, score_cutoff=60)
+    titles = process.extract(
         key, {k: i.title for k, i in library.items.items()}, scorer=fuzz.WRatio, limit=3, score_cutoff=80
     )
+    close = list(dict.fromkeys([k for k, _, _ in keys] + [k for _, _, k in titles]))[:5]
     hint = "Find keys with zot_search or zot_manage_collections."
     if close:
-        hint = "Did you mean: " + "; ".join(f"{k} ({title[:60]})" for title, _, k in close) + "?"
+        hint = "Did you mean: " + "; ".join(f"{k} ({library.items[k].title[:60]})" for k in close) + "?"
     raise NotFoundError(f"No item with key {key.strip()!r} in this library.", hint=hint)
 
 
@@ -85,49 +87,6 @@ def _ambiguous(wanted: str, matches: list[Collection]) -> AmbiguousNameError:
         candidates=paths,
         hint="Repeat the request with the full path or the collection key.",
     )
-
-
-def resolve_paper(library: Library, item_key: str | None, text: str) -> Item:
-    """An item by key, else the best title/metadata match for ``text``; ambiguity returns candidates."""
-    if item_key:
-        item = library.items.get(item_key.strip().upper())
-        if item is None:
-            raise NotFoundError(f"No item with key {item_key!r} in this library.")
-        return item
-    wanted = text.strip()
-    if not wanted:
-        raise InvalidArgumentError(
-            "Which paper? Give an item key or part of its title.", hint="For example item_key='ABCD2345'."
-        )
-    items = list(library.items.values())
-    matches = match_items(items, wanted)
-    if not matches:
-        titles = {i.title: i for i in items if i.title}
-        scored = process.extract(wanted, list(titles), scorer=fuzz.token_set_ratio, limit=3, score_cutoff=75)
-        matches = [titles[t] for t, _, _ in scored]
-    if not matches:
-        close = process.extract(wanted, list(titles), scorer=fuzz.WRatio, limit=3, score_cutoff=50)
-        hint = ("Close titles: " + "; ".join(t for t, _, _ in close) + ".") if close else "Try an item key."
-        raise NotFoundError(f"No paper in the library matches {quoted(wanted)}.", hint=hint)
-    matches.sort(key=lambda i: -_title_fit(wanted, i.title))  # stable: metadata-match order breaks ties
-    if len(matches) > 1 and _close_call(wanted, matches):
-        raise AmbiguousNameError(
-            f"{len(matches)} papers match {quoted(wanted)}; say which one.",
-            candidates=[f"{i.key}: {i.title} ({i.year or 'n.d.'})" for i in matches[:8]],
-        )
-    return matches[0]
-
-
-def _close_call(wanted: str, matches: list[Item]) -> bool:
-    """Two candidates whose titles fit the words equally well: guessing would be a coin toss."""
-    first, second = (_title_fit(wanted, m.title) for m in matches[:2])
-    return abs(first - second) < 5 and first < 95
-
-
-def _title_fit(wanted: str, title: str) -> float:
-    """How well the words fit the title: 100 when every word is a whole word of it ("BERT" in "BERT: …",
-    not in "SciBERT: …")."""
-    return fuzz.token_set_ratio(wanted, title, processor=utils.default_process)
 
 
 def author_surnames(library: Library, name: str) -> list[str]:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_zot.services.resolve.direction import citation_direction
+
 from .extract_library import (
     extract_collections,
     extract_color,
@@ -105,6 +107,10 @@ def extract_params(query: str, tool: str) -> Extraction:
             extract_venue(scan, params)
     if quoted:
         params["quoted"] = [q for q in dict.fromkeys(quoted) if q]
+    if tool == "zot_explore_graph":
+        direction = citation_direction(query)
+        if direction is not None:
+            params["direction"] = direction
     return Extraction(params, tuple(scan.removed))
 
 

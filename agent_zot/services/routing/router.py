@@ -16,7 +16,15 @@ from .rules_search import SEARCH_RULES, SUMMARIZE_RULES
 # Modes only their own wording selects, never resemblance to labelled requests: a claim to check reads
 # like any topic ("statins prevent dementia"), so without "is there evidence", "what argues against"...
 # it is a search.
-CUE_ONLY_MODES = frozenset({("zot_search", "evidence"), ("zot_summarize", "audit"), ("zot_export", "review")})
+# A GraphML export is what a request asks for by its own words ("graph", "Gephi"), never by resemblance.
+CUE_ONLY_MODES = frozenset(
+    {
+        ("zot_search", "evidence"),
+        ("zot_summarize", "audit"),
+        ("zot_export", "review"),
+        ("zot_export", "graphml"),
+    }
+)
 
 RULE_TABLES: dict[str, tuple[Rule, ...]] = {
     "zot_search": SEARCH_RULES,

@@ -25,8 +25,10 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         2.0,
         r"\bcit(?:e|es|ed|ing|ation|ations)\b(?!\s+" + CITATION_TOPICS + r")"
         r"|\breferenc(?:e|es|ed|ing)\b|\bbibliograph\w*|\bbackward\b"
-        r"|\bforward\b|\bcited by\b|\bbuil(?:d|ds|t) (?:on|upon)\b|\bbased on\b",
+        r"|\bforward\b|\bcited by\b|\bbuil(?:d|ds|t) (?:on|upon)\b|\bbased on\b|\brefs\b|\bfollow[- ]?ups?\b",
     ),
+    # a citation direction the request states ("who cites X", "what does X build on")
+    has("citation", 1.0, "direction"),
     # related through shared authors, references or concepts (the relation named is the means, not the goal)
     rx(
         "related",

@@ -154,7 +154,7 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
     rx(
         "audit",
         4.0,
-        r"\baudit\w*\b|\b(?:check|verify|validate|proofread|review)\w*\s+(?:\w+\s+){0,3}?(?:citations?|references|cites"
+        r"\baudit(?:s|ed|ing|or|ors)?\b|\b(?:check|verify|validate|proofread|review)\w*\s+(?:\w+\s+){0,3}?(?:citations?|references|cites"
         r"|bibliography|sources)\b|\bcitation (?:check|audit|errors?|problems?)\b|\b(?:wrong|bad|broken|missing) "
         r"(?:citations?|page numbers?|cites)\b",
     ),

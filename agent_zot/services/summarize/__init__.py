@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.target import resolve_target
+from agent_zot.services.resolve.papers import PaperRequest, resolve_papers, resolved_record
 from agent_zot.services.response import ToolResponse, estimate_tokens
 from agent_zot.services.routing import Route
 from agent_zot.services.summarize.common import (
@@ -57,7 +57,7 @@ def run_summarize(
     budget = _budget(max_tokens, decision.mode)
     win = window(pages, offset, decision.params.get("pages")) if decision.mode == "full" else None
     library = ctx.library()
-    target = resolve_target(library, decision.params, text, item_key)
+    target = resolve_papers(library, PaperRequest.of(text, decision.params, item_key))
     item = target.item
     full_text = full_text_of(ctx, item)
     if decision.mode == "quick":
@@ -70,11 +70,12 @@ def run_summarize(
         lines, data = _with_header(item, *targeted(ctx, item, full_text, _question(text, item_key), budget))
     else:
         lines, data = _with_header(item, *comprehensive(ctx, item, full_text, budget))
-    body = "\n".join(line for line in lines if line)
+    body = "\n".join(line for line in [*lines, target.note()] if line)
     data = {
         "item_key": item.key,
         "title": item.title,
         "resolved_by": target.how,
+        "resolved": resolved_record(target),
         "full_text": full_text.to_dict(),
         **data,
         "tokens": estimate_tokens(body),

@@ -1,0 +1,347 @@
+"""One resolver for "which paper, author and citation direction does this request name", in every tool.
+
+A library built for the classes of request that used to miss: a title word after a citation verb, an author
+with a year in any author position, acronyms, the direction of a citation request, a possessive with a quoted
+title, duplicates, and words that contain a mode word. The resolver is checked alone, then through the MCP
+tools (summarize, explore, notes, export), `agent-zot view --item` and `agent-zot route`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from fastmcp import Client
+
+from agent_zot.cli.main import cli
+from agent_zot.config import Settings
+from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.mcp.server import build_server
+from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.resolve.direction import citation_direction
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolve_papers
+from agent_zot.services.routing import route
+from agent_zot.view.scope import ViewRequest, resolve_scope
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from agent_zot.zotero.models import Library
+from agent_zot.zotero.reader import load_library
+from tests.conftest import guard_database
+from tests.pdf_factory import write_paper
+
+BODY = "Distributed storage keeps structured data across many machines; {} is described and evaluated here."
+FILLERS = (
+    "[{n}] U. Writer and V. Author. Notes on indexing large document collections. Information Retrieval, 5:10-20, 2008.",
+    "[{n}] W. Scholar. Statistical methods for text, second edition. Springer, Berlin, 2011.",
+    "[{n}] X. Reader, Y. Critic and Z. Editor. Evaluating search engines for science. In Proc. of SIGIR, 2013.",
+)
+GFS_REF = (
+    "[{n}] S. Ghemawat, H. Gobioff and S. Leung. The Google file system. In Proc. of SOSP, pages 29-43, 2003."
+)
+BIGTABLE_REF = (
+    "[{n}] F. Chang, J. Dean and S. Ghemawat. Bigtable: A distributed storage system for structured data. "
+    "In Proc. of OSDI, pages 205-218, 2006."
+)
+
+
+def refs(*entries: str) -> list[str]:
+    return [entry.format(n=i) for i, entry in enumerate((*entries, *FILLERS), 1)]
+
+
+@pytest.fixture(scope="module")
+def named(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
+    """A library whose papers are named in every way the tests use; Bigtable cites GFS, Okafor cites
+    Bigtable (from their PDFs' reference lists), and GFS is in the library twice."""
+    root = tmp_path_factory.mktemp("resolve")
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    b = ZoteroLibraryBuilder(root / "Zotero", shape="z7", seed=30)
+    k: dict[str, str] = {}
+
+    def add(name: str, title: str, year: int, authors: list[tuple[str, str]], **fields: str) -> str:
+        k[name] = b.add_item(
+            "journalArticle",
+            title=title,
+            date=f"{year}-00-00 {year}",
+            creators=authors,
+            publicationTitle=fields.pop("venue", "Journal of Systems"),
+            **fields,
+        )
+        return k[name]
+
+    def with_pdf(name: str, references: list[str]) -> None:
+        path = write_paper(pdfs / f"{name}.pdf", body_pages=1, body=BODY.format(name), references=references)
+        b.add_attachment(k[name], filename=f"{name}.pdf", content=path.path.read_bytes())
+
+    add(
+        "gfs",
+        "The Google File System",
+        2003,
+        [("Sanjay", "Ghemawat"), ("Howard", "Gobioff"), ("Shun-Tak", "Leung")],
+    )
+    with_pdf("gfs", refs())
+    # The same paper entered again (an import from another database): no file, fewer fields.
+    k["gfs_copy"] = b.add_item(
+        "journalArticle",
+        title="The Google file system.",
+        date="2003-00-00 2003",
+        creators=[("S.", "Ghemawat")],
+    )
+    b.add_note(k["gfs"], "<p>GFS: single master, 64 MB chunks.</p>")
+    add(
+        "bigtable",
+        "Bigtable: A Distributed Storage System for Structured Data",
+        2006,
+        [("Fay", "Chang"), ("Jeffrey", "Dean"), ("Sanjay", "Ghemawat")],
+    )
+    with_pdf("bigtable", refs(GFS_REF))
+    add(
+        "okafor",
+        "Deep learning for auditory processing in cochlear implants",
+        2019,
+        [("Ada", "Okafor"), ("Min", "Lee")],
+    )
+    with_pdf("okafor", refs(BIGTABLE_REF))
+    add(
+        "cap",
+        "Brewer's conjecture and the feasibility of consistent, available, partition-tolerant web services",
+        2002,
+        [("Seth", "Gilbert"), ("Nancy", "Lynch")],
+    )
+    add(
+        "gnn",
+        "Graph neural networks for jet tagging",
+        2021,
+        [("Ji", "Lee"), ("Soo", "Park"), ("Hana", "Cho")],
+    )
+    add(
+        "protein",
+        "Protein structure prediction with transformers",
+        2022,
+        [("Amy", "Adams"), ("Bo", "Baker"), ("Linh", "Nguyen"), ("Dee", "Diaz")],
+    )
+    add("norm", "What is a norm?", 2015, [("Paola", "Rossi")], venue="Legal Theory")
+    add("reply", "What is a norm? A reply to Rossi", 2016, [("Marco", "Verdi")], venue="Legal Theory")
+    add("prieur_a", "Stability of switched systems", 2013, [("Christophe", "Prieur")])
+    add("prieur_b", "Hybrid control of oscillators", 2013, [("Christophe", "Prieur")])
+    add("transformer", "Transformer: a novel neural network architecture", 2017, [("Jakob", "Uszkoreit")])
+    db = guard_database(b.build())
+    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    ctx = AppContext(settings, home=root / "home")
+    try:
+        update_index(ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph())
+    finally:
+        ctx.close()
+    return settings, k
+
+
+@pytest.fixture(scope="module")
+def library(named: tuple[Settings, dict[str, str]]) -> Library:
+    folder = named[0].zotero_data_dir
+    return load_library(folder / "zotero.sqlite", folder)
+
+
+def resolved(library: Library, tool: str, query: str) -> PaperMatch:
+    """The paper the tool's request names, as the tool resolves it (routing first)."""
+    return resolve_papers(library, PaperRequest.of(query, route(tool, query).params))
+
+
+# -- the resolver alone, one class of request at a time ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "paper"),
+    [
+        # 1. a title word after a citation verb is not an author
+        ("which papers cite Transformer", "transformer"),
+        ("what cites Bigtable?", "bigtable"),
+        # 2. author + year, the surname in any author position, one or several surnames
+        ("what does Okafor 2019 cite?", "okafor"),
+        ("citation network of Lee, Park and Cho 2021", "gnn"),
+        ("what is Nguyen 2022 about?", "protein"),
+        ("Lee 2019: who cites it", "okafor"),
+        ("Gilbert and Lynch (2002)", "cap"),
+        ("chang et al. 2006", "bigtable"),
+        # 3. acronyms of title words
+        ("what cites the CAP result?", "cap"),
+        ("the CAP theorem paper", "cap"),
+        # 5. a possessive with a quoted title
+        ('Rossi\'s "What is a norm?"', "norm"),
+        ("Verdi's reply on norms", "reply"),
+        # 7. words that hold a mode word
+        ("summarize the paper on auditory processing", "okafor"),
+        # and the plain ways: a typo, lower case, a whole title
+        ("the goggle file sytem paper", "gfs"),
+        ("bigtable: a distributed storage system for structured data", "bigtable"),
+    ],
+)
+def test_each_class_of_request_reaches_its_paper(
+    library: Library, named: tuple[Settings, dict[str, str]], query: str, paper: str
+) -> None:
+    tool = "zot_summarize" if "summarize" in query or "about" in query else "zot_explore_graph"
+    assert resolved(library, tool, query).item.key == named[1][paper]
+
+
+@pytest.mark.parametrize(
+    ("query", "direction"),
+    [
+        ("who cites the Bigtable paper?", "in"),
+        ("which papers cite Transformer", "in"),
+        ("what papers build on Bigtable?", "in"),
+        ("follow-ups to the GFS paper", "in"),
+        ("papers citing Okafor 2019", "in"),
+        ("is Bigtable cited by anything in my library", "in"),
+        ("what does Okafor 2019 cite?", "out"),
+        ("what does Bigtable build on", "out"),
+        ("references of the Bigtable paper", "out"),
+        ("papers cited by the Bigtable paper", "out"),
+        ("Gilbert and Lynch's bibliography", "out"),
+        ("what is the Okafor paper based on?", "out"),
+        ("citation network of Lee, Park and Cho 2021", "both"),
+        ("summarize the Bigtable paper", None),
+    ],
+)
+def test_citation_direction_is_parsed_both_ways(query: str, direction: str | None) -> None:
+    assert citation_direction(query) == direction
+    assert route("zot_explore_graph", query).params.get("direction") == direction
+
+
+def test_duplicates_are_one_paper_answered_from_the_copy_with_a_file(
+    library: Library, named: tuple[Settings, dict[str, str]]
+) -> None:
+    k = named[1]
+    for query in ("what does the Google File System paper cite", f"summarize {k['gfs_copy']}"):
+        match = resolved(library, "zot_explore_graph", query)
+        keys = {match.item.key, *(d.key for d in match.duplicates)}
+        assert keys == {k["gfs"], k["gfs_copy"]}
+    assert resolved(library, "zot_summarize", "the GFS paper by Ghemawat").item.key == k["gfs"]  # has the PDF
+    assert "a duplicate" in (resolved(library, "zot_summarize", "the Google File System").note() or "")
+
+
+def test_close_candidates_are_asked_back_ranked_with_year_and_first_author(library: Library) -> None:
+    with pytest.raises(AmbiguousNameError) as err:
+        resolved(library, "zot_summarize", "summarize Prieur 2013")
+    assert len(err.value.candidates) == 2
+    assert all("(2013, Prieur)" in c for c in err.value.candidates)
+    # author and year and a title word together pick one
+    assert resolved(library, "zot_summarize", "Prieur 2013 on oscillators").item.title.startswith("Hybrid")
+
+
+def test_a_paper_not_in_the_library_is_not_guessed(library: Library) -> None:
+    for query in (
+        "what cites Mandel & Agol 2002",
+        "summarize Longformer",
+        'Kipping\'s "Transit light curves"',
+    ):
+        with pytest.raises(NotFoundError):
+            resolved(library, "zot_explore_graph", query)
+    with pytest.raises(InvalidArgumentError):
+        resolve_papers(library, PaperRequest.of("summarize the paper"))
+
+
+def test_requests_about_many_papers_name_none(
+    library: Library, named: tuple[Settings, dict[str, str]]
+) -> None:
+    assert resolve_named_paper(library, PaperRequest.of("notes about storage systems")) is None
+    match = resolve_named_paper(library, PaperRequest.of("my notes on Chang et al. 2006"))
+    assert match is not None and match.item.key == named[1]["bigtable"]
+
+
+# -- through the tools -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def client(named: tuple[Settings, dict[str, str]], tmp_path: Path):
+    ctx = AppContext(named[0], home=tmp_path / "home")
+    async with Client(build_server(ctx)) as connected:
+        yield connected
+    ctx.close()
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments, raise_on_error=False)
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    data["_text"] = result.content[0].text
+    return data
+
+
+async def test_the_same_words_reach_the_same_paper_in_summarize_and_explore(
+    client: Client, named: tuple[Settings, dict[str, str]]
+) -> None:
+    k = named[1]
+    for words, paper in (
+        ("the CAP theorem paper", "cap"),
+        ("Nguyen 2022", "protein"),
+        ("Okafor 2019", "okafor"),
+    ):
+        summary = await call(client, "zot_summarize", query=f"what is {words} about?")
+        graph = await call(client, "zot_explore_graph", query=f"who cites {words}?")
+        assert summary["resolved"]["papers"][0]["key"] == graph["resolved"]["papers"][0]["key"] == k[paper]
+
+
+async def test_explore_answers_in_the_direction_asked(
+    client: Client, named: tuple[Settings, dict[str, str]]
+) -> None:
+    k = named[1]
+    citing = await call(client, "zot_explore_graph", query="which papers cite Bigtable?")
+    assert citing["route"]["mode"] == "citation" and citing["resolved"]["direction"] == "in"
+    assert "cites" not in citing and [p["item_key"] for p in citing["cited_by"]] == [k["okafor"]]
+    cited = await call(client, "zot_explore_graph", query="what does the Bigtable paper cite?")
+    assert cited["resolved"]["direction"] == "out" and "cited_by" not in cited
+    assert {k["gfs"], k["gfs_copy"]} & {p.get("item_key") for p in cited["cites"]}  # either copy
+    both = await call(client, "zot_explore_graph", query="citation network of Chang et al. 2006")
+    assert both["resolved"]["direction"] == "both" and "cites" in both and "cited_by" in both
+    forced = await call(client, "zot_explore_graph", query="who cites Bigtable", direction="out")
+    assert forced["resolved"]["direction"] == "out" and "cited_by" not in forced  # the argument wins
+
+
+async def test_a_duplicate_is_named_in_the_answer(
+    client: Client, named: tuple[Settings, dict[str, str]]
+) -> None:
+    data = await call(client, "zot_summarize", query="summarize the Google File System paper")
+    assert data["item_key"] == named[1]["gfs"]
+    assert data["resolved"]["papers"][0]["duplicates"] == [named[1]["gfs_copy"]]
+    assert f"Also in your library as {named[1]['gfs_copy']}" in data["_text"]
+
+
+async def test_a_mode_word_inside_another_word_routes_nowhere_odd(client: Client) -> None:
+    data = await call(client, "zot_summarize", query="summarize the paper on auditory processing")
+    assert data["route"]["mode"] != "audit" and data["title"].startswith("Deep learning for auditory")
+
+
+async def test_notes_and_export_reach_the_named_paper(
+    client: Client, named: tuple[Settings, dict[str, str]]
+) -> None:
+    k = named[1]
+    notes = await call(client, "zot_manage_notes", query="show my notes on the GFS paper")
+    assert notes["resolved"]["papers"][0]["key"] == k["gfs"] and "64 MB chunks" in notes["_text"]
+    exported = await call(
+        client, "zot_export", query="export Gilbert and Lynch 2002 to bibtex", overwrite=True
+    )
+    assert exported["resolved"]["papers"][0]["key"] == k["cap"] and exported["count"] == 1
+    text = Path(exported["path"]).read_text(encoding="utf-8")
+    assert "Brewer" in text and "Bigtable" not in text
+    everything = await call(client, "zot_export", query="export all my papers to bibtex", overwrite=True)
+    assert everything["count"] == 12 and "resolved" not in everything
+
+
+def test_view_item_uses_the_same_resolver(named: tuple[Settings, dict[str, str]], library: Library) -> None:
+    ctx = AppContext(named[0])
+    try:
+        scope = resolve_scope(ctx.graph().store, library, ViewRequest(item="Lee, Park and Cho 2021", hops=0))
+    finally:
+        ctx.close()
+    assert scope.pinned == [f"paper:{named[1]['gnn']}"]
+
+
+def test_route_shows_the_resolved_paper_and_direction(named: tuple[Settings, dict[str, str]]) -> None:
+    settings, k = named
+    library_args = ["--library", str(settings.zotero_data_dir)]
+    result = CliRunner().invoke(cli, [*library_args, "route", "explore", "what papers build on Bigtable?"])
+    assert result.exit_code == 0, result.output
+    assert f"paper: [{k['bigtable']}] Bigtable" in result.output and "direction: in" in result.output
+    as_json = CliRunner().invoke(cli, [*library_args, "route", "summarize", "Prieur 2013", "--json"])
+    assert '"candidates"' in as_json.output and "Stability of switched systems" in as_json.output
