@@ -17,6 +17,10 @@ from tests.conftest import guard_database, index_library
 README = Path(__file__).resolve().parents[1] / "README.md"
 VOCABULARY = "how is the vocabulary built in the papers of my Thesis collection?"
 CITE_BERT = "which of my papers cite BERT?"
+BUILD_ON = "which papers build on Devlin 2019?"
+LO_CITES = "what does Lo et al. 2020 cite?"
+POSSESSIVE = "Beltagy's SciBERT paper"
+ROUTE = "who cites the BERT paper?"
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +61,37 @@ async def test_first_steps_questions(demo: Settings) -> None:
             assert "2 citations" in audit.content[0].text
     finally:
         ctx.close()
+
+
+def test_the_naming_examples_are_the_readmes() -> None:
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert all(example in text for example in (BUILD_ON, LO_CITES, POSSESSIVE, ROUTE))
+
+
+async def test_naming_a_paper_and_a_direction(demo: Settings) -> None:
+    ctx = AppContext(demo)
+    try:
+        async with Client(build_server(ctx)) as client:
+            citing = (await client.call_tool("zot_explore_graph", {"query": BUILD_ON})).structured_content
+            assert citing["resolved"]["papers"][0]["title"].startswith("BERT")
+            assert citing["resolved"]["direction"] == "in" and "cites" not in citing
+            assert {p["title"].split(":")[0] for p in citing["cited_by"]} == {"SciBERT", "S2ORC"}
+            cited = (await client.call_tool("zot_explore_graph", {"query": LO_CITES})).structured_content
+            assert cited["resolved"]["papers"][0]["title"].startswith("S2ORC")
+            assert cited["resolved"]["direction"] == "out" and "cited_by" not in cited
+            assert any(p.get("title", "").startswith("BERT") for p in cited["cites"])
+            summary = await client.call_tool("zot_summarize", {"query": POSSESSIVE})
+            assert summary.structured_content["title"].startswith("SciBERT")
+    finally:
+        ctx.close()
+
+
+def test_route_shows_the_paper_and_direction(demo: Settings) -> None:
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["--library", str(demo.zotero_data_dir), "route", "explore", ROUTE])
+    assert result.exit_code == 0, result.output
+    assert "paper: [" in result.output and "BERT: Pre-training" in result.output
+    assert "direction: in" in result.output

@@ -19,17 +19,20 @@ log = logging.getLogger(__name__)
 
 
 def warm_up(ctx: AppContext) -> float:
-    """Load the library, the routing tables and the index's query side; returns the seconds it took."""
+    """Load the library, the routing tables, the resolver's tables and the index's query side; returns the
+    seconds it took."""
     started = time.perf_counter()
     with ctx.request():
         try:
             library = ctx.library()
             from agent_zot.services import tools
             from agent_zot.services.match import warm_texts
+            from agent_zot.services.resolve.paper_index import warm_paper_index
             from agent_zot.services.routing.examples import warm_examples
 
             warm_examples()
             warm_texts(library)
+            warm_paper_index(library)
             tools.spec_for("zot_search")
             resources = ctx.index()
             if resources.exists():

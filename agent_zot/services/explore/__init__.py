@@ -128,7 +128,12 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
         direction = Direction(explicit.get("direction") or params.get("direction") or "both")
         match = paper()
         response = citations.citation_chains(
-            store, match.item, direction=direction, hops=explicit.get("hops") or 1, limit=limit
+            store,
+            match.item,
+            direction=direction,
+            hops=explicit.get("hops") or 1,
+            limit=limit,
+            copies=match.duplicates,
         )
         return _with_paper(response, match, direction=direction.value)
     if mode == "influence":
@@ -227,7 +232,9 @@ def comprehensive(
         sections.append(
             (
                 "citation",
-                citations.citation_chains(store, item, direction=direction, hops=1, limit=small),
+                citations.citation_chains(
+                    store, item, direction=direction, hops=1, limit=small, copies=match.duplicates
+                ),
             )
         )
         sections.append(("related", neighbours.related(store, item, limit=small)))

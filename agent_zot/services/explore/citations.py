@@ -25,16 +25,24 @@ class Reached:
 
 
 def citation_chains(
-    store: GraphStore, item: Item, *, direction: Direction, hops: int, limit: int
+    store: GraphStore,
+    item: Item,
+    *,
+    direction: Direction,
+    hops: int,
+    limit: int,
+    copies: tuple[Item, ...] = (),
 ) -> ToolResponse:
-    """Papers this paper cites and papers citing it, up to ``hops`` steps, each with its path."""
+    """Papers this paper cites and papers citing it, up to ``hops`` steps, each with its path. Other
+    ``copies`` of the same paper in the library count as the paper: a reference list may have been
+    matched to either."""
     hops = max(1, min(hops, MAX_HOPS))
-    start = paper_id(item.key)
+    starts = [paper_id(item.key), *(paper_id(c.key) for c in copies)]
     sections: dict[str, list[Reached]] = {}
     if direction in (Direction.OUT, Direction.BOTH):
-        sections["cites"] = _walk(store, start, Direction.OUT, hops, limit)
+        sections["cites"] = _walk(store, starts, Direction.OUT, hops, limit)
     if direction in (Direction.IN, Direction.BOTH):
-        sections["cited_by"] = _walk(store, start, Direction.IN, hops, limit)
+        sections["cited_by"] = _walk(store, starts, Direction.IN, hops, limit)
     lines = [f"Citation network of [{item.key}] {item.title} (up to {plural(hops, 'hop')}):"]
     data: dict[str, Any] = {"paper": item.to_summary(), "hops": hops}
     for name, reached in sections.items():
@@ -53,11 +61,12 @@ def citation_chains(
     return ToolResponse("\n".join(lines), data)
 
 
-def _walk(store: GraphStore, start: str, direction: Direction, hops: int, limit: int) -> list[Reached]:
-    """Breadth-first along CITES, nearest first; a path is kept for every node reached."""
-    parents: dict[str, str | None] = {start: None}
-    depth = {start: 0}
-    frontier = [start]
+def _walk(store: GraphStore, starts: list[str], direction: Direction, hops: int, limit: int) -> list[Reached]:
+    """Breadth-first along CITES from the paper (and its copies), nearest first; a path is kept for every
+    node reached."""
+    parents: dict[str, str | None] = dict.fromkeys(starts)
+    depth = dict.fromkeys(starts, 0)
+    frontier = list(starts)
     for hop in range(1, hops + 1):
         edges = store.edges_of(frontier, kinds=[EdgeKind.CITES], direction=direction)
         nxt: list[str] = []
@@ -75,7 +84,7 @@ def _walk(store: GraphStore, start: str, direction: Direction, hops: int, limit:
             break
     # Papers in the library first (they can be opened), then external works; each nearest first.
     reached_ids = sorted(
-        (n for n in parents if n != start), key=lambda n: (depth[n], not n.startswith("paper:"))
+        (n for n in parents if n not in starts), key=lambda n: (depth[n], not n.startswith("paper:"))
     )
     nodes = {n.id: n for n in store.get_nodes(reached_ids)}
     return [Reached(nodes[n], depth[n], _path(parents, n)) for n in reached_ids if n in nodes]

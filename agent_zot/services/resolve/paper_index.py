@@ -1,0 +1,269 @@
+"""The lookup tables the paper resolver reads, built once per loaded library: title words and their stems,
+surnames by author position, given names, title acronyms, venue and tag words, years, DOIs, arXiv ids, and
+which items are copies of one paper."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import snowballstemmer
+
+from agent_zot.identifiers import clean_doi
+from agent_zot.text import STOPWORDS, ascii_key, fold, spaced_cjk
+from agent_zot.zotero.models import Item, Library
+
+TOKEN = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
+ARXIV = re.compile(
+    r"(?<![\w.])(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?![\w.])", re.IGNORECASE
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+MIN_FUZZY_LEN = 5
+
+
+@dataclass(slots=True)
+class PaperIndex:
+    items: dict[str, Item]
+    title_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    by_prefix: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # "augm" → title words
+    surnames: dict[str, dict[str, int]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )  # word → key → position
+    given_names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    acronyms: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    other_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # venue, tags
+    years: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
+    dois: dict[str, str] = field(default_factory=dict)
+    arxiv: dict[str, str] = field(default_factory=dict)
+    group_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key → every copy of that paper
+    vocabulary: list[str] = field(default_factory=list)
+    cite_keys: dict[str, str] | None = None  # built on the first request that carries a citation key
+    initials: dict[str, list[tuple[str, bool]]] | None = None  # built on the first loose acronym
+
+    @property
+    def size(self) -> int:
+        return max(1, len(self.items))
+
+
+_lock = threading.Lock()
+_latest: tuple[Library, PaperIndex] | None = None  # only the current snapshot's index is kept
+
+
+def paper_index(library: Library) -> PaperIndex:
+    """The lookup tables of ``library`` (built on first use, kept while it is the current snapshot)."""
+    global _latest
+    with _lock:
+        if _latest is not None and _latest[0] is library:
+            return _latest[1]
+    index = _build(library)
+    with _lock:
+        _latest = (library, index)
+    return index
+
+
+def _build(library: Library) -> PaperIndex:
+    index = PaperIndex(items=dict(library.items))
+    for key, item in library.items.items():
+        for word in words(item.title):
+            index.title_words[word].add(key)
+        for acronym in _title_acronyms(item.title):
+            index.acronyms[acronym].add(key)
+        for position, creator in enumerate(item.authors):
+            for word in words(creator.last_name):
+                if len(word) > 1:
+                    index.surnames[word].setdefault(key, position)
+            for word in words(creator.first_name):
+                if len(word) > 1:
+                    index.given_names[word].add(key)
+        for word in words(" ".join([item.venue, *item.tag_names()])):
+            index.other_words[word].add(key)
+        if item.year:
+            index.years[item.year].add(key)
+        if item.doi:
+            index.dois[clean_doi(item.doi).casefold()] = key
+        for found in ARXIV.findall(" ".join([item.doi, item.url, item.extra, item.field("archiveID")])):
+            index.arxiv[found.casefold()] = key
+    for word in index.title_words:
+        if len(word) >= 4 and word.isascii():
+            index.by_prefix[word[:4]].add(word)
+    index.vocabulary = sorted(
+        w for w in {*index.title_words, *index.surnames} if len(w) >= MIN_FUZZY_LEN and not w.isdigit()
+    )
+    _group_copies(library, index)
+    return index
+
+
+def words(text: str) -> list[str]:
+    """Folded words; runs of Chinese or Japanese characters also as their character pairs."""
+    if not text:
+        return []
+    folded = fold(text)
+    if _CJK.search(folded):
+        folded = spaced_cjk(folded)
+    return TOKEN.findall(folded.replace("'", " ").replace("’", " "))
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    return _STEMMER.stemWord(word) if word.isascii() else word
+
+
+def same_stem(index: PaperIndex, word: str) -> set[str]:
+    """Items whose title has a word with the stem of ``word`` ("augmentation" finds "Augmenting"). Only title
+    words that begin alike are stemmed, at the first request that needs them, not the whole library's."""
+    if len(word) < 4 or not word.isascii():
+        return set()
+    wanted = stem(word)
+    found: set[str] = set()
+    for other in index.by_prefix.get(word[:4], ()):
+        if stem(other) == wanted:
+            found |= index.title_words[other]
+    return found
+
+
+def _title_acronyms(title: str) -> set[str]:
+    """Initials of runs of 3-6 consecutive title words (function words skipped or kept), and of the
+    capitalised parts of a word ("MapReduce" → "mr")."""
+    words = [w for w in re.findall(r"[^\W\d_][\w-]*", title) if w]
+    parts: list[str] = []
+    for word in words:
+        parts.extend(p for p in word.split("-") if p)
+    content = [p for p in parts if p.lower() not in STOPWORDS]
+    found: set[str] = set()
+    for sequence in (content, parts):
+        initials = "".join(p[0].lower() for p in sequence)
+        for size in range(2, 7):
+            found.update(initials[i : i + size] for i in range(len(initials) - size + 1))
+    return found
+
+
+# What a web capture adds to a title: "… | Request PDF", "… - ScienceDirect", "(PDF) …".
+_CAPTURE_NOISE = re.compile(
+    r"\s*[|–—-]\s*(?:request pdf|sciencedirect|springerlink|ieee xplore|researchgate|semantic scholar|arxiv"
+    r"|wiley online library|taylor\s*&\s*francis online|jstor|pubmed|google scholar)\s*$|^\(pdf\)\s*",
+    re.IGNORECASE,
+)
+
+
+def _copy_key(item: Item) -> str | None:
+    plain = _CAPTURE_NOISE.sub("", item.title)
+    title = ascii_key(plain) or fold(plain).replace(" ", "")
+    return title if len(title) >= 12 else None
+
+
+def _group_copies(library: Library, index: PaperIndex) -> None:
+    """Items that are one paper entered twice: the same title with no conflicting year or first author,
+    or the same DOI."""
+    by_title: dict[str, list[Item]] = defaultdict(list)
+    for item in library.items.values():
+        key = _copy_key(item)
+        if key:
+            by_title[key].append(item)
+    groups: list[list[Item]] = []
+    for items in by_title.values():
+        while items:
+            head, rest = items[0], items[1:]
+            same = [head, *(i for i in rest if _compatible(head, i))]
+            groups.append(same)
+            items = [i for i in rest if i not in same]
+    for group in groups:
+        if len(group) > 1:
+            keys = tuple(i.key for i in _by_preference(group))
+            for key in keys:
+                index.group_of[key] = keys
+    by_doi: dict[str, list[str]] = defaultdict(list)
+    for key, item in library.items.items():
+        if item.doi:
+            by_doi[clean_doi(item.doi).casefold()].append(key)
+    for keys in by_doi.values():
+        if len(keys) > 1 and not any(k in index.group_of for k in keys):
+            ordered = tuple(i.key for i in _by_preference([library.items[k] for k in keys]))
+            for key in ordered:
+                index.group_of[key] = ordered
+
+
+def _compatible(a: Item, b: Item) -> bool:
+    if a.year and b.year and a.year != b.year:
+        return False
+    first_a = ascii_key(a.authors[0].last_name) if a.authors else ""
+    first_b = ascii_key(b.authors[0].last_name) if b.authors else ""
+    return not (first_a and first_b and first_a != first_b)
+
+
+def _by_preference(copies: Iterable[Item]) -> list[Item]:
+    """The copy to answer from first: one with a file on disk, then the fuller record, then the oldest."""
+
+    def rank(item: Item) -> tuple[int, int, int, str]:
+        has_file = any(a.exists and a.path is not None for a in item.attachments)
+        return (-int(has_file), -len(item.creators), -len(item.fields), item.date_added or "~")
+
+    return sorted(copies, key=rank)
+
+
+def loose_acronym(index: PaperIndex, acronym: str) -> set[str]:
+    """Titles whose word initials spell a 4-6 letter acronym in order, function words skipped freely and at
+    most one other word ("ISLR": Introduction to Statistical Learning with Applications in R)."""
+    if not 4 <= len(acronym) <= 6 or not acronym.isalpha():
+        return set()
+    letters = set(acronym)
+    return {
+        key
+        for key, initials in title_initials(index).items()
+        if letters <= {letter for letter, _ in initials} and _spells(acronym, initials)
+    }
+
+
+def title_initials(index: PaperIndex) -> dict[str, list[tuple[str, bool]]]:
+    """Each title's word initials, made on the first loose acronym a request carries."""
+    if index.initials is None:
+        index.initials = {key: _initials(item.title) for key, item in index.items.items()}
+    return index.initials
+
+
+def citation_keys(index: PaperIndex, library: Library) -> dict[str, str]:
+    """Citation key (folded) → item key: the items' own keys and the BibTeX keys agent-zot exports, made on
+    the first request that carries something shaped like one."""
+    if index.cite_keys is None:
+        from agent_zot.export.bibtex import bibtex_keys
+
+        generated = {cite.casefold(): key for key, cite in bibtex_keys(list(library.items.values())).items()}
+        own = {i.citation_key.casefold(): k for k, i in library.items.items() if i.citation_key}
+        index.cite_keys = {**generated, **own}
+    return index.cite_keys
+
+
+def warm_paper_index(library: Library) -> None:
+    """Everything the resolver reads, made now (the server's warm-up) rather than in a first request."""
+    index = paper_index(library)
+    title_initials(index)
+    citation_keys(index, library)
+
+
+def _initials(title: str) -> list[tuple[str, bool]]:
+    """(initial, is a function word) of each word of a title."""
+    return [(w[0].lower(), w.lower() in STOPWORDS) for w in re.findall(r"[^\W\d_]\w*", title)]
+
+
+def _spells(acronym: str, initials: list[tuple[str, bool]]) -> bool:
+    for start, (letter, _) in enumerate(initials):
+        if letter != acronym[0]:
+            continue
+        position, skipped, matched = start, 0, 1
+        for wanted in acronym[1:]:
+            position += 1
+            while position < len(initials) and initials[position][0] != wanted:
+                skipped += not initials[position][1]
+                position += 1
+            if position >= len(initials) or skipped > 1:
+                break
+            matched += 1
+        if matched == len(acronym):
+            return True
+    return False
