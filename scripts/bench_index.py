@@ -18,7 +18,6 @@ load included (``raw``), also reported without the load.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import resource
@@ -41,19 +40,7 @@ from bench_retrieval import build_library as build_scifact_library  # noqa: E402
 def build_pdf_library(folder: Path) -> Path:
     """One journal article per shared PDF, with title, authors, year, venue and DOI from metadata.csv."""
     b = ZoteroLibraryBuilder(folder, shape="z7", seed=18)
-    with (SHARED / "pdfs" / "metadata.csv").open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            creators = []
-            for name in filter(None, (n.strip() for n in row["authors"].split(";"))):
-                last, _, first = name.partition(",")
-                creators.append((first.strip(), last.strip()))
-            fields = {"title": row["title"], "publicationTitle": row["venue"] or "Unknown venue"}
-            if row["year"]:
-                fields["date"] = f"{row['year']}-00-00 {row['year']}"
-            if row["doi"]:
-                fields["DOI"] = row["doi"]
-            key = b.add_item("journalArticle", creators=creators, **fields)
-            b.add_attachment(key, filename=row["file"], content=(SHARED / "pdfs" / row["file"]).read_bytes())
+    b.add_papers_from_csv(SHARED / "pdfs" / "metadata.csv")
     return b.build()
 
 

@@ -189,8 +189,9 @@ def test_folders_that_are_not_cross_encoders_are_refused(tmp_path: Path, kind: s
             "no weights": "model.safetensors",
         }
         (folder / gone[kind]).unlink()
-        if kind == "no tokenizer":
-            (folder / "tokenizer_config.json").unlink()
+        if kind == "no tokenizer":  # transformers 4 also saves a vocab.txt beside tokenizer.json
+            for name in ("tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+                (folder / name).unlink(missing_ok=True)
     with pytest.raises(RerankerError, match=message) as err:
         CrossEncoderReranker(folder).score(QUERY, RELEVANT)
     assert err.value.hint  # every refusal says what to do

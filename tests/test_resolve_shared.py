@@ -4,7 +4,6 @@ requests of scripts/data/resolve_dev.jsonl keep reaching the paper and direction
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -31,22 +30,9 @@ pytestmark = [
 
 
 def pdf_library(folder: Path) -> Path:
-    """One journal article per shared PDF, its metadata from metadata.csv (as scripts/bench_index.py builds it,
-    so the item keys are the ones the labels name)."""
+    """The 18 shared PDFs as scripts/bench_index.py builds them (same seed), so the keys are the labels'."""
     b = ZoteroLibraryBuilder(folder, shape="z7", seed=18)
-    with (SHARED / "pdfs" / "metadata.csv").open(encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            creators = []
-            for name in filter(None, (n.strip() for n in row["authors"].split(";"))):
-                last, _, first = name.partition(",")
-                creators.append((first.strip(), last.strip()))
-            fields = {"title": row["title"], "publicationTitle": row["venue"] or "Unknown venue"}
-            if row["year"]:
-                fields["date"] = f"{row['year']}-00-00 {row['year']}"
-            if row["doi"]:
-                fields["DOI"] = row["doi"]
-            key = b.add_item("journalArticle", creators=creators, **fields)
-            b.add_attachment(key, filename=row["file"], content=(SHARED / "pdfs" / row["file"]).read_bytes())
+    b.add_papers_from_csv(SHARED / "pdfs" / "metadata.csv")
     return b.build()
 
 

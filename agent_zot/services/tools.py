@@ -34,6 +34,7 @@ from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_
 from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens
 from agent_zot.services.routing import Route, resolve_tool, route
 from agent_zot.services.spec import ToolRequest, ToolSpec
+from agent_zot.zotero.models import Library
 
 __all__ = ["WRITE_MODES", "call", "routed", "run"]
 
@@ -288,7 +289,7 @@ def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolRes
     return _finish(response, decision)
 
 
-def _named_paper(library: Any, req: NotesRequest, decision: Route) -> PaperMatch | None:
+def _named_paper(library: Library, req: NotesRequest, decision: Route) -> PaperMatch | None:
     """The paper a notes request names in its words ("my notes on Lo et al. 2020", "highlights in the
     S2ORC paper"), or None. With a collection, tags or a colour named too, only a "the X paper" phrase
     counts (their names are not title words). Quoted words that name no paper are words to look for."""
@@ -307,7 +308,8 @@ def _named_paper(library: Any, req: NotesRequest, decision: Route) -> PaperMatch
 
 def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse:
     """Export to a file. ``search`` scopes by metadata words; the query's own words are not used as a
-    filter (they usually just describe the request), only the collection and keys found in it."""
+    filter (they usually just describe the request), only the collection and keys found in it, and the
+    one paper it names ("export Lo et al. 2020 to BibTeX")."""
     fmt = req.force_mode or decision.mode
     if fmt == "review":
         return _finish(_review(ctx, req), decision)
@@ -339,7 +341,7 @@ _MANY_PAPERS = re.compile(
 )
 
 
-def _export_paper(library: Any, query: str, decision: Route) -> PaperMatch | None:
+def _export_paper(library: Library, query: str, decision: Route) -> PaperMatch | None:
     """The one paper an export request names ("export the S2ORC paper to BibTeX", "bibtex for Lo et al.
     2020"), or None when it asks for many (then the whole scope is exported, as before)."""
     if not query.strip() or _MANY_PAPERS.search(query):

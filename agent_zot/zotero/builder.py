@@ -7,6 +7,7 @@ nothing to do with a user's real zotero.sqlite.
 
 from __future__ import annotations
 
+import csv
 import json
 import random
 import sqlite3
@@ -297,6 +298,27 @@ class ZoteroLibraryBuilder:
             self._collections[(library_id, collection_key)],
             self._ids[(library_id, item_key)],
         )
+
+    def add_papers_from_csv(self, csv_path: Path) -> dict[str, str]:
+        """One journal article per row of a papers table (columns file, title, authors as "Last, First; …",
+        year, venue, doi), each with its PDF from beside the table; returns file name → item key."""
+        keys: dict[str, str] = {}
+        with csv_path.open(encoding="utf-8") as fh:
+            for row in csv.DictReader(fh):
+                creators: list[tuple[str, str] | tuple[str, str, str] | str] = []
+                for name in filter(None, (n.strip() for n in row["authors"].split(";"))):
+                    last, _, first = name.partition(",")
+                    creators.append((first.strip(), last.strip()))
+                fields = {"title": row["title"], "publicationTitle": row["venue"] or "Unknown venue"}
+                if row["year"]:
+                    fields["date"] = f"{row['year']}-00-00 {row['year']}"
+                if row["doi"]:
+                    fields["DOI"] = row["doi"]
+                key = keys[row["file"]] = self.add_item("journalArticle", creators=creators, **fields)
+                self.add_attachment(
+                    key, filename=row["file"], content=(csv_path.parent / row["file"]).read_bytes()
+                )
+        return keys
 
     # -- children ------------------------------------------------------------------------------
 

@@ -69,7 +69,6 @@ class Token:
     word: str  # folded
     raw: str  # as typed
     named: bool  # inside quotes or "the X paper"
-    possessive: bool
     first_author: bool  # followed by "et al."
     author_shaped: bool = False  # "Okafor 2019", "Rossi's", "by Lee": a surname, if it is anything
     bonus: bool = False  # a request word ("overview", "network") that a title may also hold: it only adds
@@ -125,7 +124,7 @@ def _tokens(text: str, named_spans: list[tuple[int, int]]) -> tuple[list[Token],
             if word in seen or (len(word) < 2 and not word.isdigit() and not numeral):
                 continue
             seen.add(word)
-            token = Token(word, raw, named, possessive, word in et_al_names)
+            token = Token(word, raw, named, word in et_al_names)
             token.author_shaped = shaped and word not in REQUEST_WORDS and not word.isdigit()
             token.bonus = word in REQUEST_WORDS and not token.author_shaped and not numeral
             if not (token.bonus and (word in STOPWORDS or len(word) < 3)):

@@ -20,7 +20,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
-from agent_zot.identifiers import ITEM_KEY, clean_doi
+from agent_zot.identifiers import DOI, ITEM_KEY, clean_doi
 from agent_zot.services.resolve.clues import REQUEST_WORDS, YEAR, Clues, looks_like_name, read_clues
 from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.resolve.paper_index import ARXIV, PaperIndex, citation_keys, paper_index, words
@@ -162,9 +162,9 @@ _ONE_DOCUMENT = re.compile(
 def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> PaperMatch | None:
     """A key, DOI, arXiv id or citation key: each names one paper by itself."""
     keys = list(dict.fromkeys(k.strip().upper() for k in request.item_keys if k and k.strip()))
-    keys = keys or ITEM_KEY.findall(request.text.upper() if request.text.isupper() else request.text)
+    keys = keys or ITEM_KEY.findall(request.text)
     if keys:
-        items = {resolve_item(library, k).key: resolve_item(library, k) for k in keys}
+        items = {item.key: item for item in (resolve_item(library, k) for k in keys)}
         if len(items) > 1:
             raise AmbiguousNameError(
                 f"The request names {len(items)} items; which one?",
@@ -190,8 +190,6 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
 
 
 def _doi_in(text: str) -> str | None:
-    from agent_zot.identifiers import DOI
-
     found = DOI.search(text)
     return found.group(0) if found else None
 
@@ -206,9 +204,7 @@ def _by_citation_key(library: Library, index: PaperIndex, text: str) -> Item | N
 
 
 def _match(library: Library, index: PaperIndex, item: Item, how: str) -> PaperMatch:
-    copies = index.group_of.get(item.key, ())
-    if item.key in copies and copies[0] != item.key and how == "title and authors":
-        item = library.items[copies[0]]
+    copies = index.group_of.get(item.key, ())  # a key names that copy; the others are listed
     return PaperMatch(item, how, tuple(library.items[k] for k in copies if k != item.key))
 
 
@@ -329,25 +325,25 @@ def _decide(index: PaperIndex, clues: Clues, ranked: list[_Scored]) -> PaperMatc
 
 def _how(clues: Clues, item: Item) -> str:
     """What identified the paper, for the answer: "author and year", "title words"..."""
+    title = set(words(item.title))
+    surnames = {w for c in item.authors for w in words(c.last_name)}
+    matched = [t for t in clues.tokens if t.hits.get(item.key)]
     parts = []
-    if any(
-        t.hits.get(item.key) and t.word in {w for c in item.authors for w in words(c.last_name)}
-        for t in clues.tokens
-    ):
+    if any(t.word in surnames for t in matched):
         parts.append("author")
     if clues.years and item.year in clues.years:
         parts.append("year")
-    if any(t.hits.get(item.key) and t.word in set(words(item.title)) for t in clues.tokens):
+    if any(t.word in title for t in matched):
         parts.append("title words")
-    elif any(t.hits.get(item.key) for t in clues.tokens if t.word not in set(words(item.title))):
-        parts.append("acronym or close words") if "author" not in parts else None
+    elif matched and not parts:
+        parts.append("acronym or close words")
     return " and ".join(parts) or "title words"
 
 
-def _not_found(index: PaperIndex, words: str, ranked: list[_Scored]) -> NotFoundError:
+def _not_found(index: PaperIndex, said: str, ranked: list[_Scored]) -> NotFoundError:
     near = [candidate_line(index.items[s.keys[0]]) for s in ranked[:3]]
     hint = ("Closest: " + "; ".join(near) + ".") if near else "Try the item key, the DOI or more title words."
-    return NotFoundError(f"No paper in the library matches {quoted(words)}.", hint=hint)
+    return NotFoundError(f"No paper in the library matches {quoted(said)}.", hint=hint)
 
 
 def candidate_line(item: Item) -> str:
