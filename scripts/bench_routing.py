@@ -2,11 +2,14 @@
 
     python scripts/bench_routing.py [--repeat 200] [--data tests/data/routing_queries.jsonl]
     python scripts/bench_routing.py --unseen scripts/data/routing_unseen2.jsonl
+    python scripts/bench_routing.py --calibrate
 
 Prints the median and p99 microseconds per call (every labelled query, routed `--repeat` times), the
 same for 10,000-character queries, and mode accuracy per tool. `--unseen FILE` (repeatable) reports
 accuracy per split and per class of request on sets written by people who never saw the rules
-(scripts/data/routing_unseen*.jsonl; see docs/performance.md for which parts were tuned on).
+(scripts/data/routing_unseen*.jsonl; see docs/performance.md for which parts were tuned on). `--calibrate`
+chooses the nearest-request fallback's similarity floor, leaving each unseen set out in turn (sets held out
+whole are left out of the choice).
 """
 
 from __future__ import annotations
@@ -90,6 +93,55 @@ def report_unseen(path: Path, *, show_misses: bool) -> None:
             print("\n".join(misses))
 
 
+def calibrate(floors: list[float]) -> None:
+    """The fallback floor, set by leaving each unseen set out in turn: its requests are routed with the
+    labelled requests of every other set as the fallback's examples (never its own), once per floor, for
+    zot_search and for the other tools separately. Prints right/total per set and floor."""
+    from agent_zot.services.routing import router
+    from agent_zot.services.routing.examples import NearestExamples
+
+    rules_set = load(DEFAULT_DATA)
+    sets = {p.name: load(p) for p in sorted((REPO_ROOT / "scripts" / "data").glob("routing_unseen*.jsonl"))}
+    held_out = {name for name, rows in sets.items() if all(r.get("split") == "test" for r in rows)}
+    original = router.nearest_mode, router.FALLBACK_FLOOR, router._DEFAULT_FLOOR
+    router.FALLBACK_FLOOR, router._DEFAULT_FLOOR = {}, 0.0  # the floor under test is applied below
+    try:
+        for search in (True, False):
+            print(
+                f"\n{'zot_search' if search else 'other tools'}: floor " + " ".join(f"{f:>8}" for f in floors)
+            )
+            totals = [[0, 0] for _ in floors]
+            for name, rows in sets.items():
+                if name in held_out:
+                    continue  # a set never tuned on stays out of every choice
+                pool = [(r["tool"], r["query"], r["mode"]) for r in rules_set]
+                for other, other_rows in sets.items():
+                    if other != name and other not in held_out:
+                        pool += [
+                            (r["tool"], r["query"], r["mode"]) for r in other_rows if r.get("split") != "test"
+                        ]
+                examples = NearestExamples(pool)
+                part = [r for r in rows if (r["tool"] == "zot_search") == search]
+                cells = []
+                for i, floor in enumerate(floors):
+
+                    def nearest(
+                        tool: str, query: str, floor: float = floor, examples: NearestExamples = examples
+                    ) -> tuple[str, float] | None:
+                        found = examples.nearest_mode(tool, query)
+                        return found if found is not None and found[1] >= floor else None
+
+                    router.nearest_mode = nearest
+                    right = sum(route(r["tool"], r["query"]).mode == r["mode"] for r in part)
+                    totals[i][0] += right
+                    totals[i][1] += len(part)
+                    cells.append(f"{right}/{len(part)}")
+                print(f"  {name:26}" + " ".join(f"{c:>8}" for c in cells))
+            print(f"  {'all':26}" + " ".join(f"{r}/{t}".rjust(8) for r, t in totals))
+    finally:
+        router.nearest_mode, router.FALLBACK_FLOOR, router._DEFAULT_FLOOR = original
+
+
 def long_queries() -> list[tuple[str, str]]:
     prose = "We study slow-wave sleep and memory consolidation in adolescents (Smith et al., 2019). "
     texts = [
@@ -107,7 +159,15 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--unseen", type=Path, action="append", default=[], help="a set with class and split")
     parser.add_argument("--misses", action="store_true", help="list the misses of --unseen sets")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="choose the fallback floor, leaving each unseen set out in turn",
+    )
     args = parser.parse_args()
+    if args.calibrate:
+        calibrate([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+        return
     if args.unseen:
         for path in args.unseen:
             report_unseen(path, show_misses=args.misses)

@@ -448,6 +448,9 @@ def test_venue(query: str, venue: str) -> None:
         "export in BibTeX",
         "what does it say in Section 3",
         "look at Smith's papers",
+        "participatory budgeting in Latin American cities",  # a place after "in", not a venue
+        "the reception of Plato in Renaissance Florence",
+        "sepsis biomarkers in the ICU",
     ],
 )
 def test_not_venue(query: str) -> None:
@@ -649,3 +652,61 @@ def test_a_cited_work_in_a_question_is_topic_not_a_filter(query: str) -> None:
 @pytest.mark.parametrize("query", ["Lo et al. 2020", "What did Lo et al. 2020 find?"])
 def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) -> None:
     assert route("zot_search", query).params["years"] == {"start": 2020, "end": 2020}
+
+
+# -- classes of request the nearest-request fallback used to misroute (issue 26) ----------------------
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "antibiotic resistance in hospital wastewater",
+        "papers on graph rewriting systems",
+        "what do I have on coastal erosion modelling",
+        "I need stuff about the Hanseatic League and grain prices",
+        "effects of noise exposure on children's reading",
+        "the role of microglia in synaptic pruning",
+        "mechanisms by which exercise improves insulin sensitivity",
+        "whether minimum wages reduce employment",
+        "neighbourhood effects on school achievement",
+    ],
+)
+def test_a_plain_topic_stays_a_search(query: str) -> None:
+    assert route("zot_search", query).mode == "fast"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "intermittent fasting improves insulin sensitivity",
+        "Microfinance does not reduce household poverty.",
+        "bilingual children outperform monolinguals on executive function tasks",
+        "air pollution is associated with dementia risk",
+        "remote work has no effect on productivity",
+        "transformers have better sample efficiency than LSTMs",
+        "is it true, given what I saved, that tariffs raised consumer prices?",
+        "verify: the Younger Dryas was triggered by a meteor impact",
+        "is there evidance that mindfulness lowers blood pressure",
+    ],
+)
+def test_a_claim_goes_to_evidence(query: str) -> None:
+    assert route("zot_search", query).mode == "evidence"
+
+
+@pytest.mark.parametrize(
+    ("tool", "query", "mode"),
+    [
+        ("zot_summarize", "give me the citation for this paper", "quick"),
+        ("zot_summarize", "how should I cite the Bigtable paper in APA", "quick"),
+        ("zot_summarize", "how many words is this paper", "full"),
+        ("zot_summarize", "what is Rawls's A Theory of Justice from 1971 really about", "quick"),
+        ("zot_manage_notes", "show my notes on the GFS paper", "list_notes"),
+        ("zot_manage_notes", "what notes did I jot down for the Framingham study", "list_notes"),
+        ("zot_manage_notes", "my annotations on Shannon 1948", "list_annotations"),
+        ("zot_manage_notes", "show my annotations on this paper", "list_annotations"),
+        ("zot_manage_notes", "notes mentioning calibration in the GFS paper", "search"),
+        ("zot_manage_notes", "add a note to the GFS paper: single master", "create"),
+    ],
+)
+def test_one_paper_requests(tool: str, query: str, mode: str) -> None:
+    assert route(tool, query).mode == mode

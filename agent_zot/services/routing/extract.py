@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_zot.services.resolve.direction import citation_direction
+from agent_zot.text import STOPWORDS
 
 from .extract_library import (
     extract_collections,
@@ -140,6 +141,27 @@ def build_topic(query: str, removed: Iterable[tuple[int, int]], tool: str = "") 
     if "'" in topic:
         topic = _LONE_APOSTROPHE_RE.sub(" ", topic)
     return " ".join(topic.split()).strip(_PUNCT_EDGE)
+
+
+# Words of a request's wording rather than its subject: framing words that are neither function words nor
+# the generic frame of a search ("papers on", "what do I have about", "looking for literature on").
+_SEARCH_FRAME = words(
+    """
+    papers paper articles article studies study literature research work works stuff anything something find
+    search looking look need want give show get list please pls what about regarding concerning covering
+    related especially particularly mainly mostly everything items item publications publication sources
+    """
+)
+_REQUEST_WORDING = _FRAME_WORDS - STOPWORDS - _SEARCH_FRAME
+_WORDS_RE = re.compile(r"[\w'’-]+")
+
+
+def bare_topic(query: str) -> bool:
+    """A topic and nothing else ("protein structure prediction with deep learning"): no word of request
+    wording, only the subject's words and function words. Its resemblance to labelled requests is topical,
+    so it says nothing about the mode."""
+    words = [w.lower() for w in _WORDS_RE.findall(query)]
+    return bool(words) and not any(w in _REQUEST_WORDING for w in words)
 
 
 def trim_frame_words(text: str) -> str:

@@ -79,8 +79,16 @@ _VENUE_NOUN_JOIN = (
 )
 _VENUE = rf"{_VENUE_WORD}(?:(?:{_VENUE_NOUN_JOIN}|{_VENUE_JOIN}){_VENUE_WORD}){{0,8}}"
 _VENUE_RE = re.compile(
-    rf"(?i:\b(?:published|appeared|appearing|presented|accepted|printed)\s+(?:in|at)|\b(?:in|at))"
+    rf"(?i:\b(?P<published>published|appeared|appearing|presented|accepted|printed)\s+(?:in|at)|\b(?:in|at))"
     rf"\s+(?:(?i:the)\s+)?({_VENUE})"
+)
+# After a bare "in" or "at", capitalised words are a venue only when they read like one ("in Nature",
+# "in Journal of Finance", "at ACL 2020": an acronym with its year), not a place or a field ("in Latin
+# American municipalities", "in Arabic philosophy", "in the ICU").
+_VENUE_LIKE = re.compile(
+    r"(?i:\b(?:journal|proceedings|conference|transactions|review|letters|annals|bulletin|quarterly|magazine"
+    r"|symposium|workshop|advances|nature|science|cell|lancet|plos|arxiv|biorxiv|medrxiv|acm|ieee|springer"
+    r"|elsevier|press)\b)|^[A-Z]{2,8}\s+(?:19|20)\d{2}$"
 )
 _VENUE_STOP = words(
     """
@@ -143,9 +151,11 @@ def extract_venue(scan: Scan, params: dict[str, Any]) -> None:
     if not _HAS_CAPITAL.search(scan.masked):
         return
     for m in _VENUE_RE.finditer(scan.masked):
-        venue = m.group(1).strip(" .,'")
+        venue = m.group(2).strip(" .,'")
         first = venue.split()[0].lower().strip(".,")
         if first in _VENUE_STOP or _VENUE_NOT_BEFORE.match(scan.masked, m.end()):
+            continue
+        if not m.group("published") and not _VENUE_LIKE.search(venue):
             continue
         params["venue"] = venue
         scan.consume([m.span()])

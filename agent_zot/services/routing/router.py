@@ -6,7 +6,7 @@ from typing import Any
 
 from .decompose import decompose
 from .examples import nearest_mode
-from .extract import build_topic, extract_params
+from .extract import bare_topic, build_topic, extract_params
 from .model import TOOL_MODES, TOOLS, Route, mode_facts
 from .rules import Decision, Rule, collect_hits, decide, explain
 from .rules_explore import EXPLORE_RULES
@@ -46,6 +46,13 @@ _ALIASES: dict[str, str] = {
 }
 
 _EMPTY_CONFIDENCE = 0.2
+# The similarity a request's nearest labelled requests need before their mode replaces the tool's default.
+# Below it the neighbours share topic words more than the request's wording: a plain topic sent to
+# zot_search stays a search. Chosen leaving each unseen set out in turn (scripts/bench_routing.py
+# --calibrate): for zot_search every floor from 0.3 up did best, 0.4 is in the middle of that range; for
+# the other tools the floor hardly matters, 0.2 keeps all they had.
+FALLBACK_FLOOR = {"zot_search": 0.4}
+_DEFAULT_FLOOR = 0.2
 # Cues and parameters are read from this many leading characters. Requests are short; a longer query
 # is pasted text (an abstract to match) that stays whole in the topic. This bounds the regex work.
 MAX_ANALYSED_CHARS = 500
@@ -97,8 +104,9 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
         mode, confidence, reason = decision.mode, decision.confidence, explain(decision)
         cued = bool(decision.hits)
         if not cued:  # no rule recognised the wording: take the mode of the most similar labelled requests
-            nearest = nearest_mode(tool, head)
-            if nearest is not None and (tool, nearest[0]) not in CUE_ONLY_MODES:
+            nearest = None if tool == "zot_search" and bare_topic(head) else nearest_mode(tool, head)
+            floor = FALLBACK_FLOOR.get(tool, _DEFAULT_FLOOR)
+            if nearest is not None and nearest[1] >= floor and (tool, nearest[0]) not in CUE_ONLY_MODES:
                 mode, similarity = nearest
                 confidence = round(min(0.6, similarity), 2)
                 reason = f"no pattern matched; the most similar labelled requests → {mode} ({similarity:.2f})"

@@ -102,6 +102,16 @@ TAG_RULES: tuple[Rule, ...] = (
     ),
 )
 
+# One paper, named by "the X paper", "this one", "this article"...
+_ONE_PAPER = (
+    r"(?:(?:the|this|that|my)\s+(?:[^\s.?!,]+\s+){0,6}?(?:paper|article|study|preprint|book|chapter|pdf|one|trial)\b"
+    r"|[a-z][\w'’-]+(?:\s+(?:et\s+al\.?|and\s+[a-z][\w'’-]+))?,?\s+\(?(?:19|20)\d{2}\b"
+    r"|(?:this|that|it)\b(?!\s+\w+\s+(?:about|on)\b))"
+)
+
+# ... unless the request writes one ("add a note to the GFS paper")
+_NOT_WRITING = r"^(?!.*\b(?:add|create|write|new|make|jot|attach|append|leave|put|record)\b)[^\n]*?"
+
 NOTE_RULES: tuple[Rule, ...] = (
     rx("list_notes", 1.2, r"\bnotes?\b"),
     rx("list_notes", 1.5, r"\bwhat did i (?:write|note)\b|\bmy notes (?:on|for|about)\b|\bchild notes\b"),
@@ -137,10 +147,24 @@ NOTE_RULES: tuple[Rule, ...] = (
     rx(
         "create",
         3.0,
-        r"\b(?:add|create|write|make|jot|attach|append|leave|put|record)\b[^.?!]{0,40}?\bnote\b"
-        r"|\bnew note\b|\bjot down\b",
+        r"^(?!\s*(?:what|which|where|when|did|do|have|show|list|find)\b)[^\n]*?"  # a question about notes lists them
+        r"(?:\b(?:add|create|write|make|jot|attach|append|leave|put|record)\b[^.?!]{0,40}?\bnote\b"
+        r"|\bnew note\b|\bjot down\b)",
     ),
     has("create", 2.5, "note_text"),
+    # notes or highlights OF one named paper are a listing, not a search: "my notes on the GFS paper",
+    # "show the annotations in this one"
+    rx(
+        "list_notes",
+        3.4,
+        rf"{_NOT_WRITING}\bnotes?\b[^.?!]{{0,20}}?\b(?:on|in|for|from|of|to)\s+{_ONE_PAPER}",
+    ),
+    rx(
+        "list_annotations",
+        2.6,
+        rf"{_NOT_WRITING}\b(?:annotat\w*|highlight\w*|underlin\w*|mark-?ups?)\b[^.?!]{{0,20}}?\b(?:on|in|for|from|of|to)"
+        rf"\s+{_ONE_PAPER}",
+    ),
 )
 
 EXPORT_RULES: tuple[Rule, ...] = (

@@ -33,6 +33,48 @@ PEOPLE = (
     r"|names|figures|scholars)\b|\bi want names\b|\bleading (?:auth\w*|researchers?|scientists?|people|names)\b"
 )
 
+# Verbs that assert an effect or a relation between two things, as claims are written.
+_CLAIM_VERBS = (
+    r"(?:cause|increase|decrease|reduce|lower|raise|improve|impair|worsen|prevent|promote|inhibit|induce|enhance"
+    r"|protect|harm|damage|affect|predict|drive|trigger|suppress|block|boost|mitigate|accelerate|slow|delay"
+    r"|shorten|regulate|mediate|modulate|outperform|exceed|halve|double|cure|alleviate|exacerbate|elevate"
+    r"|diminish|amplify|attenuate|disrupt|restore|stimulate|activate|correlate|depend|hinder|hurt|benefit"
+    r"|lead|contribute|explain|dominate|determine|undermine|erode|spur|fuel|curb|lengthen|reverse|offset|hold"
+    r"|made|make|held|kill|save|shrink|shrank|grow|grew|rose|fell)"
+)
+_CLAIM_FORMS = r"(?:s|es|ed|d)?"
+# Requests that merely name a topic, or ask a question, begin like this; a claim does not.
+_NOT_A_CLAIM_START = (
+    r"^\s*(?!(?:does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|papers?|articles?|studies"
+    r"|study|research|works?|literature|anything|something|find|show|list"
+    r"|search|get|give|look|what|which|who|whom|how|why|where|when|whether|if|effects?|impacts?|role|roles"
+    r"|influence|influences|relationship|association|link|links|the\s+(?:effects?|impacts?|role|influence"
+    r"|relationship|association|link))\b)"
+)
+# Before the verb: no question word ("mechanisms by which sleep affects memory" is a topic).
+_NO_QUESTION = r"(?:(?!\b(?:which|whether|how|why|what|whom|whose|if|when|where)\b)[^?]){0,200}?"
+ASSERTION = (
+    _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
+    r"(?:(?:does|do|did|can|may|might|could|will|would|cannot|can't|doesn't|don't|didn't|is|are|was|were)\s+)?"
+    r"(?:not\s+|no\s+longer\s+|significantly\s+|strongly\s+|substantially\s+|directly\s+)?"
+    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b\s+\S"
+    r"|"
+    + _NOT_A_CLAIM_START
+    + r"[^?]{2,200}?\b(?:is|are|was|were)\s+(?:not\s+)?(?:associated|linked|correlated"
+    r"|causally\s+linked|caused|driven|mediated|required|necessary|sufficient|responsible|(?:more|less)\s+effective"
+    r"|ineffective|superior|inferior)\s+(?:with|to|by|for|than)\b"
+    r"|"
+    + _NOT_A_CLAIM_START
+    + r"[^?]{2,200}?\b(?:has|have|had)\s+(?:no|little|a\s+(?:large|small|strong|weak"
+    r"|significant|positive|negative|causal|protective)|an?)\s+(?:effect|impact|influence|role)\s+on\b"
+    r"|^\s*there\s+is\s+no\s+(?:link|association|effect|difference|relationship)\b"
+    r"|"
+    + _NOT_A_CLAIM_START
+    + rf"{_NO_QUESTION}\b(?:has|have|had|show|shows|showed|yield|yields|achieve|achieves"
+    r"|give|gives|perform|performs)\s+(?:\w+\s+)?(?:better|worse|higher|lower|greater|smaller|more|less|fewer|superior"
+    r"|inferior)\b"
+)
+
 SEARCH_RULES: tuple[Rule, ...] = (
     # evidence: checking a claim against the library, for and against
     rx(
@@ -42,14 +84,15 @@ SEARCH_RULES: tuple[Rule, ...] = (
         r"|\b(?:does|do|can) (?:my )?(?:library|papers?|literature|sources) (?:support|contradict|refute|back up"
         r"|confirm|dispute)\b|\bwhat (?:in my library )?(?:argues|speaks|counts) against\b|\bcounter-?evidence\b"
         r"|\b(?:supports?|contradicts?|refutes?) (?:the|this|my) claim\b|\bcheck (?:the|this|my) claim\b"
-        r"|\bfact-?check\b|\bis it true that\b",
+        r"|\bfact-?check\b|\bis it true\b[^.?!]{0,40}?\bthat\b|^\s*(?:verify|check|fact-?check|true or false|is this true)\s*[:\-–]"
+        r"|\bis there (?:any |some )?evid\w{0,3}nce\b",
     ),
     rx(
         "evidence",
         3.0,
         r"\b(?:which|what|do|does|did|can)\s+(?:\w+\s+){0,3}?(?:papers?|references|sources|studies|library)\s+"
         r"(?:\w+\s+)?(?:support|undercut|contradict|dispute|back(?:s)? up|refute|agree|disagree|say for)"
-        r"|\b(?:evidence|speaks?|says?|anything|papers?)\s+(?:\w+\s+){0,3}?for or against\b"
+        r"|\b(?:evidence|speaks?|says?|anything|papers?|studies|sources|literature)\s+(?:\w+\s+){0,3}?for (?:or|and) against\b"
         r"|\banything (?:contradicting|refuting|against)\b|\bcontradicting evidence\b|\bprove me wrong\b"
         r"|\bfact or (?:myth|fiction)\b|\bdefensible\b|\bconsistent with my (?:sources|papers|references|library)\b"
         r"|\b(?:flagged|marked)\b[^.?!]{0,60}\bunsupported\b|\b(?:support|back up|contradict)s? (?:this|that|it|his"
@@ -65,6 +108,9 @@ SEARCH_RULES: tuple[Rule, ...] = (
         r"|disproves?)\b|\b(?:need|find|want|looking for)\s+(?:\w+\s+)?support for\b"
         r"|\bevidence (?:i|we)(?:'ve| have)? (?:collected|got|gathered)\b|\bwhat i(?:'ve| have) got\b",
     ),
+    # a bare assertion to check ("statins prevent dementia", "sleep loss impairs working memory"): a subject,
+    # then a verb asserting an effect or a relation, then its object; a topic phrase has no such verb
+    rx("evidence", 2.4, ASSERTION),
     # metadata: filters spelled out in the query
     has("metadata", 1.2, "authors"),
     has("metadata", 1.0, "years"),
@@ -97,8 +143,15 @@ SEARCH_RULES: tuple[Rule, ...] = (
         r"\bcit(?:e|ing|es|ed by|ations?)\b(?!\s+" + CITATION_TOPICS + r")"
         r"|\breferenc(?:e|es|ed|ing)\b|\bbuil(?:d|ds|t) (?:on|upon)\b",
     ),
+    # "citation network", "neighbours of X"; not a topic's own words ("neural network", "neighbourhood effects")
     rx(
-        "graph", 1.5, r"\bnetwork\b|\bneighbou?r(?:s|hood)?\b|\bconnected to\b|\blinked to\b|\bconnections?\b"
+        "graph",
+        1.5,
+        r"\b(?:citation|co-?authors?(?:hip)?|collaboration|authors?|references?|citing|their|its|his|her)\s+network\b"
+        r"|\bnetwork\s+(?:of|around)\s+(?:the|this|that|these|those|my|his|her|their|papers?|authors?)\b"
+        r"|\bneighbou?r(?:s|hood)?\s+(?:of|around)\b|\b(?:citation|graph)\s+neighbou?r\w*|\bsame\s+network\b"
+        r"|\bnetwork\s+as\b"
+        r"|\bconnected to\b|\blinked to\b|\bconnections?\b",
     ),
     rx("graph", 1.2, r"\bwho else\b|\bsame (?:group|lab|team)\b|\bfollow-?up (?:work|papers)\b"),
     # people: who works on a topic (their papers and co-authors come from the graph)
@@ -167,7 +220,7 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"\b(?:overview|gist|tl;?dr|abstract|brief(?:ly)?|quick(?:ly)?|short|one-liner|nutshell)\b"
         r"|\bin (?:a|one|two) (?:sentence|line|paragraph)s?\b",
     ),
-    rx("quick", 2.0, r"\bwhat(?:'s|’s|\s+is|\s+was)\b(?:\s+\S+){0,4}?\s+about\b(?!\s+(?:the|its|their)\b)"),
+    rx("quick", 2.0, r"\bwhat(?:'s|’s|\s+is|\s+was)\b(?:\s+\S+){0,10}?\s+about\b(?!\s+(?:the|its|their)\b)"),
     # the paper's bibliographic facts: who wrote it, where and when it came out
     rx(
         "quick",
@@ -177,6 +230,9 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"|\b(?:where|when)\b[^.?!]{0,120}?\b(?:published|come out|came out|appeared?)\b"
         r"|\b(?:which|what|in what)\s+(?:journal|venue|conference|publisher|year)\b|\bpublisher\b"
         r"|\b(?:doi|publication (?:year|date)|year of publication|citation details|bibliographic)\b"
+        r"|\bcitation (?:for|of)\b|\bhow (?:do|should|would|can) (?:i|we) cite\b|\bcite (?:it|this|that|the \w+)\b"
+        r"|\b(?:apa|mla|chicago|harvard|vancouver|ieee) (?:style|format|citation|reference)\b"
+        r"|\breference (?:entry|for|list entry)\b|\bformatted (?:citation|reference)\b"
         r"|\bthe (?:journal|venue|volume|issue number|publisher)\b",
     ),
     # targeted: a question about one aspect
@@ -222,7 +278,8 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"\b(?:all|every|each|extract|pull|list|get|give me|see|show|print|write (?:out|down))\b[^.?!]{0,40}?"
         r"\b(?:tab(?:le|el)s?|equat\w*|formula[es]?|formulae"
         r"|figure capt\w*|captions?|capt\w+ of figures|section headings?|headings?|appendi(?:x|ces))\b"
-        r"|\bhow long is\b|\bhow (?:many|much) pages\b|\bpage count\b|\bnumber of pages\b|\blength of\b"
+        r"|\bhow long is\b|\bhow (?:many|much) (?:pages|words|characters)\b|\b(?:page|word) count\b"
+        r"|\bnumber of (?:pages|words)\b|\blength of\b"
         r"|\b(?:section )?headings\b|\bfigure capt\w*|\bcaptions?\b|\boutline of (?:the )?(?:headings|sections)\b|\bstructure of (?:the |this |that )?(?:paper|article|document)\b"
         r"|\b(?:first|last)\s+(?:\w+\s+)?pages?\b"
         r"|\b(?:tables|equations|formulas|figures)\b[^.?!]{0,60}?\b(?:contains?|includes?)\b"
