@@ -102,11 +102,25 @@ class Settings(BaseSettings):
         description="A local cross-encoder folder that reranks search results. No cross-encoder ships on "
         "PyPI, so reranking is off unless you point this at one.",
     )
-    stance: Literal["auto", "nli", "ollama", "none"] = Field(
+    stance: Literal["auto", "client", "nli", "ollama", "none"] = Field(
         default="auto",
         description="Who judges whether a passage supports or contradicts a claim (zot_search mode evidence): "
-        "nli (a local NLI cross-encoder, nli_model), ollama (stance_model on the Ollama server) or none "
-        "(passages come back unjudged). auto: nli when nli_model is set, else none.",
+        "client (the MCP client's own model, asked once per claim), nli (a local NLI cross-encoder, "
+        "nli_model), ollama (stance_model on the Ollama server) or none (passages come back unjudged). "
+        "auto: the client's model when the client can sample, else nli when nli_model is set, else none.",
+    )
+    stance_max_tokens: int = Field(
+        default=800,
+        ge=50,
+        le=8000,
+        description="The most tokens the client's model may spend judging one claim's passages.",
+    )
+    stance_timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        le=3600,
+        description="A client's judgement that takes longer than this is not used (its passages stay "
+        "unjudged).",
     )
     nli_model: Path | None = Field(
         default=None,

@@ -92,7 +92,7 @@ async def test_evidence_mode_finds_passages_and_says_stance_is_unjudged(
     assert first["page_start"] == 1 and "claim" in first["variants"] and first["stance"] == "unjudged"
     assert data["counts"]["unjudged"] == len(data["papers"]) and data["agreement"] is None
     text = result.content[0].text
-    assert "Stance was not judged" in text and "refutation variants" in text
+    assert "Stance not judged: no judge is configured" in text and "refutation variants" in text
     assert "SciBERT" in text and "p. 1" in text
 
 
@@ -209,7 +209,7 @@ async def test_evidence_answers_carry_the_judges_stance_and_the_tally(
     assert sum(data["counts"].values()) == len(data["papers"])
     labels = {p["stance"] for paper in data["papers"] for p in paper["passages"]}
     assert labels <= {"supports", "contradicts", "related", "unjudged"}
-    assert "Stance was not judged" not in result.content[0].text
+    assert "Stance not judged" not in result.content[0].text
 
 
 class _StanceOllama(FakeOllamaChat):

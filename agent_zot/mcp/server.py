@@ -53,7 +53,8 @@ ANNOTATIONS: dict[Access, ToolAnnotations] = {
 
 
 def _result(call: Callable[[], ToolResponse]) -> ToolResult:
-    """Run a service call; turn our errors into tool errors the assistant can act on."""
+    """Run a service call; turn our errors into tool errors the assistant can act on. An answer that needs
+    the client's model first (the claim check's stance judge) becomes MCP's request for input."""
     try:
         response = call()
     except AgentZotError as exc:
@@ -61,6 +62,10 @@ def _result(call: Callable[[], ToolResponse]) -> ToolResult:
         if isinstance(exc, AmbiguousNameError):
             error["candidates"] = exc.candidates
         return ToolResult(content=str(exc), structured_content={"error": error}, is_error=True)
+    if response.ask_client is not None:
+        from agent_zot.mcp.sampling import input_required
+
+        return input_required(response.ask_client)
     return ToolResult(content=response.text, structured_content=response.data, is_error=response.is_error)
 
 
@@ -86,7 +91,10 @@ def _parameters(spec: ToolSpec) -> list[inspect.Parameter]:
 
 def _tool_function(ctx: AppContext, spec: ToolSpec) -> Callable[..., ToolResult]:
     def tool(**arguments: Any) -> ToolResult:
-        return _result(lambda: _tools().call(ctx, spec.name, **arguments))
+        from agent_zot.mcp.sampling import client_sampling  # the evidence stack loads on the first call
+
+        with client_sampling():
+            return _result(lambda: _tools().call(ctx, spec.name, **arguments))
 
     parameters = _parameters(spec)
     tool.__name__ = tool.__qualname__ = spec.name

@@ -15,6 +15,9 @@ class ToolResponse:
     text: str
     data: dict[str, Any] = field(default_factory=dict)  # always JSON-ready; carries "route" for tools
     is_error: bool = False
+    # A question for the client's model that the front end asks before the answer is final (the claim
+    # check's stance judge); None for every answer that is final as it is.
+    ask_client: Any = None
 
 
 def clamp_limit(limit: int | None, default: int = 20) -> int:

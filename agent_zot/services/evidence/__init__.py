@@ -16,6 +16,7 @@ from typing import Any
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
+from agent_zot.services.evidence.client_judge import ClientJudge
 from agent_zot.services.evidence.stance import NoJudge, Stance, StanceJudge, make_judge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
 from agent_zot.services.passages import Passage
@@ -110,7 +111,10 @@ def run_evidence(
     if decision.params.get("item_keys"):
         store_filter = replace(store_filter, item_keys=tuple(decision.params["item_keys"]))
     found = gather_evidence(ctx, claim, limit=size, search_filter=store_filter, detail=detail)
-    return _response(library, claim, found, scope=filters.describe(), detail=detail)
+    response = _response(library, claim, found, scope=filters.describe(), detail=detail)
+    if isinstance(found.judge, ClientJudge) and found.judge.request is not None:
+        response.ask_client = found.judge.request  # the front end asks, then calls again with the reply
+    return response
 
 
 @dataclass(slots=True)
@@ -224,7 +228,7 @@ def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:
 
 def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: str) -> ToolResponse:
     variants, papers, judge = found.variants, found.papers, found.judge
-    judged = not isinstance(judge, NoJudge)
+    judged = not isinstance(judge, NoJudge) and not (isinstance(judge, ClientJudge) and not judge.judged)
     counts = counts_of(papers)
     sides = counts["supports"] + counts["contradicts"]
     agreement = round(counts["supports"] / sides, 3) if sides else None
@@ -270,11 +274,8 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
                 ],
             }
         )
-    if not judged:
-        lines.append(
-            "Stance was not judged (no stance model is configured: set nli_model to a local NLI "
-            "cross-encoder, or stance='ollama'); read the passages and judge each side yourself."
-        )
+    who = _who_judged(judge)
+    lines.append(who)
     lines.append("More: zot_summarize item_key=KEY with the claim reads one paper's best passages.")
     data = {
         "claim": claim,
@@ -283,8 +284,26 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
         "counts": counts,
         "agreement": agreement,
         "stance_judge": judge.name,
+        "judged_by": who,
     }
     return ToolResponse("\n".join(lines), data)
+
+
+def _who_judged(judge: StanceJudge) -> str:
+    """One line saying who judged the stances, or why nobody did and what the assistant should do."""
+    if isinstance(judge, ClientJudge):
+        if judge.judged:
+            return (
+                f"Stances judged by the client's model ({judge.name.removeprefix('client:')}), one request."
+            )
+        return f"Stance not judged: {judge.note or 'the client did not answer'}; read the passages and judge yourself."
+    if isinstance(judge, NoJudge):
+        why = judge.reason or (
+            "no judge is configured (the client cannot sample, and no nli_model is set; stance='ollama' uses "
+            "an Ollama model)"
+        )
+        return f"Stance not judged: {why}; read the passages and judge each side yourself."
+    return f"Stances judged by {judge.name}."
 
 
 def _found_by(passage: EvidencePassage) -> str:

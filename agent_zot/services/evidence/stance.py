@@ -6,8 +6,10 @@ Backends behind one small Protocol:
   ``CrossEncoder`` whose labels name entailment, contradiction and neutral; the passage is the premise and
   the claim the hypothesis.
 - ``ollama``: a chat model on an Ollama server answering in a JSON schema (``stance_model``).
-- ``none``: every passage unjudged. The default until a model ships with agent-zot: no NLI model's
-  weights are on PyPI and nothing is downloaded at run time.
+- ``client``: the client's own model, asked through MCP (client_judge.py): the default (``auto``) when the
+  client can sample.
+- ``none``: every passage unjudged, so the assistant judges. ``auto`` falls to it when the client cannot be
+  asked and no NLI model is set: no NLI model's weights are on PyPI and nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -44,9 +46,13 @@ class Stance:
     label: str  # one of LABELS
     score: float  # the judge's probability for the label (0 when unjudged)
     bearing: float | None = None  # probability that the passage takes a side (1 - neutral), when known
+    reason: str | None = None  # the judge's one-line reason, when it gives one
 
     def to_dict(self) -> dict[str, Any]:
-        return {"stance": self.label, "stance_score": round(self.score, 3)}
+        data: dict[str, Any] = {"stance": self.label, "stance_score": round(self.score, 3)}
+        if self.reason:
+            data["stance_reason"] = self.reason
+        return data
 
 
 UNJUDGED = Stance("unjudged", 0.0)
@@ -62,6 +68,9 @@ class StanceJudge(Protocol):
 
 class NoJudge:
     name = "none"
+
+    def __init__(self, reason: str | None = None) -> None:
+        self.reason = reason  # why nothing judges, for the answer
 
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         return [UNJUDGED for _ in passages]
@@ -200,10 +209,19 @@ _JUDGES_LOCK = threading.Lock()
 
 
 def make_judge(settings: Settings) -> StanceJudge:
-    """The configured judge, shared per configuration (a model loads once per process)."""
+    """The configured judge, shared per configuration (a model loads once per process). ``client`` and
+    ``auto`` take the client's own model when the request's client can sample (client_judge.py); ``auto``
+    then falls back to the NLI model when one is set, else to none."""
     kind = settings.stance
     model = settings.nli_model
-    if kind == "auto":
+    if kind in ("auto", "client"):
+        from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
+
+        client = CLIENT.get()
+        if client is not None and client.can_sample:
+            return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens)
+        if kind == "client":
+            return NoJudge("the client cannot be asked: its MCP connection offers no sampling")
         kind = "nli" if model is not None else "none"
     if kind == "none":
         return NoJudge()
