@@ -318,6 +318,41 @@ class Settings(BaseSettings):
         return "\n".join(blocks)
 
 
+def set_config_values(path: Path, values: dict[str, Any]) -> None:
+    """Write ``values`` into the config file at ``path``: a setting already there is replaced on its own
+    line, a new one is appended; comments and every other line stay as they are. Each value is checked
+    against Settings first, and the file is replaced whole (never left half-written)."""
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigError(f"Unknown setting(s): {', '.join(unknown)}.")
+    path = path.expanduser()
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    rendered = {
+        key: tomli_w.dumps({key: str(v) if isinstance(v, Path) else v}).strip() for key, v in values.items()
+    }
+    for index, line in enumerate(lines):
+        key = line.split("=", 1)[0].strip()
+        if "=" in line and key in rendered:
+            lines[index] = rendered.pop(key)
+    lines += list(rendered.values())
+    text = "\n".join(lines) + "\n"
+    try:
+        Settings(**{**_toml_or_fail(text, path)})
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, path)) from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+def _toml_or_fail(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} would not be valid TOML: {exc}.", hint="Fix the file by hand.") from exc
+
+
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
     """Build Settings from the config file (explicit or default location), the environment and overrides."""
     explicit = config_file is not None

@@ -6,6 +6,7 @@ midway, as a dropped connection does."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,6 +21,7 @@ class FakeHub:
         self.repo_id, self.folder = repo_id, folder
         self.requests: list[str] = []
         self.fail_once: set[str] = set()
+        self.damaged: set[str] = set()  # served once with one byte changed (the listed SHA-256 then differs)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -27,12 +29,20 @@ class FakeHub:
     def files(self) -> list[str]:
         return sorted(str(p.relative_to(self.folder)) for p in self.folder.rglob("*") if p.is_file())
 
+    def sibling(self, name: str) -> dict[str, object]:
+        """A file as the listing shows it; weights, as the hub stores them in LFS, with their SHA-256."""
+        entry: dict[str, object] = {"rfilename": name}
+        if name.endswith((".safetensors", ".bin", ".pt")):
+            data = (self.folder / name).read_bytes()
+            entry["lfs"] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        return entry
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                path = unquote(self.path)
+                path = unquote(self.path).split("?", 1)[0]
                 hub.requests.append(path)
                 listing = f"/api/models/{hub.repo_id}/revision/"
                 resolve = f"/{hub.repo_id}/resolve/"
@@ -40,7 +50,7 @@ class FakeHub:
                     body = {
                         "id": hub.repo_id,
                         "sha": COMMIT,
-                        "siblings": [{"rfilename": f} for f in hub.files()],
+                        "siblings": [hub.sibling(f) for f in hub.files()],
                     }
                     self._send(200, json.dumps(body).encode(), "application/json")
                 elif (
@@ -49,6 +59,9 @@ class FakeHub:
                 ):
                     name = path[len(resolve) :].split("/", 1)[1]
                     data = (hub.folder / name).read_bytes()
+                    if name in hub.damaged:
+                        hub.damaged.discard(name)
+                        data = bytes([data[0] ^ 1]) + data[1:]
                     if name in hub.fail_once:
                         hub.fail_once.discard(name)
                         self.send_response(200)

@@ -1,4 +1,4 @@
-"""The maintenance commands: `index move`, `graph sync`, `config show` and `config path`."""
+"""The maintenance commands: `index move`, `graph sync`, `config show`, `config path` and `models`."""
 
 from __future__ import annotations
 
@@ -111,3 +111,47 @@ def config_show(state: State, as_json: bool) -> None:
 def config_path(state: State) -> None:
     """Print where the config file is read from."""
     click.echo(str(state.config_file or default_config_path()))
+
+
+@click.group(invoke_without_command=True)
+@json_option
+@click.pass_context
+@_guard
+def models(click_ctx: click.Context, as_json: bool) -> None:
+    """Optional models (BGE-M3 search, a reranker, an NLI stance judge): what each improves, its size,
+    whether it is installed and in use. `agent-zot models install NAME` fetches one and sets it."""
+    if click_ctx.invoked_subcommand is not None:
+        return
+    from agent_zot.services.models import status
+
+    state: State = click_ctx.obj
+    rows = status(state.settings)
+    lines = []
+    for row in rows:
+        mark = "in use" if row["in_use"] else "installed" if row["installed"] else "not installed"
+        lines.append(f"{row['name']:9} {row['hub_id']} (~{row['size_mb']:,} MB) — {mark}")
+        lines.append(f"          improves {row['improves']}")
+    lines.append("Install one (downloads once; resumable): agent-zot models install NAME")
+    _emit({"models": rows}, "\n".join(lines), as_json)
+
+
+@models.command("install")
+@click.argument("name")
+@json_option
+@click.pass_obj
+@_guard
+def models_install(state: State, name: str, as_json: bool) -> None:
+    """Fetch the optional model NAME into the data folder (progress on stderr; run again to resume) and
+    write its setting to the config file."""
+    import sys
+
+    from agent_zot.services.models import install
+
+    path = state.config_file or default_config_path()
+    done = install(state.settings, name, path, progress=sys.stderr)
+    settings = ", ".join(f"{k} = {v}" for k, v in done["settings"].items())
+    _emit(
+        {**done, "config_file": str(path)},
+        f"Installed {done['name']} in {done['folder']}; set {settings} in {path}.",
+        as_json,
+    )

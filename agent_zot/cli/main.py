@@ -382,10 +382,10 @@ def export_cmd(
 
 # Registered last: these modules import nothing from this one, and load their services lazily (no
 # --help cost).
-from agent_zot.cli.admin import config, graph, index  # noqa: E402
+from agent_zot.cli.admin import config, graph, index, models  # noqa: E402
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
 from agent_zot.cli.view_cmd import view  # noqa: E402
 from agent_zot.cli.watch_cmd import watch  # noqa: E402
 
-for command in (index, graph, config, setup, watch, view):
+for command in (index, graph, config, models, setup, watch, view):
     cli.add_command(command)

@@ -120,6 +120,10 @@ def _report(
             else "Library: none found, so the entry names none: the server looks for one each time it starts "
             "and serves the demo library until it finds one (--library PATH names one)."
         )
+        click.echo(
+            "Optional models (BGE-M3 search, a reranker, an NLI stance judge): `agent-zot models` lists "
+            "them; nothing is downloaded unless you install one."
+        )
     for change in changes:
         click.echo(_line(change, dry_run), err=change.action == "error")
         if dry_run and change.changes:
@@ -128,6 +132,7 @@ def _report(
         click.echo("Dry run: nothing was written.")
     elif any(c.changes and c.action != "error" for c in changes):
         click.echo(f"Restart the client to {'unload' if remove else 'load'} {changes[0].name}.")
+
 
 
 def _line(change: SetupChange, dry_run: bool) -> str:

@@ -6,12 +6,14 @@ The hub's documented HTTP API is used directly (`GET /api/models/{id}/revision/{
 HF_HUB_OFFLINE for every model it loads (nothing may reach for the hub behind the user's back), and that
 switch also disables huggingface_hub's own downloads in the same process. Each file is written beside its
 target and renamed when complete and of the announced size; a manifest written last marks the folder
-complete, so an interrupted fetch starts again from the files still missing.
+complete, so an interrupted fetch starts again from the files still missing. A file the hub lists with a
+SHA-256 (its large files) is checked against it.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import json
 import re
 import sys
@@ -25,7 +27,7 @@ from agent_zot.errors import AgentZotError
 
 MANIFEST = ".agent-zot-fetched.json"
 # What the BGE-M3 code path loads: config, tokenizer, weights (one format), the sparse and colbert heads.
-WANTED = ("*.json", "*.model", "*.pt", "*.safetensors", "pytorch_model.bin")
+WANTED = ("*.json", "*.model", "*.pt", "*.safetensors", "pytorch_model.bin", "vocab.txt", "merges.txt")
 SKIPPED = ("onnx/*", "imgs/*", "*.onnx", "*.onnx_data", "*.msgpack", "*.h5", "tf_model*", "flax_model*")
 _HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 CHUNK = 1 << 20
@@ -59,12 +61,14 @@ def ensure_model(
     out = progress if progress is not None else sys.stderr
     base = hub_url.rstrip("/")
     with httpx.Client(timeout=httpx.Timeout(30.0, read=120.0), follow_redirects=True) as client:
-        files = _listing(client, base, hub_id, revision)
+        listed = _listing(client, base, hub_id, revision)
+        files = sorted(listed)
         folder.mkdir(parents=True, exist_ok=True)
         total = len(files)
         for number, name in enumerate(files, 1):
             _fetch_file(client, f"{base}/{hub_id}/resolve/{revision}/{name}", folder / name,
                         lambda done, size, n=number, f=name: _report(out, n, total, f, done, size))  # fmt: skip
+            _check_digest(folder / name, listed[name])
     (folder / MANIFEST).write_text(
         json.dumps({"id": hub_id, "revision": revision, "files": files}), encoding="utf-8"
     )
@@ -72,9 +76,10 @@ def ensure_model(
     return folder
 
 
-def _listing(client: httpx.Client, base: str, hub_id: str, revision: str) -> list[str]:
+def _listing(client: httpx.Client, base: str, hub_id: str, revision: str) -> dict[str, str | None]:
+    """The files to fetch, each with the SHA-256 the hub states for it (large files stored in LFS), if any."""
     try:
-        response = client.get(f"{base}/api/models/{hub_id}/revision/{revision}")
+        response = client.get(f"{base}/api/models/{hub_id}/revision/{revision}", params={"blobs": "true"})
     except httpx.HTTPError as exc:
         raise ModelFetchError(
             f"Cannot reach {base} to fetch {hub_id}: {exc}.",
@@ -87,18 +92,37 @@ def _listing(client: httpx.Client, base: str, hub_id: str, revision: str) -> lis
             hint="Check the id (e.g. BAAI/bge-m3) or set embedder_model to a local folder.",
         )
     response.raise_for_status()
-    siblings = [s.get("rfilename", "") for s in response.json().get("siblings", [])]
-    files = [
-        name
-        for name in siblings
+    siblings = {
+        s.get("rfilename", ""): (s.get("lfs") or {}).get("sha256")
+        for s in response.json().get("siblings", [])
+    }
+    files = {
+        name: digest
+        for name, digest in siblings.items()
         if any(fnmatch.fnmatch(name, p) for p in WANTED)
         and not any(fnmatch.fnmatch(name, p) for p in SKIPPED)
-    ]
+    }
     if any(name.endswith(".safetensors") for name in files):  # one copy of the weights is enough
-        files = [name for name in files if name != "pytorch_model.bin"]
+        files.pop("pytorch_model.bin", None)
     if "config.json" not in files:
         raise ModelFetchError(f"{hub_id} has no config.json: it is not a model agent-zot can load.")
-    return sorted(files)
+    return files
+
+
+def _check_digest(path: Path, expected: str | None) -> None:
+    """A file whose SHA-256 differs from what the hub states is deleted: the next run fetches it again."""
+    if not expected:
+        return
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(CHUNK), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        path.unlink(missing_ok=True)
+        raise ModelFetchError(
+            f"{path.name} arrived damaged (its SHA-256 is not the one the hub states).",
+            hint="Run the command again to fetch it anew.",
+        )
 
 
 def _fetch_file(client: httpx.Client, url: str, target: Path, report: Callable[[int, int], None]) -> None:

@@ -29,7 +29,13 @@ class Check:
 def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     from agent_zot.services.doctor_stack import stack_checks  # it imports Check from here
 
-    checks = [_python(), _config(config_file), _reranker(ctx.settings), *stack_checks(ctx.settings)]
+    checks = [
+        _python(),
+        _config(config_file),
+        _reranker(ctx.settings),
+        _optional_models(ctx.settings),
+        *stack_checks(ctx.settings),
+    ]
     try:
         source = ctx.source()
     except AgentZotError as exc:
@@ -87,6 +93,12 @@ def _reranker(settings: Settings) -> Check:
             "" if on else "Optional: set reranker_model to a local cross-encoder folder.",
         )
     return Check("reranker", "fail", detail, "Fix reranker_model (AGENT_ZOT_RERANKER_MODEL) or unset it.")
+
+
+def _optional_models(settings: Settings) -> Check:
+    from agent_zot.services.models import summary
+
+    return Check("optional models", "ok", summary(settings))
 
 
 def _python() -> Check:
