@@ -134,7 +134,6 @@ def _report(
         click.echo(f"Restart the client to {'unload' if remove else 'load'} {changes[0].name}.")
 
 
-
 def _line(change: SetupChange, dry_run: bool) -> str:
     label, name, path = change.client.label, change.name, change.path
     if change.action == "error":
