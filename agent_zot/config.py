@@ -110,7 +110,7 @@ class Settings(BaseSettings):
         "auto: the client's model when the client can sample, else nli when nli_model is set, else none.",
     )
     stance_max_tokens: int = Field(
-        default=800,
+        default=1200,
         ge=50,
         le=8000,
         description="The most tokens the client's model may spend judging one claim's passages.",

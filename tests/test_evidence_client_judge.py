@@ -16,7 +16,13 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.evidence.client_judge import parse_reply
+from agent_zot.services.evidence.client_judge import (
+    MAX_PASSAGES,
+    ClientJudge,
+    ClientReply,
+    parse_reply,
+    passages_digest,
+)
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -82,7 +88,7 @@ async def test_the_clients_model_judges_every_passage_in_one_request(demo: Setti
     asked = model.asked[0]
     assert asked["prompt"].startswith(f"Claim: {CLAIM}") and "one JSON object per line" in asked["system"]
     numbers = [int(n) for n in _PASSAGE.findall(asked["prompt"])]
-    assert numbers == list(range(1, len(numbers) + 1)) and len(numbers) >= 2
+    assert numbers == list(range(1, len(numbers) + 1)) and 2 <= len(numbers) <= MAX_PASSAGES
     assert asked["max_tokens"] <= demo.stance_max_tokens
     passages = [p for paper in data["papers"] for p in paper["passages"]]
     assert {p["stance"] for p in passages} == {"supports", "contradicts"}
@@ -144,3 +150,15 @@ def test_the_reply_is_read_strictly() -> None:
     )
     assert [s.label for s in stances] == ["related", "contradicts", "unjudged"]  # low confidence: unjudged
     assert stances[1].reason == "opposite effect" and stances[1].score == 0.7
+
+
+def test_a_long_pool_asks_about_its_best_passages_only() -> None:
+    passages = [f"passage number {n} about the claim" for n in range(1, 31)]
+    asking = ClientJudge(None, timeout=60, max_tokens=1200)
+    assert all(s.label == "unjudged" for s in asking.judge("a claim", passages))
+    assert asking.request is not None and asking.request.prompt.count("\n[") == MAX_PASSAGES
+    reply = "\n".join(f'{{"n": {n}, "stance": "supports"}}' for n in range(1, MAX_PASSAGES + 1))
+    digest = passages_digest("a claim", passages[:MAX_PASSAGES])
+    answered = ClientJudge(ClientReply(reply, "m", 1.0, digest), timeout=60, max_tokens=1200)
+    labels = [s.label for s in answered.judge("a claim", passages)]
+    assert labels == ["supports"] * MAX_PASSAGES + ["unjudged"] * (30 - MAX_PASSAGES)

@@ -25,6 +25,9 @@ from agent_zot.services.evidence.stance import MIN_CONFIDENCE, UNJUDGED, Stance
 # Words per passage sent to the client's model: enough to judge, bounded so the request stays small.
 PASSAGE_CHARS = 700
 TOKENS_PER_PASSAGE = 60
+# Passages per request: the best ones of the best papers (they come in fused order); later ones stay
+# unjudged, so one request stays a few thousand tokens.
+MAX_PASSAGES = 16
 _SYSTEM = (
     "You judge scientific evidence. For each numbered passage, decide from that passage alone whether it "
     "supports the claim, contradicts it, or is unrelated to it (on another question, or taking no side). "
@@ -93,9 +96,10 @@ class ClientJudge:
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         if not passages:
             return []
-        digest = passages_digest(claim, passages)
+        asked, rest = list(passages[:MAX_PASSAGES]), [UNJUDGED] * max(0, len(passages) - MAX_PASSAGES)
+        digest = passages_digest(claim, asked)
         if self.reply is None:
-            self.request = self._ask(claim, passages, digest)
+            self.request = self._ask(claim, asked, digest)
             return [UNJUDGED for _ in passages]
         if self.reply.digest != digest:
             self.note = "the passages changed since the client was asked (the index was updated)"
@@ -105,11 +109,11 @@ class ClientJudge:
                 f"the client's model answered after {self.reply.seconds:.0f} s (limit {self.timeout:.0f} s)"
             )
             return [UNJUDGED for _ in passages]
-        stances = parse_reply(self.reply.text, len(passages))
+        stances = parse_reply(self.reply.text, len(asked))
         self.judged = sum(s.label != "unjudged" for s in stances)
         if not self.judged:
             self.note = "the client's model gave no answer in the asked form"
-        return stances
+        return stances + rest
 
     def _ask(self, claim: str, passages: Sequence[str], digest: str) -> SamplingRequest:
         numbered = "\n\n".join(f"[{n}] {_clip(p)}" for n, p in enumerate(passages, 1))
