@@ -669,6 +669,7 @@ def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) ->
         "mechanisms by which exercise improves insulin sensitivity",
         "whether minimum wages reduce employment",
         "neighbourhood effects on school achievement",
+        "genes regulated by p53 in tumours",  # a passive modifier names a topic; "is regulated by" claims
     ],
 )
 def test_a_plain_topic_stays_a_search(query: str) -> None:
@@ -687,6 +688,8 @@ def test_a_plain_topic_stays_a_search(query: str) -> None:
         "is it true, given what I saved, that tariffs raised consumer prices?",
         "verify: the Younger Dryas was triggered by a meteor impact",
         "is there evidance that mindfulness lowers blood pressure",
+        "smoking increased lung cancer risk in miners",
+        "hepcidin is regulated by iron stores",
     ],
 )
 def test_a_claim_goes_to_evidence(query: str) -> None:

@@ -57,7 +57,14 @@ ASSERTION = (
     _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
     r"(?:(?:does|do|did|can|may|might|could|will|would|cannot|can't|doesn't|don't|didn't|is|are|was|were)\s+)?"
     r"(?:not\s+|no\s+longer\s+|significantly\s+|strongly\s+|substantially\s+|directly\s+)?"
+    # "X regulated by Y" with no "is" before it names a topic (genes regulated by p53), not a claim
+    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b(?<!ed)(?<!\wd)\s+\S"
+    r"|" + _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
+    r"(?:(?:is|are|was|were|has\s+been|have\s+been|had\s+been|be|been)\s+)"
+    r"(?:not\s+|significantly\s+|strongly\s+|substantially\s+|directly\s+)?"
     rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b\s+\S"
+    r"|" + _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
+    rf"{_CLAIM_VERBS}(?:ed|d)\b(?!\s+(?:by|in|for|with|from|at|on)\b)\s+\S"
     r"|"
     + _NOT_A_CLAIM_START
     + r"[^?]{2,200}?\b(?:is|are|was|were)\s+(?:not\s+)?(?:associated|linked|correlated"
