@@ -241,6 +241,14 @@ def test_a_paper_not_in_the_library_is_not_guessed(library: Library) -> None:
         resolve_papers(library, PaperRequest.of("summarize the paper"))
 
 
+def test_a_long_request_is_read_up_to_its_first_thousand_characters(
+    library: Library, named: tuple[Settings, dict[str, str]]
+) -> None:
+    pasted = "the results were consistent across the sites we surveyed. " * 400  # 23,000 characters pasted
+    match = resolve_papers(library, PaperRequest.of(f"what does Okafor 2019 cite? Context: {pasted}"))
+    assert match.item.key == named[1]["okafor"]
+
+
 def test_requests_about_many_papers_name_none(
     library: Library, named: tuple[Settings, dict[str, str]]
 ) -> None:

@@ -84,8 +84,16 @@ class Clues:
     text: str
 
 
+# A request names its paper in its first sentences; what follows a long way after is pasted material, and
+# reading it all would only cost time (a 12,000-character request took a second).
+MAX_CHARS = 1000
+
+
 def read_clues(index: PaperIndex, text: str, quoted: tuple[str, ...] = ()) -> Clues:
-    """The clues of a request, looked up and weighed against ``index``."""
+    """The clues of a request (its first MAX_CHARS characters), looked up and weighed against ``index``."""
+    if len(text) > MAX_CHARS:
+        cut = text.rfind(" ", 0, MAX_CHARS)
+        text = text[: cut if cut > 0 else MAX_CHARS]
     phrases = [p.strip() for p in quoted if p.strip()]
     phrases += [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     phrases += [m.group(1) for m in _THE_X_PAPER.finditer(text)]
