@@ -1,4 +1,5 @@
-"""Resolve what users name (item keys, titles, collection names) to library objects, forgivingly."""
+"""Item keys, collection names and author surnames resolved to library objects, forgivingly (papers named in
+words: papers.py)."""
 
 from __future__ import annotations
 
