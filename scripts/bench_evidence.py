@@ -10,6 +10,10 @@ of the claim id before anything was tuned, is the test split; tuning used the de
 Per claim: is a gold evidence abstract among the first 5 papers of plain `zot_search` (force_mode fast)
 and of `evidence` mode; for evidence mode also the stance given to a found gold paper against the gold
 label (supports / contradicts; unjudged counts as wrong and is reported as coverage), and the latency.
+
+`--client-model oracle` answers the claim check's request to the client's model (the stance judge that
+reorders the pool by bearing) with a scripted model that knows SciFact's gold evidence, wrong on a share
+`--judge-error` of passages: an upper bound on what a client's model adds, and how it degrades.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import asyncio
 import csv
 import hashlib
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -55,10 +60,48 @@ def load_claims(split: str) -> list[dict[str, Any]]:
     return sorted(chosen, key=lambda c: int(c["id"]))
 
 
-async def run(settings: Settings, ids: dict[str, str], claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+_PASSAGE = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
+
+
+def _flat(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+class OracleModel:
+    """A client's model that knows the gold evidence: a passage from a gold abstract takes the gold side,
+    any other is unrelated; a share ``error`` of passages (chosen by hash) gets the wrong answer."""
+
+    def __init__(self, claims: list[dict[str, Any]], error: float) -> None:
+        corpus = {}
+        with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as fh:
+            for line in fh:
+                doc = json.loads(line)
+                corpus[doc["_id"]] = _flat(doc.get("title", "") + " " + doc.get("text", ""))
+        self.gold = {
+            c["claim"]: [(corpus.get(d, ""), label) for d, label in c["gold"].items()] for c in claims
+        }
+        self.error = error
+
+    async def __call__(self, messages: Any, params: Any, context: Any) -> str:
+        prompt = messages[0].content.text
+        claim = prompt.split("\n", 1)[0].removeprefix("Claim: ").strip()
+        lines = []
+        for number, text in _PASSAGE.findall(prompt):
+            probe = _flat(text.rstrip("…"))[:80]
+            side = next((label for doc, label in self.gold.get(claim, []) if probe and probe in doc), None)
+            wrong = int(hashlib.sha1(f"{claim}|{number}".encode()).hexdigest(), 16) % 1000 < self.error * 1000
+            if wrong:
+                side = None if side else "supports"
+            lines.append(json.dumps({"n": int(number), "stance": side or "unrelated", "confidence": 0.9}))
+        return "\n".join(lines)
+
+
+async def run(
+    settings: Settings, ids: dict[str, str], claims: list[dict[str, Any]], model: OracleModel | None = None
+) -> list[dict[str, Any]]:
     ctx = AppContext(settings)
     rows = []
-    async with Client(build_server(ctx)) as client:
+    async with Client(build_server(ctx), sampling_handler=model) as client:
         await client.call_tool("zot_search", {"query": "warm up", "force_mode": "evidence"})
         for claim in claims:
             plain = await client.call_tool(
@@ -120,6 +163,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="Only the first N claims of the split.")
     parser.add_argument("--nli-model", type=Path, default=None, help="Judge with this NLI folder.")
     parser.add_argument("--stance", default="auto", choices=("auto", "nli", "none"))
+    parser.add_argument(
+        "--client-model", choices=("oracle",), default=None, help="Script the client's model."
+    )
+    parser.add_argument("--judge-error", type=float, default=0.0, help="Share of passages it gets wrong.")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not (SCIFACT / "claims_train.csv").is_file():
@@ -136,11 +183,13 @@ def main() -> None:
     if not (work / "state" / "index").exists():
         index(settings)
     claims = load_claims(args.split)[: args.limit]
-    rows = asyncio.run(run(settings, corpus_ids(settings), claims))
+    model = OracleModel(claims, args.judge_error) if args.client_model else None
+    rows = asyncio.run(run(settings, corpus_ids(settings), claims, model))
     summary = {
         "split": args.split,
         "stance": args.stance,
         "nli_model": str(args.nli_model),
+        "client_model": f"{args.client_model} (error {args.judge_error})" if args.client_model else None,
         **summarise(rows),
     }
     print(json.dumps(summary, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in summary.items()))

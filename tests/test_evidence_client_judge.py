@@ -23,6 +23,7 @@ from agent_zot.services.evidence.client_judge import (
     parse_reply,
     passages_digest,
 )
+from agent_zot.services.passages import Passage
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -162,3 +163,58 @@ def test_a_long_pool_asks_about_its_best_passages_only() -> None:
     answered = ClientJudge(ClientReply(reply, "m", 1.0, digest), timeout=60, max_tokens=1200)
     labels = [s.label for s in answered.judge("a claim", passages)]
     assert labels == ["supports"] * MAX_PASSAGES + ["unjudged"] * (30 - MAX_PASSAGES)
+
+
+def last_passage_supports(prompt: str) -> str:
+    """Only the last passage asked about takes a side; every other is unrelated."""
+    numbers = [int(n) for n in _PASSAGE.findall(prompt)]
+    return "\n".join(
+        json.dumps({"n": n, "stance": "supports" if n == numbers[-1] else "unrelated", "confidence": 0.9})
+        for n in numbers
+    )
+
+
+async def test_the_clients_verdict_lifts_a_paper_retrieval_ranked_low(demo: Settings, tmp_path: Path) -> None:
+    """The pool is judged a few papers deeper than the answer shows, every paper's best passage first; a
+    paper the client's model finds taking a side comes before those it calls unrelated."""
+    unrelated = ScriptedModel(
+        lambda prompt: judged_lines(prompt).replace("supports", "x").replace("contradicts", "x")
+    )
+    plain = await check(demo, tmp_path, unrelated)
+    lifted_model = ScriptedModel(last_passage_supports)
+    lifted = await check(demo, tmp_path, lifted_model)
+    shown = len(lifted["papers"])
+    asked = [int(n) for n in _PASSAGE.findall(lifted_model.asked[0]["prompt"])]
+    assert len(asked) > shown  # judged deeper than shown
+    assert [p["stance"] for p in lifted["papers"][0]["passages"]].count("supports") == 1
+    assert all(p["stance"] != "supports" for paper in lifted["papers"][1:] for p in paper["passages"])
+    assert [p["key"] for p in plain["papers"]] != [p["key"] for p in lifted["papers"]]
+
+
+def test_every_paper_is_asked_about_before_any_second_passage() -> None:
+    from agent_zot.services.evidence import EvidencePassage, breadth_first
+
+    def passages(paper: str, count: int) -> list[EvidencePassage]:
+        return [EvidencePassage(passage_of(f"{paper}{n}"), ["claim"]) for n in range(count)]
+
+    order = breadth_first([passages("a", 3), passages("b", 1), passages("c", 2)])
+    assert [p.passage.text for p in order] == ["a0", "b0", "c0", "a1", "c1", "a2"]
+
+
+def test_a_decisive_judge_outranks_retrieval_and_a_small_one_only_nudges() -> None:
+    from agent_zot.services.evidence import EvidencePaper, EvidencePassage, by_bearing
+    from agent_zot.services.evidence.stance import Stance
+
+    def paper(key: str, bearing: float) -> EvidencePaper:
+        found = EvidencePaper(key, 0.0, [EvidencePassage(passage_of(key), ["claim"])])
+        found.passages[0].stance = Stance("supports" if bearing >= 0.5 else "related", 0.9, bearing)
+        return found
+
+    pool = [paper(key, 0.1) for key in "abcdefg"] + [paper("h", 0.95)]
+    assert [p.item_key for p in by_bearing(pool, decisive=True)][:2] == ["h", "a"]
+    nudged = [p.item_key for p in by_bearing(pool, decisive=False)]
+    assert nudged[0] == "a" and nudged.index("h") < 7  # lifted, not put first
+
+
+def passage_of(text: str) -> Passage:
+    return Passage(text, "chunk", "ATT1", 1, 1, None, 1.0)

@@ -153,7 +153,7 @@ def gather_evidence(
     judge = make_judge(ctx.settings)
     pool = fuse(rankings, limit=limit + RERANK_EXTRA)
     judge_papers(judge, claim, pool)
-    return Evidence(claim, variants, by_bearing(pool)[:limit], judge)
+    return Evidence(claim, variants, by_bearing(pool, decisive=judge.decisive)[:limit], judge)
 
 
 def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:
@@ -190,7 +190,7 @@ def _add_passage(paper: EvidencePaper, passage: Passage, variant: str) -> None:
 def judge_papers(judge: StanceJudge, claim: str, papers: list[EvidencePaper]) -> None:
     """Each passage's stance, then each paper's: the side its strongest judged passage takes (a
     contradiction outweighs support of equal strength: counter-evidence is what a writer must not miss)."""
-    passages = [p for paper in papers for p in paper.passages]
+    passages = breadth_first([paper.passages for paper in papers])
     for passage, stance in zip(passages, judge.judge(claim, [p.passage.text for p in passages]), strict=True):
         passage.stance = stance
     for paper in papers:
@@ -204,9 +204,19 @@ def judge_papers(judge: StanceJudge, claim: str, papers: list[EvidencePaper]) ->
             paper.stance = Stance("unjudged", 0.0)
 
 
-def by_bearing(papers: list[EvidencePaper]) -> list[EvidencePaper]:
-    """The papers reordered by reciprocal rank over the fused order and the order of their bearing on the
-    claim (their most bearing passage); unchanged when the judge gives no bearing."""
+def breadth_first(per_paper: list[list[EvidencePassage]]) -> list[EvidencePassage]:
+    """Every paper's best passage, then every paper's second, and so on: a judge that reads only the first
+    passages it is given (the client's model, bounded in tokens) still sees every paper of the pool, so
+    its bearing can lift a paper that retrieval ranked low."""
+    depth = max((len(passages) for passages in per_paper), default=0)
+    return [passages[i] for i in range(depth) for passages in per_paper if i < len(passages)]
+
+
+def by_bearing(papers: list[EvidencePaper], *, decisive: bool = False) -> list[EvidencePaper]:
+    """The papers reordered by how much they bear on the claim (their most bearing passage); unchanged
+    when the judge gives no bearing. A decisive judge (a language model) puts every paper it found taking
+    a side before those it did not, in fused order within each; any other judge's order is fused with
+    retrieval's by reciprocal rank, so it lifts a paper without overruling retrieval."""
     known = [
         [p.stance.bearing for p in paper.passages if p.stance is not None and p.stance.bearing is not None]
         for paper in papers
@@ -214,6 +224,8 @@ def by_bearing(papers: list[EvidencePaper]) -> list[EvidencePaper]:
     if not any(known):
         return papers
     bearing = [max(values, default=0.0) for values in known]
+    if decisive:
+        return [papers[i] for i in sorted(range(len(papers)), key=lambda i: (bearing[i] < 0.5, i))]
     judged_rank = {i: rank for rank, i in enumerate(sorted(range(len(papers)), key=lambda i: -bearing[i]))}
     score = [1 / (FUSION_K + i + 1) + 1 / (FUSION_K + judged_rank[i] + 1) for i in range(len(papers))]
     return [papers[i] for i in sorted(range(len(papers)), key=lambda i: -score[i])]

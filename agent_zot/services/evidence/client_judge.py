@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from agent_zot.services.evidence.stance import MIN_CONFIDENCE, UNJUDGED, Stance
+from agent_zot.services.evidence.stance import UNJUDGED, Stance, stated
 
 # Words per passage sent to the client's model: enough to judge, bounded so the request stays small.
 PASSAGE_CHARS = 700
 TOKENS_PER_PASSAGE = 60
-# Passages per request: the best ones of the best papers (they come in fused order); later ones stay
-# unjudged, so one request stays a few thousand tokens.
+# Passages per request: each paper's best passage first (breadth-first, in fused order), then second ones;
+# later ones stay unjudged, so one request stays a few thousand tokens.
 MAX_PASSAGES = 16
 _SYSTEM = (
     "You judge scientific evidence. For each numbered passage, decide from that passage alone whether it "
@@ -85,6 +85,7 @@ class ClientJudge:
     timeout: float
     max_tokens: int
     name: str = "client"
+    decisive: bool = True
     request: SamplingRequest | None = None
     note: str | None = None  # why the reply was not used, when it was not
     judged: int = field(default=0)
@@ -144,9 +145,5 @@ def parse_reply(text: str, count: int) -> list[Stance]:
             continue
         seen.add(number)
         reason = str(data.get("reason") or "")[:200]
-        stances[number - 1] = (
-            Stance(label, confidence, reason=reason)
-            if confidence >= MIN_CONFIDENCE
-            else Stance("unjudged", confidence, reason=reason)
-        )
+        stances[number - 1] = stated(label, confidence, reason)
     return stances

@@ -60,6 +60,9 @@ UNJUDGED = Stance("unjudged", 0.0)
 
 class StanceJudge(Protocol):
     name: str
+    # True when the judge's bearing should outrank retrieval's order (a language model reading each
+    # passage); False when it only nudges that order (a small NLI model, or no judge).
+    decisive: bool
 
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         """One stance per passage, in order."""
@@ -68,12 +71,20 @@ class StanceJudge(Protocol):
 
 class NoJudge:
     name = "none"
+    decisive = False
 
     def __init__(self, reason: str | None = None) -> None:
         self.reason = reason  # why nothing judges, for the answer
 
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         return [UNJUDGED for _ in passages]
+
+
+def stated(label: str, confidence: float, reason: str | None = None) -> Stance:
+    """A language model's verdict with its stated confidence: unjudged below MIN_CONFIDENCE; its bearing
+    is the confidence when it takes a side and one minus it when it calls the passage related."""
+    bearing = confidence if label in ("supports", "contradicts") else 1.0 - confidence
+    return Stance(label if confidence >= MIN_CONFIDENCE else "unjudged", confidence, bearing, reason)
 
 
 def decided(probabilities: dict[str, float]) -> Stance:
@@ -86,6 +97,8 @@ def decided(probabilities: dict[str, float]) -> Stance:
 
 class NliJudge:
     """A local NLI cross-encoder (sentence-transformers ``CrossEncoder``), loaded on first use, on CPU."""
+
+    decisive = False
 
     def __init__(self, model_dir: Path, *, max_tokens: int = 512) -> None:
         self.model_dir = Path(model_dir)
@@ -171,6 +184,8 @@ _SYSTEM = (
 class OllamaJudge:
     """A chat model on an Ollama server, one schema-constrained call per passage, temperature 0."""
 
+    decisive = True
+
     def __init__(self, url: str, model: str, timeout: float = 120.0) -> None:
         self.url, self.model, self.timeout = url.rstrip("/"), model, timeout
         self.name = f"ollama:{model}"
@@ -201,7 +216,7 @@ class OllamaJudge:
             return UNJUDGED  # an unreadable answer: the assistant judges this passage itself
         if label not in LABELS[:3] or not 0.0 <= confidence <= 1.0:
             return UNJUDGED
-        return Stance(label, confidence) if confidence >= MIN_CONFIDENCE else Stance("unjudged", confidence)
+        return stated(label, confidence)
 
 
 _JUDGES: dict[tuple[str, str], StanceJudge] = {}
