@@ -182,6 +182,12 @@ class Settings(BaseSettings):
     parser: Literal["pdfium", "docling"] = Field(
         default="pdfium", description="PDF text extraction: pdfium (fast, default) or docling."
     )
+    ocr: Literal["auto", "tesseract", "rapidocr", "off"] = Field(
+        default="auto",
+        description="OCR of PDF pages with no usable text layer (scanned papers) during update-db, a few "
+        "seconds a page: tesseract (the system's tesseract-ocr with English data; the most accurate), "
+        "rapidocr (ONNX models installed from PyPI), auto (tesseract when installed, else rapidocr) or off.",
+    )
     index_workers: int | None = Field(
         default=None,
         ge=1,

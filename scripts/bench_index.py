@@ -37,10 +37,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_retrieval import build_library as build_scifact_library  # noqa: E402
 
 
-def build_pdf_library(folder: Path) -> Path:
-    """One journal article per shared PDF, with title, authors, year, venue and DOI from metadata.csv."""
+def build_pdf_library(folder: Path, pdfs: Path = SHARED / "pdfs") -> Path:
+    """One journal article per shared PDF, with title, authors, year, venue and DOI from metadata.csv
+    (``pdfs``: another folder of the same files, e.g. the image-only copies of scripts/bench_ocr.py)."""
     b = ZoteroLibraryBuilder(folder, shape="z7", seed=18)
-    b.add_papers_from_csv(SHARED / "pdfs" / "metadata.csv")
+    b.add_papers_from_csv(pdfs / "metadata.csv")
     return b.build()
 
 

@@ -1,6 +1,10 @@
 """Passage retrieval on the 18 shared PDFs: does the answer hold the passage that answers the question?
 
     .venv/bin/python scripts/bench_passages.py [--split test|dev|all] [--work DIR] [--json] [--misses]
+        [--pdf-dir DIR]
+
+``--pdf-dir`` indexes another copy of the 18 PDFs (same file names, with metadata.csv), e.g. the image-only
+copies ``scripts/bench_ocr.py --make-scans DIR`` writes: search quality on OCR'd papers.
 
 1. Builds a Zotero library from ../shared/data/pdfs (one item per PDF, metadata from metadata.csv) and indexes
    it with the default embedded stack (`update-db`); with --work the library and index are kept and reused.
@@ -87,15 +91,19 @@ def load_questions(split: str) -> list[dict[str, Any]]:
     return [q for q in rows if split == "all" or q["split"] == split]
 
 
-def prepare(work: Path) -> Settings:
+def prepare(work: Path, pdfs: Path | None = None) -> Settings:
     library = work / "library"
     if not (library / "zotero.sqlite").is_file():
-        build_pdf_library(library)
+        build_pdf_library(library, pdfs) if pdfs else build_pdf_library(library)
     settings = Settings(zotero_data_dir=library, data_dir=work / "state", export_dir=work / "exports")
     ctx = AppContext(settings)
     summary = update_index(ctx.library(), ctx.index(), UpdateOptions())
     ctx.close()
-    print(f"index: {summary.indexed} indexed, {summary.unchanged} unchanged", file=sys.stderr)
+    print(
+        f"index: {summary.indexed} indexed, {summary.unchanged} unchanged, {summary.ocr_pages} pages OCR'd "
+        f"in {summary.ocr_seconds:.0f} s, {summary.seconds:.0f} s in all",
+        file=sys.stderr,
+    )
     return settings
 
 
@@ -241,10 +249,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="keep the library and index here")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="print what was shown for each miss")
+    parser.add_argument("--pdf-dir", type=Path, default=None, help="index these PDFs (and metadata.csv)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
-        settings = prepare(work)
+        settings = prepare(work, args.pdf_dir)
         questions = load_questions(args.split)
         outcomes = asyncio.run(run(settings, questions))
     result: dict[str, Any] = {"split": args.split, "overall": report(outcomes)}

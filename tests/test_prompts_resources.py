@@ -213,15 +213,19 @@ async def test_a_blank_or_missing_required_argument_is_a_clear_error(
 # -- resources ----------------------------------------------------------------------------------------
 
 
-async def test_the_three_resource_templates_are_listed(client: Client) -> None:
+async def test_the_resource_templates_are_listed(client: Client) -> None:
     templates = {t.uri_template: t for t in await client.list_resource_templates()}
     assert set(templates) == {
         library_resources.ITEM_URI,
         library_resources.PAGE_URI,
         library_resources.COLLECTION_URI,
+        library_resources.FIGURE_URI,
+        library_resources.TABLE_URI,
+        library_resources.PAGE_IMAGE_URI,
     }
     assert templates["zotero://item/{key}"].mime_type == "text/markdown"
     assert templates["zotero://item/{key}/fulltext/{page}"].mime_type == "text/plain"
+    assert templates["zotero://item/{key}/figure/{number}"].mime_type == "image/png"
     assert all(t.description for t in templates.values())
     assert await client.list_resources() == []  # no fixed resources: everything is by key
 

@@ -230,6 +230,11 @@ def _format_summary(data: dict[str, Any]) -> str:
         + (f" on {data['engine']}" if data.get("engine") else "")
         + f"; store: {data['store']}.",
     ]
+    if pages := data.get("ocr_pages"):
+        lines.append(
+            f"OCR: {pages} page{'s' if pages != 1 else ''} without a text layer read in "
+            f"{data['ocr_seconds']:.1f} s (worker time)."
+        )
     notes = data.get("notes") or {}
     if any(notes.get(k) for k in ("indexed", "unchanged", "removed")):
         lines.append(

@@ -34,6 +34,8 @@ class ProgressLine:
             f"items {progress.items_done}/{progress.items_total} · pages {progress.pages} · "
             f"chunks {progress.chunks} · {progress.rate:.1f} items/s{eta}"
         )
+        if progress.ocr_pages:
+            text += f" · OCR'd pages {progress.ocr_pages}"
         if progress.notes_total:
             text += f" · notes and annotations {progress.notes_done}/{progress.notes_total}"
         if self.interactive:

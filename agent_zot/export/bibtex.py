@@ -278,7 +278,9 @@ def _render(kind: str, key: str, fields: Mapping[str, str], month: int | None) -
 def bibtex_entry(item: Item, key: str) -> str:
     kind = entry_type(item)
     date = item_date(item)
-    return _render(kind, key, _entry_fields(item, kind), date.month if date else None)
+    entry = _render(kind, key, _entry_fields(item, kind), date.month if date else None)
+    # A comment line, not a field: BibTeX ignores it and no style prints it, but whoever opens the file sees it
+    return f"% {item.retraction.describe()}\n{entry}" if item.retraction else entry
 
 
 def to_bibtex(items: Sequence[Item], keys: Mapping[str, str] | None = None) -> str:

@@ -176,6 +176,8 @@ def _annotation_sections(item: Item, library: Library) -> list[str]:
 def _body(item: Item, library: Library) -> list[str]:
     """Abstract, notes, annotations and attachments: the sections both layouts share."""
     blocks: list[str] = []
+    if item.retraction:
+        blocks.append(f"> **Retracted.** {md_inline(item.retraction.describe())}")
     if item.abstract.strip():
         blocks += ["## Abstract", item.abstract.strip()]
     notes = [n for n in item.notes if n.html.strip() or n.text.strip()]
@@ -209,7 +211,7 @@ def _metadata(item: Item, library: Library, key: str) -> dict[str, object]:
         "tags": item.tag_names(),
         "collections": _collection_paths(item, library),
         "date_added": item.date_added,
-    }
+    } | ({"retracted": item.retraction.date or True} if item.retraction else {})
 
 
 def item_markdown(item: Item, library: Library, *, key: str | None = None) -> str:

@@ -64,6 +64,7 @@ class Chunk:
     page_end: int | None
     section: str | None
     ordinal: int  # position of the chunk within its attachment
+    ocr: bool = False  # some of its text was read by OCR (a page without a usable text layer)
 
 
 def chunk_id(
@@ -274,6 +275,7 @@ def _make_chunk(
     first_page = stream.pages[stream.page_index(start)]
     page_start = first_page.number
     page_end = stream.pages[stream.page_index(end - 1)].number
+    spanned = stream.pages[stream.page_index(start) : stream.page_index(end - 1) + 1]
     return Chunk(
         id=chunk_id(item_key, attachment_key, page_start, ordinal, text),
         item_key=item_key,
@@ -284,6 +286,7 @@ def _make_chunk(
         page_end=page_end,
         section=_section_at(headings, page_start, first_page.text, stream.starts[start]),
         ordinal=ordinal,
+        ocr=any(getattr(page, "ocr", False) for page in spanned),  # PageLike need not say
     )
 
 

@@ -32,6 +32,8 @@ class ParsedItem:
     pages: dict[str, list[PageRecord]]
     failed: list[dict[str, str]] = field(default_factory=list)  # files with no text, and why
     skipped: list[dict[str, str]] = field(default_factory=list)  # files indexed from a fallback, and why
+    ocr_pages: int = 0  # pages of its files read by OCR
+    ocr_seconds: float = 0.0
 
 
 @dataclass(slots=True)
@@ -40,6 +42,8 @@ class StoredBatch:
     chunks: int = 0
     pages: int = 0
     embed_seconds: float = 0.0
+    ocr_pages: int = 0
+    ocr_seconds: float = 0.0
 
 
 class IndexPipeline:
@@ -60,6 +64,8 @@ class IndexPipeline:
                 continue
             document = outcome.document or fallback_document(attachment, outcome.error or "parse failed")
             doc_chunks = self._chunks_of(item, attachment, document)
+            ready.ocr_pages += len(document.ocr_pages)
+            ready.ocr_seconds += document.ocr_seconds
             ready.chunks.extend(doc_chunks)
             ready.pages[attachment.key] = [PageRecord(p.number, p.label, p.text) for p in document.pages]
             ready.records.append(_record(item, attachment, fingerprint, document, outcome, doc_chunks))
@@ -113,6 +119,8 @@ class IndexPipeline:
             stats.items += 1
             stats.chunks += len(points)
             stats.pages += sum(len(p) for p in ready.pages.values())
+            stats.ocr_pages += ready.ocr_pages
+            stats.ocr_seconds += ready.ocr_seconds
         return stats
 
     def _chunks_of(self, item: Item, attachment: Attachment, document: ParsedDocument) -> list[Chunk]:
@@ -176,6 +184,7 @@ def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
             "page_start": chunk.page_start,
             "page_end": chunk.page_end,
             "section": chunk.section,
+            **({"ocr": True} if chunk.ocr else {}),  # only where true: most chunks are not OCR'd
             "year": item.year,
             "item_type": item.item_type,
             "collections": list(item.collection_keys),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from agent_zot.ingest.clean import normalise_text, strip_running_lines
 from agent_zot.ingest.headings import find_headings
@@ -21,9 +21,11 @@ def build_document(
     *,
     running_lines: bool = False,
     warnings: Sequence[str] = (),
+    ocr_pages: Collection[int] = (),
 ) -> ParsedDocument:
     """Clean each page, drop running headers/footers (``running_lines``, for paginated sources), split
-    off the references section and find headings. Raises ParseError when no page has any text."""
+    off the references section and find headings. Raises ParseError when no page has any text.
+    ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so."""
     labels = list(labels) if labels is not None else [None] * len(raw_pages)
     texts = [normalise_text(raw) for raw in raw_pages]
     if running_lines:
@@ -49,7 +51,10 @@ def build_document(
         texts = split.body_pages
         doc.references_text = split.references_text
         doc.references_page = numbers[split.start_page_index]
-    doc.pages = [PageText(n, label, text) for n, label, text in zip(numbers, labels, texts, strict=True)]
+    doc.pages = [
+        PageText(n, label, text, ocr=n - 1 in ocr_pages and bool(text))
+        for n, label, text in zip(numbers, labels, texts, strict=True)
+    ]
     doc.headings = find_headings(texts, numbers)
     if split is not None and split.heading:
         doc.headings.append((numbers[split.start_page_index], split.heading))

@@ -2,6 +2,10 @@
 
 PDFs: the selected parser, then pdfium (when another was selected), then Zotero's full-text cache, then a
 ``source="none"`` document whose ``fallback_reason`` says why, so the caller indexes metadata only.
+pdfium reads pages without a usable text layer by OCR when an ``OcrConfig`` is given. For a scan (at least
+half its pages OCR'd) Zotero's cache still wins when it is at least as good: when it has at least as many
+known English words (``ocr.words.word_score``) as the OCR'd document, body and references together. A
+mostly born-digital PDF with a page or two OCR'd keeps its own text (the cache would cost every page number).
 Other types: their reader, then the cache. A missing file (including an unreachable network path) goes
 straight to the cache.
 """
@@ -9,12 +13,15 @@ straight to the cache.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.ingest.docling_parser import DoclingParser
 from agent_zot.ingest.formats import EpubParser, HtmlParser, TextParser, fulltext_cache_document
 from agent_zot.ingest.models import ParsedDocument, ParseError, Parser
+from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.ingest.ocr.words import word_score
 from agent_zot.ingest.pdfium import PdfiumParser
 from agent_zot.zotero.models import Attachment, LinkMode
 
@@ -46,13 +53,20 @@ _READERS: dict[str, Callable[[], Parser]] = {"html": HtmlParser, "epub": EpubPar
 _NETWORK_PREFIXES = ("\\\\", "//", "smb://", "afp://", "nfs://", "file://")
 
 
-def get_parser(name: str) -> Parser:
-    """A new parser by name; unknown names get an error listing the known ones."""
+def parser_factory(name: str, ocr: OcrConfig | None = None) -> Callable[[], Parser]:
+    """What makes the parser ``name`` (picklable, for pool workers); pdfium gets the OCR settings."""
     factory = PARSERS.get(name)
     if factory is None:
         known = ", ".join(sorted(PARSERS))
         raise InvalidArgumentError(f"unknown PDF parser {name!r}", hint=f"Use one of: {known}.")
-    return factory()
+    if ocr is not None and factory is PdfiumParser:
+        return partial(PdfiumParser, ocr=ocr)
+    return factory
+
+
+def get_parser(name: str, ocr: OcrConfig | None = None) -> Parser:
+    """A new parser by name; unknown names get an error listing the known ones."""
+    return parser_factory(name, ocr)()
 
 
 def file_kind(attachment: Attachment) -> str | None:
@@ -110,9 +124,9 @@ def fallback_document(attachment: Attachment, reason: str) -> ParsedDocument:
     return ParsedDocument(attachment_key=attachment.key, source="none", pages=[], fallback_reason=reason)
 
 
-def _pdf_chain(parser: str | Parser) -> list[Parser]:
-    selected = get_parser(parser) if isinstance(parser, str) else parser
-    return [selected] if selected.name == DEFAULT_PARSER else [selected, get_parser(DEFAULT_PARSER)]
+def _pdf_chain(parser: str | Parser, ocr: OcrConfig | None) -> list[Parser]:
+    selected = get_parser(parser, ocr) if isinstance(parser, str) else parser
+    return [selected] if selected.name == DEFAULT_PARSER else [selected, get_parser(DEFAULT_PARSER, ocr)]
 
 
 def _parse_with(chain: list[Parser], path: Path, key: str) -> tuple[ParsedDocument | None, list[str]]:
@@ -130,8 +144,11 @@ def _parse_with(chain: list[Parser], path: Path, key: str) -> tuple[ParsedDocume
     return None, reasons
 
 
-def extract_attachment(attachment: Attachment, *, parser: str | Parser = DEFAULT_PARSER) -> ParsedDocument:
-    """Text with page numbers for one attachment; never raises ParseError (see the module docstring)."""
+def extract_attachment(
+    attachment: Attachment, *, parser: str | Parser = DEFAULT_PARSER, ocr: OcrConfig | None = None
+) -> ParsedDocument:
+    """Text with page numbers for one attachment; never raises ParseError (see the module docstring).
+    ``ocr`` applies to a parser named by ``parser`` and to the pdfium fallback of another one."""
     missing = missing_reason(attachment)
     if missing is not None or attachment.path is None:
         return fallback_document(attachment, missing or "no file")
@@ -139,10 +156,26 @@ def extract_attachment(attachment: Attachment, *, parser: str | Parser = DEFAULT
     if kind is None:
         what = attachment.content_type or attachment.path.suffix or "unknown"
         return fallback_document(attachment, f"unsupported file type ({what})")
-    chain = _pdf_chain(parser) if kind == "pdf" else [_READERS[kind]()]
+    chain = _pdf_chain(parser, ocr) if kind == "pdf" else [_READERS[kind]()]
     doc, reasons = _parse_with(chain, attachment.path, attachment.key)
     if doc is None:
         return fallback_document(attachment, "; ".join(reasons))
     if reasons:  # a later parser in the chain succeeded
         doc.fallback_reason = "; ".join(reasons)
+    if len(doc.ocr_pages) * 2 >= len(doc.pages) > 0:
+        return _cache_if_better(attachment, doc)
     return doc
+
+
+def _cache_if_better(attachment: Attachment, doc: ParsedDocument) -> ParsedDocument:
+    """Zotero's full-text cache instead of an OCR'd document when it reads at least as well (it then costs
+    the page numbers, so a tie is the least it must reach)."""
+    try:
+        cached = attachment.fulltext()
+    except OSError:
+        return doc
+    if not cached or word_score(cached) < word_score(doc.text + "\n" + doc.references_text):
+        return doc
+    pages = len(doc.ocr_pages)
+    cache = fallback_document(attachment, f"Zotero's full-text cache reads better than OCR of {pages} pages")
+    return cache if cache.source == "ft-cache" else doc

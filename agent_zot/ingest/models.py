@@ -20,6 +20,7 @@ class PageText:
     number: int  # 1-based physical page number in the file
     label: str | None  # the PDF's page label when it has one ("iv", "4969"), else None
     text: str  # cleaned body text (no running headers/footers/page numbers)
+    ocr: bool = False  # the text was read by OCR (the page had no usable text layer)
 
 
 @dataclass(slots=True)
@@ -39,6 +40,13 @@ class ParsedDocument:
     page_count: int = 0
     warnings: list[str] = field(default_factory=list)
     fallback_reason: str | None = None  # why a fallback source was used
+    ocr_engine: str | None = None  # the engine that read the pages marked ``ocr``
+    ocr_seconds: float = 0.0  # time spent on OCR (rendering, layout, recognition)
+
+    @property
+    def ocr_pages(self) -> list[int]:
+        """Numbers of the pages whose text was read by OCR."""
+        return [page.number for page in self.pages if page.ocr]
 
     @property
     def has_text(self) -> bool:

@@ -1,4 +1,5 @@
-"""The default PDF parser: pypdfium2 text per page, page labels, then the shared cleaning steps.
+"""The default PDF parser: pypdfium2 text per page, page labels, OCR of pages without a usable text layer
+(``ingest/ocr``, when configured), then the shared cleaning steps.
 
 pdfium is not thread-safe; each worker process parses one document at a time, and every pdfium object
 (document, page, text page) is closed as soon as it is done with.
@@ -13,6 +14,8 @@ import pypdfium2.raw as pdfium_c
 
 from agent_zot.ingest.document import build_document
 from agent_zot.ingest.models import ParsedDocument, ParseError
+from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.ingest.ocr.pages import OcrResult, ocr_pages
 
 _OPEN_ERRORS = {
     pdfium_c.FPDF_ERR_FILE: "the file could not be opened",
@@ -68,8 +71,9 @@ def _page_text(pdf: pdfium.PdfDocument, index: int) -> str:
         page.close()
 
 
-def read_pages(path: Path) -> tuple[list[str], list[str | None], list[str]]:
-    """Raw text and label of every page, plus warnings for pages that could not be read."""
+def read_pages(path: Path, ocr: OcrConfig | None = None) -> tuple[OcrResult, list[str | None], list[str]]:
+    """Text and label of every page (pages without a usable text layer read by OCR when ``ocr`` is
+    given), plus warnings for pages that could not be read."""
     pdf = open_pdf(path)
     texts: list[str] = []
     labels: list[str | None] = []
@@ -82,17 +86,33 @@ def read_pages(path: Path) -> tuple[list[str], list[str | None], list[str]]:
             except pdfium.PdfiumError:
                 unreadable.append(index + 1)
                 texts.append("")
+        result = ocr_pages(pdf, texts, ocr)
     finally:
         pdf.close()
     warnings = [f"pages that could not be read: {', '.join(map(str, unreadable))}"] if unreadable else []
-    return texts, labels, warnings
+    return result, labels, warnings + result.warnings
 
 
 class PdfiumParser:
-    """Fast, page-aware text extraction; content-stream order (right for most two-column papers)."""
+    """Fast, page-aware text extraction; content-stream order (right for most two-column papers).
+    With ``ocr``, pages that have no usable text layer are read by OCR (ingest/ocr/pages.py)."""
 
     name = "pdfium"
 
+    def __init__(self, ocr: OcrConfig | None = None) -> None:
+        self.ocr = ocr
+
     def parse(self, path: Path, attachment_key: str) -> ParsedDocument:
-        texts, labels, warnings = read_pages(path)
-        return build_document(attachment_key, self.name, texts, labels, running_lines=True, warnings=warnings)
+        result, labels, warnings = read_pages(path, self.ocr)
+        doc = build_document(
+            attachment_key,
+            self.name,
+            result.texts,
+            labels,
+            running_lines=True,
+            warnings=warnings,
+            ocr_pages=result.pages,
+        )
+        if result.pages:
+            doc.ocr_engine, doc.ocr_seconds = result.engine, result.seconds
+        return doc

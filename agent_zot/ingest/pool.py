@@ -6,7 +6,8 @@ are in flight and jobs are pulled from the caller's iterator only when a worker 
 waits on the pipes and the process sentinels with a deadline: a worker past ``timeout_s`` is killed and
 replaced, one that dies mid-job (a crash, or the memory cap in C code) is reported and replaced, and the
 other workers carry on. A job's clock starts when its worker has started up (a new worker says "ready"
-after its imports), so a slow interpreter start on a busy machine does not eat into the timeout.
+after its imports), so a slow interpreter start on a busy machine does not eat into the timeout, and it
+starts again after every page the worker OCRs (a long scan is slow, not hung; ``ingest/ocr/pages.py``).
 ``concurrent.futures.ProcessPoolExecutor`` cannot do this: it cannot kill one hung task, and a dead
 worker breaks the whole executor. Workers ignore SIGINT (Ctrl-C is the parent's: it terminates them and
 re-raises) and exit on their own if the parent dies without cleaning up.
@@ -33,15 +34,17 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from agent_zot.ingest.extract import PARSERS, extract_attachment, fallback_document, get_parser
+from agent_zot.ingest.extract import extract_attachment, fallback_document, parser_factory
 from agent_zot.ingest.models import ParsedDocument, Parser
+from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.ingest.ocr.pages import on_page_done
 from agent_zot.ingest.worker_limits import cap_memory, peak_rss_mb, reset_peak_rss
 from agent_zot.zotero.models import Attachment
 
 _CONTEXT = multiprocessing.get_context("spawn")
 _KILL_GRACE_S = 2.0
 _STARTUP_S = 60.0  # how long a new worker may take to start (interpreter, imports) before its job counts
-_READY, _DONE = "ready", "done"
+_READY, _DONE, _ALIVE = "ready", "done", "alive"
 _ORPHAN_CHECK_S = 1.0
 
 
@@ -66,10 +69,12 @@ class ParseOutcome:
 # --- worker side -----------------------------------------------------------------------------------
 
 
-def _parse_one(parser: Parser, job: ParseJob) -> tuple[ParsedDocument | None, str | None, bool]:
+def _parse_one(
+    parser: Parser, job: ParseJob, ocr: OcrConfig | None
+) -> tuple[ParsedDocument | None, str | None, bool]:
     """(document, error, worker must exit). Every failure is turned into a message for the parent."""
     try:
-        return extract_attachment(job.attachment, parser=parser), None, False
+        return extract_attachment(job.attachment, parser=parser, ocr=ocr), None, False
     except MemoryError:
         return None, "exceeded memory limit", True
     except Exception as err:  # noqa: BLE001 - process boundary: a parser bug must not stop the batch
@@ -90,10 +95,11 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, name="agent-zot-parent-watch", daemon=True).start()
 
 
-def _worker_main(conn: Connection, parser_factory: Any, memory_mb: int | None) -> None:
+def _worker_main(conn: Connection, factory: Any, memory_mb: int | None, ocr: OcrConfig | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent()
-    parser: Parser = parser_factory()
+    parser: Parser = factory()
+    on_page_done(lambda: conn.send((_ALIVE,)))
     if memory_mb:
         cap_memory(memory_mb)
     conn.send((_READY,))  # the job's clock starts now, not while the interpreter was starting
@@ -106,7 +112,7 @@ def _worker_main(conn: Connection, parser_factory: Any, memory_mb: int | None) -
             return
         reset_peak_rss()
         started = time.perf_counter()
-        document, error, fatal = _parse_one(parser, job)
+        document, error, fatal = _parse_one(parser, job, ocr)
         conn.send((_DONE, document, error, time.perf_counter() - started, peak_rss_mb(), fatal))
         if fatal:
             return
@@ -152,8 +158,11 @@ def _death_message(process: BaseProcess) -> str:
 class _Pool:
     """Workers, the jobs they hold, and the rules for replacing them."""
 
-    def __init__(self, parser_factory: Any, *, size: int, timeout_s: float, memory_mb: int | None) -> None:
-        self.factory = parser_factory
+    def __init__(
+        self, factory: Any, *, size: int, timeout_s: float, memory_mb: int | None, ocr: OcrConfig | None
+    ) -> None:
+        self.factory = factory
+        self.ocr = ocr
         self.size = max(1, size)
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
@@ -164,7 +173,7 @@ class _Pool:
         parent_end, child_end = _CONTEXT.Pipe(duplex=True)
         process = _CONTEXT.Process(
             target=_worker_main,
-            args=(child_end, self.factory, self.memory_mb),
+            args=(child_end, self.factory, self.memory_mb, self.ocr),
             daemon=True,
             name="agent-zot-parse",
         )
@@ -204,7 +213,7 @@ class _Pool:
 
     def _receive(self, worker: _Worker) -> tuple[ParseOutcome, bool] | None:
         """The outcome of a worker whose pipe or process is ready and whether it can take more work;
-        None when the message only said it has started."""
+        None when the message only said it has started, or that it finished OCR of a page."""
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):  # it died before answering
@@ -212,6 +221,9 @@ class _Pool:
         if message[0] == _READY:
             worker.ready, worker.started = True, time.monotonic()
             worker.deadline = worker.started + self.timeout_s
+            return None
+        if message[0] == _ALIVE:
+            worker.deadline = time.monotonic() + self.timeout_s
             return None
         _, document, error, seconds, peak, fatal = message
         return self._outcome(worker, document, error, peak, seconds), not fatal
@@ -261,13 +273,15 @@ def parse_many(
     timeout_s: float,
     memory_mb: int | None,
     parser: str = "pdfium",
+    ocr: OcrConfig | None = None,
 ) -> Iterator[ParseOutcome]:
     """Parse every job in worker processes; outcomes are yielded as they complete (in any order).
+    ``ocr``: how pages without a usable text layer are read (None: they are not).
 
     On Ctrl-C (or when the caller stops iterating) the workers are terminated and the
     KeyboardInterrupt goes on up."""
-    get_parser(parser)  # an unknown name fails here, before any process starts
-    pool = _Pool(PARSERS[parser], size=workers, timeout_s=timeout_s, memory_mb=memory_mb)
+    factory = parser_factory(parser, ocr)  # an unknown name fails here, before any process starts
+    pool = _Pool(factory, size=workers, timeout_s=timeout_s, memory_mb=memory_mb, ocr=ocr)
     pending = iter(jobs)
     try:
         while True:

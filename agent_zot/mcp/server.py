@@ -3,6 +3,7 @@ agent_zot.services."""
 
 from __future__ import annotations
 
+import base64
 import inspect
 import logging
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
-from mcp.types import ToolAnnotations
+from mcp.types import ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
 
 from agent_zot import __version__
@@ -66,6 +67,13 @@ def _result(call: Callable[[], ToolResponse]) -> ToolResult:
         from agent_zot.mcp.sampling import input_required
 
         return input_required(response.ask_client)
+    if response.images:
+        content: list[Any] = [TextContent(type="text", text=response.text)]
+        content += [
+            ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mimeType="image/png")
+            for png in response.images
+        ]
+        return ToolResult(content=content, structured_content=response.data, is_error=response.is_error)
     return ToolResult(content=response.text, structured_content=response.data, is_error=response.is_error)
 
 

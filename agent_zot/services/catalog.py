@@ -54,7 +54,14 @@ class SearchRequest(ToolRequest):
     force_mode: modes_literal(SEARCH_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
-SUMMARIZE_MODES = (Mode("quick"), Mode("targeted"), Mode("comprehensive"), Mode("full"), Mode("audit"))
+SUMMARIZE_MODES = (
+    Mode("quick"),
+    Mode("targeted"),
+    Mode("comprehensive"),
+    Mode("full"),
+    Mode("figures"),
+    Mode("audit"),
+)
 
 
 class SummarizeRequest(ToolRequest):
@@ -63,6 +70,7 @@ class SummarizeRequest(ToolRequest):
     offset: int | None = Field(None, description="Full text: read on from this page.")
     max_tokens: int | None = Field(None, description="Size budget of the answer.")
     draft: str | None = Field(None, description="Audit: the draft's text.")
+    figure: str | None = Field(None, description="'Figure 3', 'Table 2' or 'page 4' (image).")
     force_mode: modes_literal(SUMMARIZE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -177,8 +185,8 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_summarize",
-        description="One paper (key, DOI, citation key or title words): overview, passages answering a "
-        "question,\naspect summary (question, method, findings, limits), full text by pages; or a draft's "
+        description="One paper (key, DOI, citation key or title words): overview, page-cited answers, aspect "
+        "summary,\nfull text by pages, figures and tables (as images or rows), page images; or a draft's "
         "citation audit.",
         request=SummarizeRequest,
         modes=SUMMARIZE_MODES,
@@ -188,6 +196,7 @@ SPECS: tuple[ToolSpec, ...] = (
             Implied("draft", "audit", over_query=True),
             Implied("pages", "full", over_query=True),
             Implied("offset", "full", over_query=True),
+            Implied("figure", "figures", over_query=True),
         ),
     ),
     ToolSpec(

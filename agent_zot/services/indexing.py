@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
-from agent_zot.hardware import worker_count
+from agent_zot.hardware import available_cpus, worker_count
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
@@ -27,6 +27,7 @@ from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
+from agent_zot.ingest.ocr import OcrConfig
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
 
@@ -68,6 +69,7 @@ class Progress:
     elapsed_s: float
     notes_done: int = 0  # notes and annotations embedded, after the items (index/notes.py)
     notes_total: int = 0
+    ocr_pages: int = 0  # pages read by OCR so far (scanned PDFs)
 
     @property
     def rate(self) -> float:
@@ -91,6 +93,8 @@ class UpdateSummary:
     failed: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
+    ocr_pages: int = 0  # pages without a usable text layer, read by OCR
+    ocr_seconds: float = 0.0  # worker time those pages took (summed over the parse workers)
     model: str = ""
     engine: str = ""  # what ran the model: "torch (cpu)", "torch (cuda)", "onnx (cpu)"...; "" when idle
     store: str = ""
@@ -110,6 +114,8 @@ class UpdateSummary:
             "failed": self.failed,
             "seconds": round(self.seconds, 3),
             "embed_seconds": round(self.embed_seconds, 3),
+            "ocr_pages": self.ocr_pages,
+            "ocr_seconds": round(self.ocr_seconds, 3),
             "model": self.model,
             "engine": self.engine,
             "store": self.store,
@@ -253,7 +259,18 @@ def _update(
     def notes_progress(done: int, to_do: int) -> None:
         if on_progress is not None:
             elapsed = time.perf_counter() - started
-            on_progress(Progress(summary.indexed, total, summary.pages, summary.chunks, elapsed, done, to_do))
+            on_progress(
+                Progress(
+                    summary.indexed,
+                    total,
+                    summary.pages,
+                    summary.chunks,
+                    elapsed,
+                    done,
+                    to_do,
+                    summary.ocr_pages,
+                )
+            )
 
     with times.measure("notes and annotations"):
         notes = update_notes(
@@ -341,14 +358,19 @@ def _count(stored: StoredBatch, summary: UpdateSummary) -> None:
     summary.chunks += stored.chunks
     summary.pages += stored.pages
     summary.embed_seconds += stored.embed_seconds
+    summary.ocr_pages += stored.ocr_pages
+    summary.ocr_seconds += stored.ocr_seconds
 
 
 def _report(
     callback: Callable[[Progress], None] | None, summary: UpdateSummary, total: int, started: float
 ) -> None:
     if callback is not None:
+        elapsed = time.perf_counter() - started
         callback(
-            Progress(summary.indexed, total, summary.pages, summary.chunks, time.perf_counter() - started)
+            Progress(
+                summary.indexed, total, summary.pages, summary.chunks, elapsed, ocr_pages=summary.ocr_pages
+            )
         )
 
 
@@ -374,12 +396,16 @@ def _parsed_items(
     if not jobs:
         return
     settings = resources.settings
+    workers = worker_count(settings.index_workers)
+    # One OCR'd page uses the CPUs the other workers leave it (they mostly parse text layers, quickly).
+    ocr = None if settings.ocr == "off" else OcrConfig(settings.ocr, max(1, available_cpus() // workers))
     outcomes_in_order = parse_many(
         jobs,
-        workers=worker_count(settings.index_workers),
+        workers=workers,
         timeout_s=settings.parse_timeout_s,
         memory_mb=settings.parse_memory_mb,
         parser=options.parser,
+        ocr=ocr,
     )
     while True:
         with times.measure("parse (waiting for the workers)"):

@@ -232,3 +232,25 @@ def collection_text(ctx: AppContext, key: str) -> str:
             "path='collection.md') writes them all."
         )
     return "\n".join(lines) + "\n"
+
+
+FIGURE_URI = "zotero://item/{key}/figure/{number}"
+TABLE_URI = "zotero://item/{key}/table/{number}"
+PAGE_IMAGE_URI = "zotero://item/{key}/page/{page}/image"
+
+
+def element_png(ctx: AppContext, key: str, kind: str, number: str) -> bytes:
+    """A figure or table of an item's PDF as a PNG cropped to its region (the whole page when its region
+    was not found)."""
+    from agent_zot.services.summarize.figures import Target, element_image
+
+    item, _ = find_item(ctx.library(), key)
+    return element_image(item, Target(kind, number.strip()))
+
+
+def page_png(ctx: AppContext, key: str, page: str) -> bytes:
+    """One page of an item's PDF as a PNG (pages are positions in the file from 1)."""
+    from agent_zot.services.summarize.figures import Target, element_image
+
+    item, _ = find_item(ctx.library(), key)
+    return element_image(item, Target("page", str(_page_number(page))))

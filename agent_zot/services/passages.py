@@ -79,6 +79,7 @@ class Passage:
     page_end: int | None
     section: str | None
     score: float
+    ocr: bool = False  # its text was read by OCR from a scanned page (may hold misread words)
 
     @property
     def pages(self) -> str:
@@ -97,7 +98,7 @@ class Passage:
             "page_end": self.page_end,
             "section": self.section,
             "score": round(self.score, 4),
-        }
+        } | ({"ocr": True} if self.ocr else {})
 
 
 @dataclass(slots=True)
@@ -201,6 +202,7 @@ def passage_of(hit: Hit, score: float) -> Passage:
         page_end=payload.get("page_end"),
         section=payload.get("section"),
         score=score,
+        ocr=bool(payload.get("ocr", False)),
     )
 
 

@@ -18,6 +18,8 @@ class ToolResponse:
     # A question for the client's model that the front end asks before the answer is final (the claim
     # check's stance judge); None for every answer that is final as it is.
     ask_client: Any = None
+    # PNG images that go with the text (a figure, a page), sent as MCP image content
+    images: list[bytes] = field(default_factory=list)
 
 
 def clamp_limit(limit: int | None, default: int = 20) -> int:
@@ -59,4 +61,10 @@ def item_line(item: Item) -> str:
     year = item.year or "n.d."
     venue = f" — {item.venue}" if item.venue else ""
     who = f"{names} ({year})" if names else f"({year})"
-    return f"[{item.key}] {who} {item.title or '(untitled)'}{venue}"
+    flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
+    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue}"
+
+
+def retraction_record(item: Item) -> dict[str, object] | None:
+    """What an answer's data says about an item's retraction (None when it has none)."""
+    return item.retraction.to_dict() if item.retraction else None

@@ -66,8 +66,11 @@ def listed(item: Item) -> dict[str, Any]:
 
 
 def label(passage: Passage) -> str:
-    """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record."""
+    """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record; "p. 4 (OCR)"
+    when the words were read from a scanned page (they may be misread)."""
     where = passage.pages or ("abstract" if passage.kind == "metadata" else "no page")
+    if passage.ocr:
+        where += " (OCR)"
     if passage.section:
         section = " ".join(passage.section.split())
         where += " · " + clip(section, SECTION_CHARS)

@@ -91,6 +91,9 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
         if ctx.serving_demo():
             exc.hint = f"{exc.hint} ({DEMO_NOTE} {DEMO_HINT})" if exc.hint else f"{DEMO_NOTE} {DEMO_HINT}"
         raise
+    from agent_zot.services.retractions import flag_answer
+
+    flag_answer(ctx.library(), response)
     if spec.name in INDEX_TOOLS:
         _note_rebuild(ctx, response)
         _note_lag(ctx, response)
@@ -415,6 +418,7 @@ def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolRe
         pages=req.pages,
         offset=req.offset,
         max_tokens=req.max_tokens,
+        figure=req.figure,
     )
     return _finish(response, decision)
 

@@ -260,6 +260,7 @@ def _paper(node: Node, item: Item | None, library: Library) -> dict[str, Any]:
             library.collections[k].path for k in item.collection_keys if k in library.collections
         ),
         "link": _link(library, key, item),
+        "retracted": item.retraction.describe() if item.retraction else None,
     }
 
 

@@ -89,6 +89,11 @@ def _ddl(shape: SchemaShape) -> str:
             "type INTEGER NOT NULL, authorName TEXT, text TEXT, comment TEXT, color TEXT, pageLabel TEXT, "
             "sortIndex TEXT NOT NULL, position TEXT NOT NULL, isExternal INT NOT NULL)"
         )
+    if shape.retractions:
+        parts.append(
+            "CREATE TABLE retractedItems (itemID INTEGER PRIMARY KEY, data TEXT, flag INT DEFAULT 0, "
+            "FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE)"
+        )
     return ";\n".join(parts) + ";"
 
 
@@ -321,6 +326,37 @@ class ZoteroLibraryBuilder:
         return keys
 
     # -- children ------------------------------------------------------------------------------
+
+    def add_retraction(
+        self,
+        item_key: str,
+        *,
+        date: str | None = None,
+        reasons: list[str] = (),
+        notice_doi: str | None = None,
+        pmid: str | None = None,
+        urls: list[str] = (),
+        flag: int = 0,
+        library_id: int = 1,
+    ) -> None:
+        """Mark an item retracted as Zotero does: a ``retractedItems`` row whose ``data`` is the JSON of
+        Zotero's retraction API result (the notice's DOI/PMID in place of the item's, ``date`` as
+        YYYY-MM-DD, ``reasons`` and ``urls`` lists), and ``flag`` 0 (shown), 1 (hidden by the user) or 2
+        (no warning when cited)."""
+        if not self.shape.retractions:
+            raise ValueError(f"schema shape {self.shape.name!r} has no retractedItems table")
+        data: dict[str, object] = {"date": date, "reasons": list(reasons), "urls": list(urls)}
+        if notice_doi:
+            data["doi"] = notice_doi
+        if pmid:
+            data["pmid"] = pmid
+        item_id = self._ids[(library_id, item_key)]
+        self._sql.add(
+            "INSERT INTO retractedItems (itemID, data, flag) VALUES (?, ?, ?)",
+            item_id,
+            json.dumps(data),
+            flag,
+        )
 
     def add_attachment(
         self,

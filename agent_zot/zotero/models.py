@@ -209,6 +209,53 @@ class Relation:
     target_key: str | None  # the item key when the URI points at an item
 
 
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """Zotero's record that an item was retracted (table ``retractedItems``, from Retraction Watch):
+    the notice's date, the reasons given, and where to read the notice."""
+
+    date: str | None  # "2021-03-04", as Zotero stores it
+    reasons: tuple[str, ...] = ()
+    notice_doi: str | None = None  # the retraction notice's DOI (Zotero stores it in place of the item's)
+    notice_pmid: str | None = None
+    urls: tuple[str, ...] = ()
+    citation_warning: bool = True  # False when the user told Zotero not to warn when citing it
+
+    @property
+    def notice(self) -> str | None:
+        """A link to the retraction notice, when Zotero has one."""
+        if self.notice_doi:
+            return f"https://doi.org/{self.notice_doi}"
+        if self.notice_pmid:
+            return f"https://www.ncbi.nlm.nih.gov/pubmed/{self.notice_pmid}/"
+        return self.urls[0] if self.urls else None
+
+    def flag(self) -> str:
+        """The short mark every answer puts next to the item: "RETRACTED 2021-03-04"."""
+        return f"RETRACTED {self.date}" if self.date else "RETRACTED"
+
+    def details(self) -> str:
+        """Why and where the notice is ("" when Zotero has neither)."""
+        parts = []
+        if self.reasons:
+            parts.append("reasons: " + "; ".join(self.reasons))
+        if self.notice:
+            parts.append(f"notice: {self.notice}")
+        return " — ".join(parts)
+
+    def describe(self) -> str:
+        """One line: when, why, and where the notice is."""
+        return " — ".join(part for part in (self.flag(), self.details()) if part)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "date": self.date,
+            "reasons": list(self.reasons),
+            "notice": self.notice,
+            "urls": list(self.urls),
+        }
+
+
 @dataclass(slots=True)
 class Item:
     """A regular (bibliographic) item with everything that hangs off it."""
@@ -231,6 +278,7 @@ class Item:
     version: int = 0
     citation_key: str | None = None
     deleted: bool = False
+    retraction: Retraction | None = None  # set when Zotero has flagged the item as retracted
 
     def field(self, name: str) -> str:
         """A field by its own name or by its base name ("publicationTitle" finds "proceedingsTitle")."""
@@ -292,7 +340,7 @@ class Item:
             "year": self.year,
             "venue": self.venue,
             "item_type": self.item_type,
-        }
+        } | ({"retracted": self.retraction.date or True} if self.retraction else {})
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -27,14 +27,18 @@ from agent_zot.zotero.models import (
     LinkMode,
     Note,
     Relation,
+    Retraction,
     TagRef,
 )
 from agent_zot.zotero.schema import SchemaInfo, inspect_schema
 from agent_zot.zotero.values import (
+    RETRACTION_HIDDEN,
+    RETRACTION_NO_WARNING,
     citation_key_from_extra,
     html_to_text,
     item_key_from_uri,
     parse_zotero_date,
+    retraction_from,
 )
 
 _READABLE_LIBRARY_TYPES = ("user", "group", "publications")
@@ -106,6 +110,9 @@ class _Loader:
             items[row.key] = item
             by_id[item_id] = item
 
+        for item_id, retraction in self._retractions().items():
+            if item_id in by_id:
+                by_id[item_id].retraction = retraction
         creators = self._creators()
         for item_id, item in by_id.items():
             item.creators = creators.get(item_id, [])
@@ -245,6 +252,20 @@ class _Loader:
             citation_key=fields.get("citationKey") or citation_key_from_extra(fields.get("extra", "")),
             deleted=row.item_id in trashed,
         )
+
+    def _retractions(self) -> dict[int, Retraction]:
+        """Items Zotero flagged as retracted (schemas since Zotero 5.0.66), except those the user hid.
+        A row whose data Zotero itself could not parse still marks the item, without details."""
+        if not self.schema.has("retractedItems"):
+            return {}
+        flagged = self.schema.has("retractedItems", "flag")
+        sql = f"SELECT itemID, data, {'flag' if flagged else '0'} FROM retractedItems"
+        found: dict[int, Retraction] = {}
+        for item_id, raw, flag in self._rows(sql):
+            if flag == RETRACTION_HIDDEN:
+                continue
+            found[item_id] = retraction_from(raw, warn=flag != RETRACTION_NO_WARNING)
+        return found
 
     def _creators(self) -> dict[int, list[Creator]]:
         sql = (

@@ -102,11 +102,12 @@ class SchemaShape:
     citation_key_field: bool  # citationKey field (Zotero 7)
     combined_tables: bool  # itemTypesCombined / fieldsCombined / baseFieldMappingsCombined
     attachment_last_processed: bool  # itemAttachments.lastProcessedModificationTime (Zotero 6+)
+    retractions: bool  # retractedItems (Zotero 5.0.66+; absent from userdata 102 as real databases show)
 
 
 SHAPES: dict[str, SchemaShape] = {
-    "z5-early": SchemaShape("z5-early", 95, False, False, False, False, False),
-    "z5": SchemaShape("z5", 102, False, False, False, True, False),
-    "z6": SchemaShape("z6", 120, True, True, False, True, True),
-    "z7": SchemaShape("z7", 123, True, True, True, True, True),
+    "z5-early": SchemaShape("z5-early", 95, False, False, False, False, False, False),
+    "z5": SchemaShape("z5", 102, False, False, False, True, False, False),
+    "z6": SchemaShape("z6", 120, True, True, False, True, True, True),
+    "z7": SchemaShape("z7", 123, True, True, True, True, True, True),
 }

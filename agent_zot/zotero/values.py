@@ -1,11 +1,12 @@
-"""Decoding Zotero's stored values: dates, note HTML, Extra lines, relation URIs."""
+"""Decoding Zotero's stored values: dates, note HTML, Extra lines, relation URIs, retraction records."""
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 
-from agent_zot.zotero.models import ZoteroDate
+from agent_zot.zotero.models import Retraction, ZoteroDate
 
 # Zotero stores dates as "YYYY-MM-DD original text", with 00 for unknown parts ("2016-00-00 2016").
 _STORED_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?: (.*))?$", re.DOTALL)
@@ -103,3 +104,33 @@ def html_to_text(html: str) -> str:
     lines = [" ".join(line.split()) for line in "".join(parser.parts).splitlines()]
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+# retractedItems.flag (Zotero's Retractions.FLAG_*): shown, hidden by the user, shown but no warning on citing
+RETRACTION_HIDDEN = 1
+RETRACTION_NO_WARNING = 2
+
+
+def retraction_from(raw: str | None, *, warn: bool = True) -> Retraction:
+    """A ``retractedItems.data`` JSON value: Zotero keeps the retraction API's result, with the notice's DOI
+    or PMID in ``doi``/``pmid``, ``date`` as YYYY-MM-DD (or null), and ``reasons`` and ``urls`` lists.
+    Anything unreadable still counts as a retraction, without details."""
+    try:
+        data = json.loads(raw or "{}")
+    except ValueError:
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+
+    def strings(value: object) -> tuple[str, ...]:
+        return tuple(str(v) for v in value if v) if isinstance(value, list) else ()
+
+    date = data.get("date")
+    return Retraction(
+        date=str(date)[:10] if date else None,
+        reasons=strings(data.get("reasons")),
+        notice_doi=str(data["doi"]) if data.get("doi") else None,
+        notice_pmid=str(data["pmid"]) if data.get("pmid") else None,
+        urls=strings(data.get("urls")),
+        citation_warning=warn,
+    )

@@ -92,6 +92,7 @@ FAULTS = {
     "quote_not_found": "quotation not in the cited item",
     "unsupported": "cited item does not support the sentence",
     "uncited_claim": "claim without a citation",
+    "retracted": "cites a retracted paper",
 }
 NOTES = {
     "no_full_text": "checked on metadata and abstract only",
@@ -171,6 +172,13 @@ class Checker:
             )
             return check
         item = resolution.items[0]
+        if item.retraction is not None and item.retraction.citation_warning:
+            check.findings.append(
+                Finding(
+                    "retracted",
+                    f"[{item.key}] {_clip(item.title, 70)} ({item.retraction.details() or 'no details'}).",
+                )
+            )
         if match is None:
             return check
         text = self.text_of(item)

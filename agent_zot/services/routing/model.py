@@ -32,6 +32,7 @@ _MODE_FACTS: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     ("zot_summarize", "targeted"): ("semantic", ("vector", "sparse")),
     ("zot_summarize", "comprehensive"): ("semantic", ("zotero", "vector", "sparse")),
     ("zot_summarize", "full"): ("semantic", ("zotero", "fulltext")),
+    ("zot_summarize", "figures"): ("semantic", ("zotero", "fulltext")),
     ("zot_summarize", "audit"): ("semantic", ("zotero", "vector", "sparse", "fulltext")),
     ("zot_explore_graph", "content_similarity"): ("semantic", ("vector",)),
     ("zot_explore_graph", "comprehensive"): ("relationship", ("graph", "vector")),

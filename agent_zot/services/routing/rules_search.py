@@ -278,18 +278,34 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"|^\s*(?:the\s+)?(?:full\s+)?text\b|\ball of it\b|\b(?:continue|keep) reading\b|\bread on\b",
     ),
     has("full", 2.0, "pages"),
-    # structure that needs the whole text: all the tables, the equations, the captions, its length
+    # structure that needs the whole text: the headings, the appendix, its length
     rx(
         "full",
         3.4,
         r"\b(?:all|every|each|extract|pull|list|get|give me|see|show|print|write (?:out|down))\b[^.?!]{0,40}?"
-        r"\b(?:tab(?:le|el)s?|equat\w*|formula[es]?|formulae"
-        r"|figure capt\w*|captions?|capt\w+ of figures|section headings?|headings?|appendi(?:x|ces))\b"
+        r"\b(?:section headings?|headings?|appendi(?:x|ces))\b"
         r"|\bhow long is\b|\bhow (?:many|much) (?:pages|words|characters)\b|\b(?:page|word) count\b"
         r"|\bnumber of (?:pages|words)\b|\blength of\b"
-        r"|\b(?:section )?headings\b|\bfigure capt\w*|\bcaptions?\b|\boutline of (?:the )?(?:headings|sections)\b|\bstructure of (?:the |this |that )?(?:paper|article|document)\b"
+        r"|\b(?:section )?headings\b|\boutline of (?:the )?(?:headings|sections)\b|\bstructure of (?:the |this |that )?(?:paper|article|document)\b"
         r"|\b(?:first|last)\s+(?:\w+\s+)?pages?\b"
-        r"|\b(?:tables|equations|formulas|figures)\b[^.?!]{0,60}?\b(?:contains?|includes?)\b"
         r"|\b(?:write|list|print) (?:them )?all(?: of them)? out\b|\ball of them out\b",
+    ),
+    # figures: the paper's figures, tables and equations, one of them, or a page as a picture
+    rx(
+        "figures",
+        3.8,
+        r"\b(?:all|every|each|extract|pull|list|get|give me|see|show|print|write (?:out|down)|which|how many"
+        r"|what)\b[^.?!]{0,40}?\b(?:figures?|figs?\.|tab(?:le|el)s?|equat\w*|eqs?\.|formula[es]?|formulae"
+        r"|captions?|capt\w+ of figures|charts?|plots?|diagrams?|illustrations?)\b(?! (?:in|of) (?:pdfs?|general))"
+        r"|\b(?:figure capt\w*|captions?)\b|\b(?:tables|equations|formulas|figures)\b[^.?!]{0,60}?\b(?:contains?|includes?)\b",
+    ),
+    rx("figures", 1.2, r"\b(?:figures?|tables|equations|captions?|charts?|plots?|diagrams?)\b"),
+    rx(
+        "figures",
+        4.6,
+        r"\b(?:figure|fig\.?|table|equation|eq\.?)\s*(?:[a-z]?\d{1,3}|[ivx]{1,5})\b"
+        r"|\b(?:image|picture|screenshot|render(?:ing)?|png|look) (?:of|at) (?:the )?page\s*\d"
+        r"|\bpage\s*\d{1,4}\s+(?:as an? )?(?:image|picture|png|screenshot)\b"
+        r"|\b(?:show|render) (?:me )?page\s*\d{1,4}\b",
     ),
 )

@@ -4,6 +4,7 @@
 - targeted: the paper's passages that answer the question, with pages.
 - comprehensive: research question, method, findings, conclusions, limitations: top passages per aspect.
 - full: the text page by page from the index state database, in windows that fit ``max_tokens``.
+- figures: the figures, tables and equations (figures.py), one of them or a page as an image.
 
 Without an index (or full text for this item) every mode says why and returns what Zotero has.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.papers import PaperRequest, resolve_papers, resolved_record
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
 from agent_zot.services.response import ToolResponse, estimate_tokens
 from agent_zot.services.routing import Route
 from agent_zot.services.summarize.common import (
@@ -28,7 +29,7 @@ from agent_zot.zotero.models import Item, Library
 
 __all__ = ["DEFAULT_BUDGETS", "run_summarize"]
 
-DEFAULT_BUDGETS = {"quick": 1500, "targeted": 2500, "comprehensive": 4000, "full": 6000}
+DEFAULT_BUDGETS = {"quick": 1500, "targeted": 2500, "comprehensive": 4000, "full": 6000, "figures": 2500}
 MIN_TOKENS, MAX_TOKENS = 100, 100_000
 MAX_QUERY_CHARS = 2000
 
@@ -42,6 +43,7 @@ def run_summarize(
     pages: str | None = None,
     offset: int | None = None,
     max_tokens: int | None = None,
+    figure: str | None = None,
 ) -> ToolResponse:
     text = " ".join((query or "").split())
     if len(text) > MAX_QUERY_CHARS:
@@ -59,6 +61,8 @@ def run_summarize(
     library = ctx.library()
     target = resolve_papers(library, PaperRequest.of(text, decision.params, item_key))
     item = target.item
+    if decision.mode == "figures":
+        return _figures(item, target, text, figure)
     full_text = full_text_of(ctx, item)
     if decision.mode == "quick":
         lines, data = quick(item, library, full_text)
@@ -81,6 +85,23 @@ def run_summarize(
         "tokens": estimate_tokens(body),
     }
     return ToolResponse(body, data)
+
+
+def _figures(item: Item, target: PaperMatch, text: str, figure: str | None) -> ToolResponse:
+    from agent_zot.services.summarize.figures import figures  # the layout model loads on first use
+
+    answer = figures(item, text, figure)
+    body = "\n".join(line for line in [header(item), *answer.lines, target.note()] if line)
+    data = {
+        "item_key": item.key,
+        "title": item.title,
+        "resolved_by": target.how,
+        "resolved": resolved_record(target),
+        **answer.data,
+        "images": len(answer.images),
+        "tokens": estimate_tokens(body),
+    }
+    return ToolResponse(body, data, images=answer.images)
 
 
 def _budget(max_tokens: int | None, mode: str) -> int:

@@ -74,6 +74,8 @@ def quick(item: Item, library: Library, full_text: FullText) -> tuple[list[str],
     annotations = item.annotations(library)
     collections = collection_paths(item, library)
     lines = [header(item), f"Title: {item.title or '(untitled)'}"]
+    if item.retraction:
+        lines.append(f"Warning: this paper was retracted — {item.retraction.describe()}")
     lines.append(f"Authors: {shown or 'none recorded'}")
     lines.append(
         f"Year: {item.year or 'n.d.'} · Type: {item.item_type}"
@@ -93,6 +95,7 @@ def quick(item: Item, library: Library, full_text: FullText) -> tuple[list[str],
     data: dict[str, object] = {
         "item": item.to_summary() | {"authors": authors, "doi": item.doi, "citation_key": item.citation_key},
         "citation": apa_citation(item),
+        "retraction": item.retraction.to_dict() if item.retraction else None,
         "abstract_chars": len(item.abstract.strip()),  # the words are in the text, once
         "tags": item.tag_names(),
         "collections": collections,

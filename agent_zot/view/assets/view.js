@@ -312,6 +312,7 @@
     $("panel-claim").hidden = true;
     setText("panel-title", n.title);
     var meta = [];
+    if (n.retracted) meta.push(n.retracted);  // Zotero's retraction record: never miss it
     if (n.authors && n.authors.length) meta.push(n.authors.join(", "));
     meta.push(n.year == null ? "n.d." : String(n.year));
     if (n.venue) meta.push(n.venue);

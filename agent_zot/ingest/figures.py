@@ -1,0 +1,439 @@
+"""The figures, tables and display equations of one PDF: number, caption, page, region, and the sentences
+that cite them.
+
+Captions come from the text layer: a line that starts with "Figure 3:", "Fig. 3.", "Table II" and the lines
+that follow it in the same block. Regions come from the layout detector (layout.py) and are matched to the
+captions on their page (a figure's region is usually above its caption, a table's below); a detected
+figure or table with no caption near it is listed unnumbered. Equations are the detector's equation
+regions, numbered by the "(4)" the text layer has at their right edge.
+
+Everything is in PDF points with the origin at the page's top left (pdfium's is bottom left).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pypdfium2 as pdfium
+
+from agent_zot.ingest import layout
+from agent_zot.ingest.clean import normalise_text
+from agent_zot.ingest.pdfium import open_pdf
+
+INVENTORY_VERSION = 1
+KINDS = ("figure", "table", "equation")
+CAPTION_CHARS = 600
+CITING_PER_ITEM = 3
+# A region the detector found with no caption near it is listed only when it is this large a share of the
+# page (small "figures" are logos, icons and mis-detected text).
+UNCAPTIONED_MIN_AREA = 0.04
+UNCAPTIONED_MIN_SCORE = 0.8
+
+_CAPTION = re.compile(
+    r"^\s*(?P<label>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.|TAB\.)\s*"
+    r"(?P<num>[A-Z]\.?\d{1,2}|\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVXL]{1,6})(?![\w.]\w)\s*(?P<after>.?)"
+)
+_STRONG_AFTER = frozenset(".:|—–-")
+_EQUATION_NUMBER = re.compile(r"\(\s*([A-Z]?\d{1,3}(?:\.\d{1,2})?[a-z]?)\s*\)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A run of text on one line, as pdfium reports it."""
+
+    text: str
+    box: tuple[float, float, float, float]  # left, top, right, bottom
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+
+@dataclass(slots=True)
+class Element:
+    """One figure, table or equation."""
+
+    kind: str  # figure | table | equation
+    number: str  # as printed ("3", "II", "A1"); "" when unnumbered
+    page: int  # 1-based position in the file
+    caption: str = ""
+    box: tuple[float, float, float, float] | None = None  # the region itself, when detected
+    caption_box: tuple[float, float, float, float] | None = None
+    citing: list[tuple[int, str]] = field(default_factory=list)  # (page, sentence)
+
+    @property
+    def name(self) -> str:
+        title = self.kind.capitalize()
+        return f"{title} {self.number}" if self.number else f"{title} (unnumbered, p. {self.page})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Element:
+        boxes = {k: tuple(data[k]) if data.get(k) else None for k in ("box", "caption_box")}
+        citing = [(int(page), str(text)) for page, text in data.get("citing", [])]
+        return cls(data["kind"], data["number"], int(data["page"]), data["caption"], **boxes, citing=citing)
+
+
+@dataclass(slots=True)
+class Inventory:
+    """What one PDF holds, with the page sizes (for cropping) and how long it took to find."""
+
+    elements: list[Element]
+    page_sizes: list[tuple[float, float]]
+    seconds: float = 0.0
+    layout_used: bool = True
+
+    def of_kind(self, kind: str) -> list[Element]:
+        return [e for e in self.elements if e.kind == kind]
+
+    def find(self, kind: str, number: str) -> Element | None:
+        wanted = number.strip().lower()
+        return next((e for e in self.elements if e.kind == kind and e.number.lower() == wanted), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": INVENTORY_VERSION,
+            "elements": [e.to_dict() for e in self.elements],
+            "page_sizes": self.page_sizes,
+            "seconds": self.seconds,
+            "layout_used": self.layout_used,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Inventory:
+        return cls(
+            [Element.from_dict(e) for e in data["elements"]],
+            [tuple(size) for size in data["page_sizes"]],
+            float(data.get("seconds", 0.0)),
+            bool(data.get("layout_used", True)),
+        )
+
+
+# -- the text layer ----------------------------------------------------------------------------------
+
+
+def page_segments(page: Any) -> list[Segment]:
+    """The text runs of a pypdfium2 page in content order, boxes from the top left."""
+    height = page.get_height()
+    textpage = page.get_textpage()
+    try:
+        found = []
+        for index in range(textpage.count_rects()):
+            left, bottom, right, top = textpage.get_rect(index)
+            text = " ".join(textpage.get_text_bounded(left, bottom, right, top).split())
+            if text:
+                found.append(Segment(text, (left, height - top, right, height - bottom)))
+        return found
+    finally:
+        textpage.close()
+
+
+def _kind_of(label: str) -> str:
+    return "table" if label.lower().startswith("tab") else "figure"
+
+
+def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple[Element, bool]]:
+    """(element, strong) for each line that opens a caption; strong when the number is followed by
+    punctuation ("Figure 3:"), weak when by a capitalised word ("Fig. 3 Overview"). A line that reads as
+    a sentence about the figure ("Figure 3 shows") is no caption."""
+    for index, segment in enumerate(segments):
+        match = _CAPTION.match(segment.text)
+        if match is None:
+            continue
+        after = match.group("after")
+        strong = after in _STRONG_AFTER or after == ""
+        if not strong and not after.isupper():
+            continue
+        text, box = _caption_block(segments, index)
+        rest = text[match.end("num") :].lstrip()
+        if not rest or rest[0].islower() or rest[0] in "),;":  # "(see Table 1) for ...", "Table 1 for a"
+            continue
+        if len(re.findall(r"[^\W\d_]{2,}", rest)) < 2:  # "... (see\nFigure 8.)": a mention, no caption
+            continue
+        kind = _kind_of(match.group("label"))
+        yield Element(kind, match.group("num"), page, text[:CAPTION_CHARS], caption_box=box), strong
+
+
+def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, tuple[float, float, float, float]]:
+    """The caption's first line and the runs that continue it: on the same line, or on the lines below in
+    the same column without a gap wider than a line."""
+    first = segments[start]
+    parts, (left, top, right, bottom) = [first.text], first.box
+    line = max(first.height, 1.0)
+    parts_right = first.box[2]
+    for segment in segments[start + 1 : start + 40]:
+        s_left, s_top, s_right, s_bottom = segment.box
+        # on the block's last line, just right of the run before; or the next line, in the same column
+        same_line = s_top < bottom and s_bottom > bottom - line and -line < s_left - parts_right < line * 6
+        below = 0 <= s_top - bottom <= line * 0.9 and s_left < right + line and s_right > left - line
+        if not (same_line or below):
+            break
+        parts_right = s_right
+        if _CAPTION.match(segment.text) and below:
+            break
+        parts.append(segment.text)
+        left, top, right, bottom = (
+            min(left, s_left),
+            min(top, s_top),
+            max(right, s_right),
+            max(bottom, s_bottom),
+        )
+    text = " ".join(parts)
+    text = re.sub(r"(\w)[\u00ad\u0002-] (\w)", r"\1\2", text)  # words hyphenated across lines
+    return text, (left, top, right, bottom)
+
+
+# -- regions -------------------------------------------------------------------------------------------
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Horizontal overlap of two boxes as a share of the narrower."""
+    width = min(a[2], b[2]) - max(a[0], b[0])
+    narrower = min(a[2] - a[0], b[2] - b[0])
+    return max(0.0, width) / narrower if narrower > 0 else 0.0
+
+
+def _distance(element: Element, region: layout.Region) -> float:
+    """How far a region is from a caption, in points; a figure above its caption and a table below its
+    caption (the usual places) count as nearer than the other side."""
+    assert element.caption_box is not None
+    cap_top, cap_bottom = element.caption_box[1], element.caption_box[3]
+    above = cap_top - region.box[3]
+    below = region.box[1] - cap_bottom
+    if above >= -4:
+        return max(above, 0.0) * (1.0 if element.kind == "figure" else 1.5)
+    if below >= -4:
+        return max(below, 0.0) * (1.0 if element.kind == "table" else 1.5)
+    return 1e9  # the caption is inside the region: matched only when nothing else is
+
+
+def attach_regions(
+    elements: list[Element],
+    regions: list[layout.Region],
+    size: tuple[float, float],
+    page: int,
+    *,
+    scanned: bool = False,
+) -> list[layout.Region]:
+    """Give each captioned element on the page its region, nearest first. On a page without a text layer
+    (a scan: no captions to read) the regions that are large and sure enough are listed unnumbered; on
+    other pages a region without a caption is a logo, a code listing or a misdetection more often than
+    a figure, so it is left out. Returns the regions no caption claimed."""
+    free = [r for r in regions if r.kind in ("figure", "table")]
+    pairs = sorted(
+        (
+            (_distance(e, r) + (0 if r.kind == e.kind else 40), id(e), e, r)
+            for e in elements
+            for r in free
+            if e.caption_box is not None and _overlap(e.caption_box, r.box) > 0.3
+        ),
+        key=lambda pair: (pair[0], pair[1]),
+    )
+    taken: set[int] = set()
+    done: set[int] = set()
+    for distance, _, element, region in pairs:
+        if id(region) in taken or id(element) in done or distance > 160:
+            continue
+        element.box = region.box
+        taken.add(id(region))
+        done.add(id(element))
+    leftover = [r for r in free if id(r) not in taken]
+    area = size[0] * size[1]
+    for region in leftover if scanned else []:
+        if (
+            region.score >= UNCAPTIONED_MIN_SCORE
+            and region.width * region.height >= UNCAPTIONED_MIN_AREA * area
+        ):
+            elements.append(Element(region.kind, "", page, box=region.box))
+    return leftover
+
+
+def equations(regions: list[layout.Region], segments: Sequence[Segment], page: int) -> list[Element]:
+    """The display equations on a page, numbered from the text at their right edge when it has "(n)"."""
+    found = []
+    for region in regions:
+        if region.kind != "equation":
+            continue
+        left, top, right, bottom = region.box
+        band = [
+            s
+            for s in segments
+            if s.box[1] < bottom and s.box[3] > top and s.box[0] > left - 4 and s.box[0] < right + 120
+        ]
+        band.sort(key=lambda s: s.box[2])
+        number = ""
+        for segment in reversed(band):
+            match = _EQUATION_NUMBER.search(segment.text)
+            if match:
+                number = match.group(1)
+                break
+        text = " ".join(s.text for s in sorted(band, key=lambda s: (s.box[1], s.box[0])))
+        found.append(Element("equation", number, page, text[:CAPTION_CHARS], box=region.box))
+    return found
+
+
+_ALONE_NUMBER = re.compile(r"^\(\s*(\d{1,3}(?:\.\d{1,2})?[a-z]?)\s*\)$")
+
+
+def numbered_lines(segments: Sequence[Segment], page: int) -> list[Element]:
+    """Equations from the text layer alone: a run that is only "(4)", standing apart from the text at
+    the right of its line, as LaTeX sets equation numbers. No region: the detector finds it on demand."""
+    found: dict[str, Element] = {}
+    for segment in segments:
+        match = _ALONE_NUMBER.match(segment.text)
+        if match is None:
+            continue
+        neighbours = [
+            s for s in segments if s is not segment and abs(s.box[1] - segment.box[1]) < segment.height
+        ]
+        if any(s.box[0] > segment.box[2] and s.box[0] - segment.box[2] < 30 for s in neighbours):
+            continue  # text follows it on the line: "(4)" inside a sentence
+        text = " ".join(
+            s.text for s in sorted(neighbours, key=lambda s: s.box[0]) if s.box[2] <= segment.box[0]
+        )
+        found.setdefault(match.group(1), Element("equation", match.group(1), page, text[:CAPTION_CHARS]))
+    return list(found.values())
+
+
+# -- the sentences that cite them -----------------------------------------------------------------------
+
+
+def _mention(element: Element) -> re.Pattern[str]:
+    number = re.escape(element.number)
+    if element.kind == "table":
+        label = r"(?:Tables?|TABLES?|Tabs?\.)"
+    elif element.kind == "figure":
+        label = r"(?:Figures?|FIGURES?|Figs?\.|FIGS?\.)"
+    else:
+        label = r"(?:Equations?|Eqs?\.|Eqns?\.)"
+        # "Eq. (4)", "Equation 4", or a bare "(4)" after a space and not "23(4):" in a reference
+        return re.compile(rf"(?:\b{label}\s*\(?{number}\)?|(?<=\s)\({number}\)(?![:\d]))(?![\w.]\w)")
+    # "Figure 3", "Figs. 2 and 3", "Figures 2-3"
+    return re.compile(rf"\b{label}\s*(?:[A-Z]?\d+[a-z]?\s*(?:,|and|&|-|–)\s*)*{number}(?![\w.]\w)")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    cut = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    begin = cut[-1] if cut else max(0, start - 300)
+    after = _SENTENCE_END.search(text, end)
+    stop = after.start() if after else min(len(text), end + 300)
+    return " ".join(text[begin:stop].split())
+
+
+def add_citing(elements: list[Element], page_texts: Sequence[str]) -> None:
+    """Up to CITING_PER_ITEM sentences per numbered element that mention it, caption excluded."""
+    for element in elements:
+        if not element.number:
+            continue
+        pattern = _mention(element)
+        caption_head = " ".join(element.caption.split())[:40]
+        for number, text in enumerate(page_texts, 1):
+            for match in pattern.finditer(text):
+                sentence = _sentence_around(text, match.start(), match.end())
+                if caption_head and caption_head[:30] in sentence:
+                    continue  # the caption itself, or a sentence run into it by the text layer
+                if len(sentence) > 500:
+                    sentence = sentence[:499] + "…"
+                if (number, sentence) not in element.citing:
+                    element.citing.append((number, sentence))
+                if len(element.citing) >= CITING_PER_ITEM:
+                    break
+            if len(element.citing) >= CITING_PER_ITEM:
+                break
+
+
+# -- one PDF --------------------------------------------------------------------------------------------
+
+
+def _best_captions(candidates: list[tuple[Element, bool]]) -> list[Element]:
+    """One caption per kind and number: a strong one before a weak one, then the first in the file."""
+    chosen: dict[tuple[str, str], tuple[Element, bool]] = {}
+    for element, strong in candidates:
+        key = (element.kind, element.number.lower())
+        if key not in chosen or (strong and not chosen[key][1]):
+            chosen[key] = (element, strong)
+    return [element for element, _ in chosen.values()]
+
+
+def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | None = None) -> Inventory:
+    """The figures, tables and equations of the PDF at ``path`` (ParseError when it cannot be opened).
+    ``layout_pages`` limits the layout detector to those pages (1-based); elsewhere captions are listed
+    without regions, and equations (found only by the detector) are missing."""
+    import time
+
+    started = time.perf_counter()
+    pdf = open_pdf(path)
+    try:
+        sizes: list[tuple[float, float]] = []
+        texts: list[str] = []
+        per_page: list[tuple[list[Segment], list[layout.Region]]] = []
+        candidates: list[tuple[Element, bool]] = []
+        for index in range(len(pdf)):
+            page = pdf[index]
+            try:
+                sizes.append((page.get_width(), page.get_height()))
+                segments = _segments_or_none(page)
+                texts.append(normalise_text("\n".join(s.text for s in segments)))
+                wanted = use_layout and (layout_pages is None or index + 1 in layout_pages)
+                regions = layout.detect(layout.render(page)) if wanted else []
+            finally:
+                page.close()
+            per_page.append((segments, regions))
+            candidates.extend(caption_candidates(segments, index + 1))
+    finally:
+        pdf.close()
+    captioned = _best_captions(candidates)
+    elements: list[Element] = []
+    unclaimed: dict[int, list[layout.Region]] = {}
+    for number, (segments, regions) in enumerate(per_page, 1):
+        on_page = [e for e in captioned if e.page == number]
+        unclaimed[number] = attach_regions(on_page, regions, sizes[number - 1], number, scanned=not segments)
+        elements.extend(on_page)
+        elements.extend(equations(regions, segments, number) if regions else numbered_lines(segments, number))
+    _join_split_tables(elements, sizes, unclaimed)
+    add_citing(elements, texts)
+    order = {kind: i for i, kind in enumerate(KINDS)}
+    elements.sort(key=lambda e: (order[e.kind], e.page, e.box[1] if e.box else 0.0))
+    return Inventory(elements, sizes, time.perf_counter() - started, use_layout)
+
+
+def _join_split_tables(
+    elements: list[Element], sizes: list[tuple[float, float]], unclaimed: dict[int, list[layout.Region]]
+) -> None:
+    """A table captioned below itself that began on the page before: its caption sits in the top third of
+    its page, its region (if any) is above the caption, and a table region no caption claimed ends in
+    the bottom half of the previous page. The table is listed where it begins, with that region."""
+    for element in [e for e in elements if e.kind == "table" and e.number and e.caption_box]:
+        assert element.caption_box is not None
+        if element.page < 2 or element.caption_box[1] > sizes[element.page - 1][1] / 3:
+            continue
+        if element.box is not None and element.box[1] > element.caption_box[1]:
+            continue  # its region is below the caption: the table starts here
+        previous = element.page - 1
+        start = next(
+            (
+                r
+                for r in unclaimed.get(previous, [])
+                if r.kind == "table" and r.box[3] > sizes[previous - 1][1] / 2
+            ),
+            None,
+        )
+        if start is not None:
+            unclaimed[previous].remove(start)
+            element.page, element.box = previous, start.box
+
+
+def _segments_or_none(page: Any) -> list[Segment]:
+    try:
+        return page_segments(page)
+    except pdfium.PdfiumError:  # an unreadable text layer: regions only
+        return []

@@ -1,0 +1,165 @@
+"""Which PDF pages need OCR, and their text read by an engine in layout order.
+
+A page needs OCR when its text layer is unusable and the page is not blank:
+
+- fewer than ``MIN_TEXT_CHARS`` non-space characters of text (a scan, or a page number or stamp only), or
+- fewer than ``STAMP_TEXT_CHARS`` while images cover most of the page (a scan carrying a repository's
+  "downloaded from ..." line): its OCR text is then used only when it has more known words than the layer;
+
+and the page, rendered, has some ink. The page is rendered once (``layout.SCALE`` pixels per point) for
+both the layout detector and the engine; an engine that reads columns itself (Tesseract) keeps its order
+and needs no layout model. Runs inside a parse worker; the engine and the layout model load on
+the first page that needs them, once per process.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from agent_zot.ingest import layout
+from agent_zot.ingest.ocr import OcrConfig, OcrEngine, OcrError, failure, load_engine, resolve
+from agent_zot.ingest.ocr.reading import engine_order, order_lines
+from agent_zot.ingest.ocr.words import split_glued, word_score
+
+log = logging.getLogger(__name__)
+
+MIN_TEXT_CHARS = 100
+STAMP_TEXT_CHARS = 400
+IMAGE_COVER = 0.5  # share of the page that images must cover for a page with a little text to be OCR'd
+INK = 0.002  # share of dark pixels below which a rendered page counts as blank
+_DARK = 160
+
+_ENGINES: dict[tuple[str, int | None], OcrEngine] = {}
+# Called after each page is OCR'd: a parse worker tells its pool it is alive, so a long scan is not taken
+# for a hung file (the per-file deadline restarts with every page). Set once per worker process.
+_page_done: Callable[[], None] | None = None
+
+
+def on_page_done(callback: Callable[[], None] | None) -> None:
+    """Have ``callback`` called after every page this process OCRs."""
+    global _page_done
+    _page_done = callback
+
+
+@dataclass(slots=True)
+class OcrResult:
+    """Page texts after OCR: which pages (0-based) were read by OCR, with which engine, and how long it took."""
+
+    texts: list[str]
+    pages: set[int] = field(default_factory=set)
+    engine: str | None = None
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _chars(text: str) -> int:
+    return sum(1 for ch in text if not ch.isspace())
+
+
+def _image_cover(page: pdfium.PdfPage) -> float:
+    """Share of the page's area under image objects (overlaps counted twice; capped at 1)."""
+    width, height = page.get_size()
+    area = 0.0
+    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=3):
+        left, bottom, right, top = obj.get_bounds()
+        area += max(0.0, right - left) * max(0.0, top - bottom)
+    return min(1.0, area / max(1.0, width * height))
+
+
+def candidate(page: pdfium.PdfPage, text: str) -> bool:
+    """Whether the page's text layer is unusable enough to try OCR (blank pages are sorted out later)."""
+    chars = _chars(text)
+    return chars < MIN_TEXT_CHARS or (chars < STAMP_TEXT_CHARS and _image_cover(page) >= IMAGE_COVER)
+
+
+def has_ink(image: Any) -> bool:
+    """Whether a rendered page has anything on it (a blank page costs no OCR)."""
+    gray = image.min(axis=2)
+    return float((gray < _DARK).mean()) >= INK
+
+
+def _engine(name: str, threads: int | None) -> OcrEngine:
+    key = (name, threads)
+    if key not in _ENGINES:
+        _ENGINES[key] = load_engine(name, threads)
+    return _ENGINES[key]
+
+
+def _layout_errors() -> tuple[type[Exception], ...]:
+    """layout.detect's own error, and the one rapid-layout wraps onnxruntime's failures in."""
+    try:
+        from rapid_layout.inference_engine.onnxruntime.main import ONNXRuntimeError
+    except ImportError:
+        return (layout.LayoutError,)
+    return (layout.LayoutError, ONNXRuntimeError)
+
+
+def read_page(page: pdfium.PdfPage, engine: OcrEngine) -> str | None:
+    """The page's text by OCR in reading order, or None when the page is blank."""
+    image = layout.render(page, layout.SCALE)
+    if not has_ink(image):
+        return None
+    lines = engine.read(image)
+    if not lines:
+        return ""
+    if engine.reads_columns:
+        return split_glued(engine_order(lines)) if engine.glues_words else engine_order(lines)
+    try:
+        regions = layout.detect(image, scale=layout.SCALE)
+    except _layout_errors() as err:  # no layout model: the engine's own line order
+        if isinstance(failure(err, "layout"), MemoryError):
+            raise MemoryError("layout detector: out of memory") from err
+        log.debug("layout detector unavailable for OCR reading order: %s", err)
+        regions = []
+    text = order_lines(lines, regions, layout.SCALE, page.get_width())
+    return split_glued(text) if engine.glues_words else text
+
+
+def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | None) -> OcrResult:
+    """``texts`` (the text layer, one per page) with the pages that need it read by OCR instead."""
+    result = OcrResult(list(texts))
+    if config is None:
+        return result
+    todo: list[int] = []
+    for index, text in enumerate(texts):
+        if _chars(text) >= STAMP_TEXT_CHARS:
+            continue
+        page = pdf[index]
+        try:
+            if candidate(page, text):
+                todo.append(index)
+        finally:
+            page.close()
+    if not todo:
+        return result
+    name = resolve(config.engine)
+    if name is None:
+        result.warnings.append(f"{len(todo)} pages need OCR, but OCR is off or no engine is installed")
+        return result
+    started = time.perf_counter()
+    try:
+        engine = _engine(name, config.threads)
+        for index in todo:
+            page = pdf[index]
+            try:
+                text = read_page(page, engine)
+            finally:
+                page.close()
+            if _page_done is not None:
+                _page_done()
+            if text is None or word_score(text) <= word_score(texts[index]):
+                continue  # blank, or no better than the little text layer it has
+            result.texts[index] = text
+            result.pages.add(index)
+    except OcrError as err:  # the engine could not load or failed: the pages read so far are kept
+        result.warnings.append(f"OCR stopped: {err}")
+    result.engine = name
+    result.seconds = time.perf_counter() - started
+    return result
