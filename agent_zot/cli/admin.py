@@ -1,4 +1,5 @@
-"""The maintenance commands: `index move`, `graph sync`, `config show`, `config path` and `models`."""
+"""The maintenance commands: `index move`, `index check`, `graph sync`, `config show`, `config path` and
+`models`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,31 @@ from agent_zot.config import default_config_path
 @click.group()
 def index() -> None:
     """The full-text index (built by update-db)."""
+
+
+@index.command("check")
+@json_option
+@click.pass_obj
+@_guard
+def index_check(state: State, as_json: bool) -> None:
+    """Check that the index's state database and vector store agree, every point counted; exits 1 when
+    something is damaged (a plain update-db repairs it)."""
+    from agent_zot.index.integrity import check_index
+
+    ctx = state.context()
+    try:
+        report = check_index(ctx.index_resources(), thorough=True)
+    finally:
+        ctx.close()
+    if report.ok:
+        text = (
+            f"The index is intact: {report.describe()}." if report.checked else "No index has been built yet."
+        )
+    else:
+        text = "\n".join(["The index is damaged:", *(f"- {d.what}: {d.repair}." for d in report.damage)])
+    _emit(report.to_dict(), text, as_json)
+    if not report.ok:
+        raise SystemExit(1)
 
 
 @index.command("move")

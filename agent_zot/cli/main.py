@@ -209,6 +209,7 @@ def update_db(
         item_keys=item_keys,
         parser=parser or ctx.settings.parser,
         wait=not background,
+        thorough_check=not background,
     )
     line = ProgressLine(sys.stderr)
     try:
@@ -230,6 +231,8 @@ def _format_summary(data: dict[str, Any]) -> str:
         + (f" on {data['engine']}" if data.get("engine") else "")
         + f"; store: {data['store']}.",
     ]
+    if data.get("repaired"):
+        lines.insert(0, f"Repaired the index: {data['repaired']}.")
     if pages := data.get("ocr_pages"):
         lines.append(
             f"OCR: {pages} page{'s' if pages != 1 else ''} without a text layer read in "
@@ -335,11 +338,14 @@ def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
 @click.option("--item", "item_keys", multiple=True, help="Item key (repeatable).")
 @click.option("--search", default=None, help="Only items whose metadata has these words.")
 @click.option(
+    "--tag", "tags", multiple=True, help="Only items with this tag (repeatable; annotations: own or item's)."
+)
+@click.option(
     "--format",
     "fmt",
-    type=click.Choice(["bibtex", "csljson", "markdown", "review"]),
+    type=click.Choice(["bibtex", "csljson", "markdown", "review", "annotations"]),
     default=None,
-    help="Format when PATH has no telling extension (review: with --draft).",
+    help="Format when PATH has no telling extension (review: with --draft; annotations: .csv or .json).",
 )
 @click.option(
     "--draft",
@@ -358,13 +364,15 @@ def export_cmd(
     collection: str | None,
     item_keys: tuple[str, ...],
     search: str | None,
+    tags: tuple[str, ...],
     fmt: str | None,
     draft: Path | None,
     overwrite: bool,
     as_json: bool,
 ) -> None:
     """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown;
-    with --draft, a review package (Markdown) of the draft's claims and their evidence."""
+    .csv (or --format annotations with .json) for annotations and notes as rows; with --draft, a review
+    package (Markdown) of the draft's claims and their evidence."""
     from agent_zot.services.tools import call
 
     ctx = state.context()
@@ -378,6 +386,7 @@ def export_cmd(
             collection=collection,
             item_keys=list(item_keys) or None,
             search=search,
+            tags=list(tags) or None,
             overwrite=overwrite,
         )
     finally:

@@ -53,6 +53,7 @@ class AppContext:
         self._index_lock = threading.RLock()
         self._calls = 0  # requests in progress (they may run in threads)
         self._retired: list[tuple[IndexResources, GraphResources | None]] = []
+        self._intact: set[str] = set()  # index generations whose parts were found to agree
         self.last_load_seconds: float | None = None
         # Why write modes are refused in this process, whatever the settings (an HTTP server without a
         # token); None when they follow writes_enabled.
@@ -67,6 +68,22 @@ class AppContext:
         if resources.exists():  # reading never creates an index
             check_library(resources.state, self.library())
         return resources
+
+    def check_integrity(self) -> None:
+        """Refuse to answer from a damaged index: the quick integrity check (index/integrity.py), once per
+        generation while it finds the index intact, and again on every call while it does not."""
+        from agent_zot.index.integrity import damaged_error, quick_verdict
+
+        resources = self.index_resources()
+        key = str(resources.folder)
+        if key in self._intact or not resources.exists():
+            return
+        report = quick_verdict(resources)
+        if report is None:
+            return
+        if not report.ok:
+            raise damaged_error(report)
+        self._intact.add(key)
 
     def index_resources(self) -> IndexResources:
         """The live generation of the full-text index, without the check that it belongs to this library.

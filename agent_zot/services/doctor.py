@@ -70,8 +70,23 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_language(library, ctx.settings))
     checks.append(_writable("data directory", ctx.settings.data_dir))
     checks.append(_writable("export directory", ctx.settings.export_dir))
+    checks.append(_index_integrity(ctx))
     checks.append(_writes(ctx.settings))
     return checks
+
+
+def _index_integrity(ctx: AppContext) -> Check:
+    """The full integrity check (index/integrity.py): every point counted against the state database."""
+    from agent_zot.index.integrity import check_index
+
+    report = check_index(ctx.index_resources(), thorough=True)
+    if not report.checked and report.ok:
+        return Check("index", "ok", "not built yet (agent-zot update-db builds it)")
+    if report.ok:
+        return Check("index", "ok", report.describe())
+    return Check(
+        "index", "fail", f"damaged: {report.describe()}", "Run a plain `agent-zot update-db`: it repairs it."
+    )
 
 
 def _writes(settings: Settings) -> Check:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.hardware import available_cpus, worker_count
 from agent_zot.index.changes import ItemWork, plan_update
 from agent_zot.index.embed import Embedder
+from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UPDATE_LOCK = "update.lock"  # held by the update of this index in progress, in any process
 EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
 # An update expected to embed fewer chunks than this runs on the model's ONNX export (when it has one):
 # importing torch costs 5-10 s, about what torch's faster forward pass saves over ~1,000 chunks.
@@ -52,6 +52,9 @@ class UpdateOptions:
     item_keys: tuple[str, ...] = ()
     parser: str = "pdfium"
     wait: bool = True  # for another update of this index to finish; False: refuse at once (the watcher)
+    # Count every point against the state before planning (index/integrity.py); the watcher's frequent
+    # runs take the quick check and go thorough only when it finds damage
+    thorough_check: bool = True
 
 
 class UpdateBusyError(AgentZotError):
@@ -101,6 +104,7 @@ class UpdateSummary:
     graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
     notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
+    repaired: str | None = None  # what the integrity check found damaged and this run repaired
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,6 +126,7 @@ class UpdateSummary:
             "graph": self.graph,
             "graph_error": self.graph_error,
             "notes": self.notes,
+            "repaired": self.repaired,
             "stages": self.stages,
         }
 
@@ -145,10 +150,23 @@ def update_index(
             hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
         )
     resources.sweep()  # generations left behind by earlier rebuilds and their users
+    repaired: str | None = None
     if not options.force_rebuild:
-        check_library(resources.state, library)
         with _one_update_at_a_time(resources.folder, wait=options.wait):
-            return _update(library, resources, options, on_progress, graph)
+            found = check_index(resources, thorough=options.thorough_check)
+            if not found.ok and not found.thorough:
+                found = check_index(resources, thorough=True)
+            if not found.state_unreadable:
+                check_library(resources.state, library)
+                repaired = _repair(resources, found)
+                summary = _update(library, resources, options, on_progress, graph)
+                summary.repaired = repaired
+                return summary
+        # The state database is unreadable: build a new generation beside it (searches keep answering
+        # from what is left until it is live).
+        log.warning("the index state database is damaged; rebuilding the index")
+        repaired = f"{found.describe()}: the index was rebuilt"
+        options = replace(options, force_rebuild=True, item_keys=(), limit=None)
     with resources.layout.rebuild() as job:  # one rebuild at a time; updates of the live index go on
 
         def report(progress: Progress) -> None:
@@ -159,8 +177,10 @@ def update_index(
         target = IndexResources(resources.settings, job.generation, models_from=resources)
         target_graph = graph.for_state(target.folder / "state.sqlite") if graph is not None else None
         try:
-            _carry_facts(resources, target, library)
+            if repaired is None:
+                _carry_facts(resources, target, library)
             summary = _update(library, target, options, report, target_graph)
+            summary.repaired = repaired
             job.publish()
         finally:
             if target_graph is not None:
@@ -302,6 +322,26 @@ def _update(
 
 class OtherLibraryError(AgentZotError):
     """The index was built from another Zotero library than the one configured now."""
+
+
+def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
+    """Make the state database and the vector store agree again before planning: items and notes whose
+    points are missing are forgotten (so this run embeds them again) and points nobody recorded are
+    dropped. Returns what was repaired, for the summary."""
+    if found.ok:
+        return None
+    state, store = resources.state, resources.store
+    again = found.missing_items + found.missing_notes
+    if again:
+        store.delete_items(again)  # their partial points, if any
+        state.forget_items(found.missing_items)
+        state.forget_notes(found.missing_notes)
+    if found.orphan_keys:
+        store.delete_items(found.orphan_keys)
+    log.warning("repairing the index: %s", found.describe())
+    return f"{found.describe()}: re-embedding {len(again):,} items and notes" + (
+        f", dropped the points of {len(found.orphan_keys):,} unknown keys" if found.orphan_keys else ""
+    )
 
 
 def check_library(state: IndexState, library: Library) -> None:

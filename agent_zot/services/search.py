@@ -346,7 +346,10 @@ def _below(library: Library, collection: Collection) -> list[str]:
 
 def index_ready(ctx: AppContext) -> bool:
     resources = ctx.index()
-    return resources.exists() and resources.state.counts().items_indexed > 0
+    if not resources.exists():
+        return False
+    ctx.check_integrity()
+    return resources.state.counts().items_indexed > 0
 
 
 def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolResponse:

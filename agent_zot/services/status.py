@@ -52,11 +52,19 @@ def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
 
 
 def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
+    from agent_zot.index.integrity import quick_verdict
     from agent_zot.services.indexing import OtherLibraryError, check_library
 
     resources = ctx.index_resources()
     if not resources.exists():
         return {"state": "not built", "detail": "run `agent-zot update-db` to index full text"}
+    integrity = quick_verdict(resources)
+    if integrity is not None and not integrity.ok:
+        return {
+            "state": "damaged",
+            "detail": f"{integrity.describe()}; a plain `agent-zot update-db` repairs it",
+            "integrity": integrity.to_dict(),
+        }
     try:
         check_library(resources.state, library)
     except OtherLibraryError as exc:

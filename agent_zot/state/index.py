@@ -58,6 +58,16 @@ class IndexState:
         self.path = path
         try:
             self._conn = connect(path)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError):  # locked, read-only, cannot open: not damage
+                raise StateError(
+                    f"Cannot open the index state database {path}: {exc}.",
+                    hint="Check that the agent-zot data directory is writable (setting data_dir).",
+                ) from exc
+            raise StateError(
+                f"The full-text index is damaged: its state database cannot be read ({exc}).",
+                hint="Run a plain `agent-zot update-db`: it rebuilds the index (your library is untouched).",
+            ) from exc
         except (OSError, sqlite3.Error) as exc:
             raise StateError(
                 f"Cannot open the index state database {path}: {exc}.",
@@ -229,6 +239,21 @@ class IndexState:
             chunks=one("SELECT sum(chunks) FROM items"),
             pages=one("SELECT count(*) FROM pages"),
         )
+
+    # -- integrity (index/integrity.py) ---------------------------------------------------------
+
+    def quick_check(self) -> str:
+        """SQLite's quick_check verdict: "ok", or the first problem it found."""
+        return str(self._conn.execute("PRAGMA quick_check").fetchone()[0])
+
+    def points_recorded(self) -> dict[str, int]:
+        """How many points each item and each note or annotation has in the vector store, by the key its
+        points carry as item_key (items and notes never share a key)."""
+        rows = self._conn.execute(
+            "SELECT item_key, chunks FROM items WHERE chunks > 0 "
+            "UNION ALL SELECT note_key, points FROM notes WHERE points > 0"
+        )
+        return {key: int(count) for key, count in rows.fetchall()}
 
     def failures(self, limit: int = 50) -> list[tuple[str, str, str]]:
         """(item key, attachment key, reason) of attachments that failed or were skipped with a reason."""

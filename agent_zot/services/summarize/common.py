@@ -48,7 +48,10 @@ class FullText:
 def index_ready(ctx: AppContext) -> bool:
     """True when an index was built; checked without creating the state database."""
     resources = ctx.index()
-    return resources.exists() and resources.state.counts().items_indexed > 0
+    if not resources.exists():
+        return False
+    ctx.check_integrity()
+    return resources.state.counts().items_indexed > 0
 
 
 def full_text_of(ctx: AppContext, item: Item) -> FullText:
