@@ -197,3 +197,17 @@ def test_update_db_on_the_command_line_says_what_it_repaired(index_copy: Setting
     assert "re-embedding 1 items and notes" in result.output
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split())
     assert '"Repaired the index: …"' in readme and "`agent-zot index check [--json]`" in readme
+
+
+@pytest.mark.parametrize("pointer", ['{"generation": "20250101-000000-gone00"}', "{not json"])
+async def test_a_damaged_pointer_falls_back_to_the_index_there_is_and_update_db_mends_it(
+    index_copy: Settings, tmp_path: Path, pointer: str
+) -> None:
+    before = keys_of(await search(index_copy, tmp_path))
+    root = index_copy.data_dir / "index"
+    (root / "current.json").write_text(pointer, encoding="utf-8")
+    assert keys_of(await search(index_copy, tmp_path)) == before  # answers from the index that is there
+    summary = repair(index_copy, tmp_path)
+    assert "the index pointer was damaged" in summary["repaired"] and summary["indexed"] == 0
+    assert (root / "state.sqlite").is_file()  # the sweeper did not take the real index for debris
+    assert keys_of(await search(index_copy, tmp_path)) == before

@@ -5,6 +5,7 @@ complete and replaces it in one step. Real demo library, real embedded store and
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -202,14 +203,22 @@ def test_an_abandoned_or_killed_rebuild_leaves_nothing_behind(tmp_path: Path) ->
     assert len(layout.sweep()) == 1 and not any((layout.root / "generations").iterdir())
 
 
-def test_an_unreadable_pointer_is_reported_and_a_rebuild_repairs_it(tmp_path: Path) -> None:
+def test_an_unreadable_pointer_falls_back_to_a_complete_generation_and_a_rebuild_repairs_it(
+    tmp_path: Path,
+) -> None:
     layout = IndexLayout(tmp_path / "index")
-    with layout.rebuild() as job:
-        job.publish()
+    with layout.rebuild() as complete:
+        (complete.generation.folder / "state.sqlite").write_bytes(b"")
+        complete.publish()
+    with layout.rebuild() as empty:
+        empty.publish()
     (layout.root / "current.json").write_text("{not json", encoding="utf-8")
-    with pytest.raises(Exception, match="force-rebuild"):
-        layout.live()
-    assert layout.sweep() == []  # unsure what is live: nothing is deleted
+    assert layout.live() == complete.generation  # the newest one with a state database
+    assert layout.sweep() == [empty.generation.label]  # the one without is debris
+    assert layout.repair_pointer() and layout.pointed() == complete.generation
+    (layout.root / "current.json").write_text("{not json", encoding="utf-8")
+    shutil.rmtree(complete.generation.folder)
+    assert layout.live() == layout.generation("")  # nothing complete: update-db builds afresh
     with layout.rebuild() as repair:
         repair.publish()
     assert layout.live() == repair.generation

@@ -107,17 +107,53 @@ class IndexLayout:
         return Generation(name, self.root / GENERATIONS / name if name else self.root)
 
     def live(self) -> Generation:
-        """The generation searches read now (cheap: one small file read per call)."""
+        """The generation searches read now (cheap: one small file read per call). A pointer that cannot
+        be read, or names a generation that is gone (a bad copy, a sync tool), falls back to the newest
+        complete generation there is: the sweeper would otherwise take that one for debris."""
+        pointed = self.pointed()
+        if pointed is not None and (not pointed.name or pointed.folder.is_dir()):
+            return pointed
+        fallback = self._last_complete()
+        if fallback is not None:
+            log.warning(
+                "the index pointer is damaged or names a missing generation; using %s", fallback.label
+            )
+            return fallback
+        if pointed is None:  # nothing complete to fall back to: a plain update-db builds here afresh
+            log.warning("the index pointer cannot be read and no complete index is left")
+            return self.generation("")
+        return pointed
+
+    def pointed(self) -> Generation | None:
+        """The generation the pointer names ("" without a pointer), or None when it cannot be read."""
         try:
             name = str(json.loads((self.root / POINTER).read_text(encoding="utf-8"))["generation"])
         except FileNotFoundError:
             return self.generation("")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise AgentZotError(
-                f"The index pointer {self.root / POINTER} cannot be read ({exc}).",
-                hint="Rebuild the index with `agent-zot update-db --force-rebuild`.",
-            ) from exc
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
         return self.generation(name)
+
+    def repair_pointer(self) -> str | None:
+        """Point at the generation `live` fell back to, when the pointer is damaged; what was done."""
+        pointed = self.pointed()
+        if pointed is not None and (not pointed.name or pointed.folder.is_dir()):
+            return None
+        live = self._last_complete()
+        if live is None:
+            return None
+        self._publish(live)
+        return f"the index pointer was damaged; it names {live.label} again"
+
+    def _last_complete(self) -> Generation | None:
+        """The generation with the newest state database, leaving out one a rebuild is still writing."""
+        running = self.rebuild_status()
+        candidates = [
+            g
+            for g in self._generations()
+            if (g.folder / "state.sqlite").is_file() and (running is None or g.name != running.generation)
+        ]
+        return max(candidates, key=lambda g: (g.folder / "state.sqlite").stat().st_mtime, default=None)
 
     # -- using a generation -------------------------------------------------------------------
 

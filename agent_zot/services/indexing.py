@@ -149,8 +149,8 @@ def update_index(
             f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
             hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
         )
+    repaired = resources.layout.repair_pointer()  # before the sweep, which keeps only the live one
     resources.sweep()  # generations left behind by earlier rebuilds and their users
-    repaired: str | None = None
     if not options.force_rebuild:
         with _one_update_at_a_time(resources.folder, wait=options.wait):
             found = check_index(resources, thorough=options.thorough_check)
@@ -158,7 +158,7 @@ def update_index(
                 found = check_index(resources, thorough=True)
             if not found.state_unreadable:
                 check_library(resources.state, library)
-                repaired = _repair(resources, found)
+                repaired = "; ".join(r for r in (repaired, _repair(resources, found)) if r) or None
                 summary = _update(library, resources, options, on_progress, graph)
                 summary.repaired = repaired
                 return summary
