@@ -211,3 +211,33 @@ async def test_a_damaged_pointer_falls_back_to_the_index_there_is_and_update_db_
     assert "the index pointer was damaged" in summary["repaired"] and summary["indexed"] == 0
     assert (root / "state.sqlite").is_file()  # the sweeper did not take the real index for debris
     assert keys_of(await search(index_copy, tmp_path)) == before
+
+
+async def test_a_damaged_query_model_is_found_and_exported_again(
+    index_copy: Settings, tmp_path: Path
+) -> None:
+    [model_file] = (index_copy.data_dir / "models").rglob("model.onnx")
+    assert model_file.with_name("model.onnx.sha256").is_file()
+    data = bytearray(model_file.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 64] = bytes(64)  # bit rot inside the weights: the file still loads
+    model_file.write_bytes(bytes(data))
+    report = check(index_copy)
+    assert [d.part for d in report.damage] == ["query model"] and "checksum" in report.describe()
+    summary = repair(index_copy, tmp_path)
+    assert "exporting the query model again" in summary["repaired"]
+    assert check(index_copy).ok and model_file.read_bytes() != bytes(data)
+
+
+async def test_a_state_database_lost_beside_its_wal_is_built_again(
+    index_copy: Settings, tmp_path: Path
+) -> None:
+    before = keys_of(await search(index_copy, tmp_path))
+    folder = index_folder(index_copy)
+    (folder / "state.sqlite-wal").write_bytes(
+        b"\x37\x7f\x06\x82" + bytes(60)
+    )  # a WAL left without its database
+    (folder / "state.sqlite").unlink()
+    summary = repair(index_copy, tmp_path)
+    assert summary["indexed"] >= len(before)
+    assert check(index_copy).ok and keys_of(await search(index_copy, tmp_path)) == before

@@ -169,6 +169,11 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
             return None
         return model
 
+    @property
+    def query_file(self) -> Path | None:
+        """The ONNX export queries use, when this embedder keeps one."""
+        return self._query_file
+
     def prepare_query_model(self) -> None:
         """Make the ONNX query model if it is missing (an index built before it existed): loads torch."""
         if self._query_file is not None and not self._query_file.is_file():

@@ -20,6 +20,7 @@ import sqlite3
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError
@@ -53,6 +54,7 @@ class IntegrityReport:
     missing_notes: list[str] = field(default_factory=list)
     orphan_keys: list[str] = field(default_factory=list)
     state_unreadable: bool = False
+    damaged_query_model: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -113,6 +115,8 @@ def check_index(resources: IndexResources, *, thorough: bool = False) -> Integri
         expected = _check_state(resources, report)
         if expected is not None:
             _check_vectors(resources, report, expected)
+        if report.thorough:
+            _check_query_model(resources, report)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -180,6 +184,25 @@ def _check_vectors(resources: IndexResources, report: IntegrityReport, expected:
                 "vectors",
                 f"the vector store holds {stored - total:,} passages the state database does not know",
                 f"{UPDATE_DB} removes them",
+            )
+        )
+
+
+def _check_query_model(resources: IndexResources, report: IntegrityReport) -> None:
+    """The ONNX copy of the model that embeds queries, against the digest written when it was made."""
+    from agent_zot.index.query_onnx import export_damaged
+
+    model_file = getattr(resources.embedder, "query_file", None)
+    if model_file is None or not model_file.is_file():
+        return
+    report.checked.append("query model")
+    if export_damaged(model_file):
+        report.damaged_query_model = model_file
+        report.damage.append(
+            Damage(
+                "query model",
+                f"the exported query model {model_file} no longer matches its checksum",
+                f"{UPDATE_DB} exports it again",
             )
         )
 

@@ -93,4 +93,28 @@ def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
         partial.unlink(missing_ok=True)
         return False
     partial.replace(target)  # a half-written file is never taken for a finished one
+    digest_path(target).write_text(file_digest(target), encoding="utf-8")
     return True
+
+
+def digest_path(model_file: Path) -> Path:
+    """Where the export's SHA-256 is kept, written once the export is checked (index/integrity.py
+    compares it: a file damaged on disk could still load and embed queries wrongly)."""
+    return model_file.with_name(model_file.name + ".sha256")
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def export_damaged(model_file: Path) -> bool:
+    """Whether the export no longer matches the digest written with it (False when there is no export,
+    or no digest: one made before digests were kept)."""
+    recorded = digest_path(model_file)
+    if not model_file.is_file() or not recorded.is_file():
+        return False
+    return recorded.read_text(encoding="utf-8").strip() != file_digest(model_file)

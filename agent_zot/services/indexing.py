@@ -330,6 +330,8 @@ def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
     dropped. Returns what was repaired, for the summary."""
     if found.ok:
         return None
+    if found.damaged_query_model is not None:  # made again by prepare_query_model, later in this run
+        found.damaged_query_model.unlink(missing_ok=True)
     state, store = resources.state, resources.store
     again = found.missing_items + found.missing_notes
     if again:
@@ -339,9 +341,12 @@ def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
     if found.orphan_keys:
         store.delete_items(found.orphan_keys)
     log.warning("repairing the index: %s", found.describe())
-    return f"{found.describe()}: re-embedding {len(again):,} items and notes" + (
-        f", dropped the points of {len(found.orphan_keys):,} unknown keys" if found.orphan_keys else ""
-    )
+    done = [f"re-embedding {len(again):,} items and notes"] if again else []
+    if found.orphan_keys:
+        done.append(f"dropped the points of {len(found.orphan_keys):,} unknown keys")
+    if found.damaged_query_model is not None:
+        done.append("exporting the query model again")
+    return f"{found.describe()}: {', '.join(done)}"
 
 
 def check_library(state: IndexState, library: Library) -> None:
