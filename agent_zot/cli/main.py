@@ -253,6 +253,8 @@ def _format_summary(data: dict[str, Any]) -> str:
         )
     if data.get("graph_error"):
         lines.append(f"Graph not updated: {data['graph_error']}")
+    if data.get("optimize_skipped"):
+        lines.append(f"Note: {data['optimize_skipped']} (searches work; the next run with space does it).")
     for kind, title in (("skipped", "not read from the file itself"), ("failed", "no text found")):
         if data[kind]:
             lines.append(f"{kind.capitalize()} ({len(data[kind])}), {title}:")
@@ -397,9 +399,10 @@ def export_cmd(
 # Registered last: these modules import nothing from this one, and load their services lazily (no
 # --help cost).
 from agent_zot.cli.admin import config, graph, index, models  # noqa: E402
+from agent_zot.cli.matrix_cmd import matrix  # noqa: E402
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
 from agent_zot.cli.view_cmd import view  # noqa: E402
 from agent_zot.cli.watch_cmd import watch  # noqa: E402
 
-for command in (index, graph, config, models, setup, watch, view):
+for command in (index, graph, config, models, setup, watch, view, matrix):
     cli.add_command(command)

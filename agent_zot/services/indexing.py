@@ -26,7 +26,9 @@ from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.space import MARGIN, check_space, disk_full_error, free_bytes, is_disk_full, needed_bytes
 from agent_zot.index.stages import StageTimes
+from agent_zot.index.store import disk_usage
 from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
 from agent_zot.ingest.ocr import OcrConfig
 from agent_zot.state.index import IndexState
@@ -105,6 +107,7 @@ class UpdateSummary:
     notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
     repaired: str | None = None  # what the integrity check found damaged and this run repaired
+    optimize_skipped: str | None = None  # the optimize step did not run for want of space
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
@@ -127,6 +130,7 @@ class UpdateSummary:
             "graph_error": self.graph_error,
             "notes": self.notes,
             "repaired": self.repaired,
+            "optimize_skipped": self.optimize_skipped,
             "stages": self.stages,
         }
 
@@ -159,7 +163,8 @@ def update_index(
             if not found.state_unreadable:
                 check_library(resources.state, library)
                 repaired = "; ".join(r for r in (repaired, _repair(resources, found)) if r) or None
-                summary = _update(library, resources, options, on_progress, graph)
+                with _disk_full_named(resources.folder):
+                    summary = _update(library, resources, options, on_progress, graph)
                 summary.repaired = repaired
                 return summary
         # The state database is unreadable: build a new generation beside it (searches keep answering
@@ -179,7 +184,8 @@ def update_index(
         try:
             if repaired is None:
                 _carry_facts(resources, target, library)
-            summary = _update(library, target, options, report, target_graph)
+            with _disk_full_named(target.folder):
+                summary = _update(library, target, options, report, target_graph)
             summary.repaired = repaired
             job.publish()
         finally:
@@ -189,6 +195,18 @@ def update_index(
     resources.close()  # this process is done with the old generation; it is deleted once no other uses it
     resources.sweep()
     return summary
+
+
+@contextmanager
+def _disk_full_named(folder: Path) -> Iterator[None]:
+    """A write that failed because the disk is full becomes a message that says so and what to do; every
+    other error goes on as it was. (The embedded store reports OS errors as plain Exceptions.)"""
+    try:
+        yield
+    except Exception as err:
+        if is_disk_full(err):
+            raise disk_full_error(folder, free_bytes(folder)) from err
+        raise
 
 
 @contextmanager
@@ -253,6 +271,9 @@ def _update(
         fulltext=options.fulltext,
     )
     summary.unchanged = plan.unchanged
+    if plan.work:
+        files = sum(len(entry.attachments) for entry in plan.work) if options.fulltext else 0
+        check_space(resources.folder, needed_bytes(files, len(plan.work)))
     if plan.work and not _light_engine(resources.embedder, plan.work, options):
         _load_in_background(resources.embedder)
     if plan.removed:
@@ -299,8 +320,16 @@ def _update(
     summary.notes = notes.to_dict()
     if summary.indexed or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
-        with times.measure("vector store writes"):
-            resources.store.optimize()
+        store_size = disk_usage(resources.folder / "vectors")
+        if free_bytes(resources.folder) < store_size + MARGIN:
+            # Optimizing rewrites the store's segments; searches work without it, at some speed cost
+            summary.optimize_skipped = (
+                f"skipped optimizing the vector store: it needs about {store_size / 1e6:,.0f} MB free"
+            )
+            log.warning(summary.optimize_skipped)
+        else:
+            with times.measure("vector store writes"):
+                resources.store.optimize()
     state.set_meta("library", library.identity)
     state.set_meta("library_path", str(library.db_path))
     state.set_meta("model", summary.model)
