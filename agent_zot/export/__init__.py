@@ -1,4 +1,5 @@
-"""Pure export formatters: Zotero items to BibTeX, CSL-JSON and Markdown strings (no file I/O)."""
+"""Pure export formatters: Zotero items to BibTeX, CSL-JSON and Markdown strings, annotations and notes to
+JSON or spreadsheet-safe CSV records (annotations.py, csvtable.py); no file I/O."""
 
 from agent_zot.export.bibtex import bibtex_keys, to_bibtex
 from agent_zot.export.csljson import to_csl_json

@@ -61,16 +61,22 @@ SUMMARIZE_MODES = (
     Mode("full"),
     Mode("figures"),
     Mode("audit"),
+    Mode("matrix"),
 )
 
 
 class SummarizeRequest(ToolRequest):
     item_key: str | None = Field(None, description="The paper; else named in the query.")
     pages: str | None = Field(None, description="Full text: pages '3' or '3-5'.")
-    offset: int | None = Field(None, description="Full text: read on from this page.")
+    offset: int | None = Field(None, description="Full text: page; matrix: row.")
     max_tokens: int | None = Field(None, description="Size budget of the answer.")
     draft: str | None = Field(None, description="Audit: the draft's text.")
     figure: str | None = Field(None, description="'Figure 3', 'Table 2' or 'page 4' (image).")
+    questions: list[str] | None = Field(None, description="Matrix columns.")
+    collection: str | None = Field(None, description="Matrix rows: collection.")
+    tags: list[str] | None = Field(None, description="Matrix rows: any tag.")
+    item_keys: list[str] | None = Field(None, description="Matrix rows: these.")
+    search: str | None = Field(None, description="Matrix rows: best for words.")
     force_mode: modes_literal(SUMMARIZE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -153,22 +159,31 @@ class NotesRequest(ToolRequest):
     force_mode: modes_literal(NOTE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
-EXPORT_MODES = (Mode("bibtex"), Mode("markdown"), Mode("csljson"), Mode("graphml"), Mode("review"))
+EXPORT_MODES = (
+    Mode("bibtex"),
+    Mode("markdown"),
+    Mode("csljson"),
+    Mode("graphml"),
+    Mode("review"),
+    Mode("annotations"),
+    Mode("matrix"),
+)
 
 
 class ExportRequest(ToolRequest):
     path: str | None = Field(
         None,
-        description="File in the export folder; .bib, .json (CSL-JSON), .md picks the format; a folder: one "
-        "Markdown file per item.",
+        description="In the export folder; .bib .json .md .csv pick the format; a folder: one .md per item.",
     )
-    collection: str | None = Field(None, description="This collection (and sub-collections).")
-    item_keys: list[str] | None = Field(None, description="Export these items.")
-    search: str | None = Field(None, description="Only items with these words in metadata.")
+    collection: str | None = Field(None, description="This collection and below.")
+    item_keys: list[str] | None = Field(None, description="These items.")
+    search: str | None = Field(None, description="Items with these metadata words.")
+    tags: list[str] | None = Field(None, description="Items with any of these tags.")
     overwrite: bool = Field(False, description="Replace an existing file.")
     node_types: list[str] | None = Field(None, description="GraphML: e.g. Paper, Author.")
     max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
-    draft: str | None = Field(None, description="Review: the draft, or claims one per line.")
+    draft: str | None = Field(None, description="Review: draft or claims, one per line.")
+    questions: list[str] | None = Field(None, description="Matrix columns.")
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -186,14 +201,20 @@ SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="zot_summarize",
         description="One paper (key, DOI, citation key or title words): overview, page-cited answers, aspect "
-        "summary,\nfull text by pages, figures and tables (as images or rows), page images; or a draft's "
-        "citation audit.",
+        "summary,\nfull text by pages, figures and tables (images or rows); a draft's citation audit; a review "
+        "matrix.",
         request=SummarizeRequest,
         modes=SUMMARIZE_MODES,
         access=Access.READ,
         handler="summarize",
+        fills={"collection": "collection", "tags": "tags"},
         implies=(
             Implied("draft", "audit", over_query=True),
+            Implied("questions", "matrix", over_query=True),
+            Implied("collection", "matrix", over_query=True),
+            Implied("tags", "matrix", over_query=True),
+            Implied("item_keys", "matrix", over_query=True),
+            Implied("search", "matrix", over_query=True),
             Implied("pages", "full", over_query=True),
             Implied("offset", "full", over_query=True),
             Implied("figure", "figures", over_query=True),
@@ -251,14 +272,17 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_export",
-        description="Files in the export folder: items as BibTeX, CSL-JSON or Markdown (notes, annotations), "
-        "the\nknowledge graph as GraphML (Gephi), or a review package of a draft's evidence.",
+        description="Files in the export folder: items as BibTeX, CSL-JSON or Markdown; annotations and notes as "
+        "CSV/JSON\nrows; the knowledge graph as GraphML (Gephi); a draft's review package; a review matrix.",
         request=ExportRequest,
         modes=EXPORT_MODES,
         access=Access.FILES,
         handler="export_library",
-        fills={"path": "path", "collection": "collection", "item_keys": "item_keys"},
-        implies=(Implied("draft", "review", over_query=True),),
+        fills={"path": "path", "collection": "collection", "item_keys": "item_keys", "tags": "tags"},
+        implies=(
+            Implied("draft", "review", over_query=True),
+            Implied("questions", "matrix", over_query=True),
+        ),
     ),
 )
 

@@ -24,6 +24,7 @@ from agent_zot.export import (
 from agent_zot.graph.graphml import DEFAULT_MAX_NODES, select_subgraph, to_graphml
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import GraphStore
+from agent_zot.services.annotations import resolve_tags
 from agent_zot.services.match import match_items
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse, clip
@@ -37,6 +38,7 @@ FORMAT_EXTENSIONS = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".graphml": "graphml",
+    ".csv": "annotations",  # annotations and notes as rows; their .json comes with the annotations mode
 }
 DEFAULT_EXTENSION = {"bibtex": ".bib", "csljson": ".json", "markdown": ".md", "graphml": ".graphml"}
 
@@ -46,6 +48,7 @@ class ExportScope:
     item_keys: tuple[str, ...] = ()
     collection: str | None = None
     query: str | None = None
+    tags: tuple[str, ...] = ()  # items with any of these (annotations: their own tag or their paper's)
 
     def describe(self) -> str:
         parts = []
@@ -55,6 +58,8 @@ class ExportScope:
             parts.append(f"{len(self.item_keys)} listed items")
         if self.query:
             parts.append(f"items matching {self.query!r}")
+        if self.tags:
+            parts.append("items tagged " + " or ".join(self.tags))
         return " and ".join(parts) or "the whole library"
 
 
@@ -84,6 +89,9 @@ def select_items(library: Library, scope: ExportScope) -> list[Item]:
         items = [i for i in items if below.intersection(i.collection_keys)]
     if scope.query:
         items = match_items(items, scope.query)
+    if scope.tags:
+        wanted_tags = {t.casefold() for t in resolve_tags(library, scope.tags)}
+        items = [i for i in items if any(t.name.casefold() in wanted_tags for t in i.tags)]
     return items
 
 
@@ -127,8 +135,8 @@ def check_path(path: str) -> None:
     if suffix and suffix not in FORMAT_EXTENSIONS and not path.rstrip().endswith(("/", os.sep)):
         raise InvalidArgumentError(
             f"agent-zot does not write {suffix} files.",
-            hint="Use .bib (BibTeX), .json (CSL-JSON), .md (Markdown) or .graphml, or a folder name "
-            "ending in / for one Markdown file per item.",
+            hint="Use .bib (BibTeX), .json (CSL-JSON), .md (Markdown), .csv (annotations) or .graphml, or "
+            "a folder name ending in / for one Markdown file per item.",
         )
 
 
@@ -167,7 +175,11 @@ def export(
 ) -> ToolResponse:
     if path:
         check_path(path)
-    fmt = format_for(path, fmt)
+    fmt = fmt if fmt == "annotations" else format_for(path, fmt)
+    if fmt == "annotations":  # rows of annotations and notes; .csv or .json
+        from agent_zot.services.export_annotations import export_annotations
+
+        return export_annotations(library, settings, path=path, scope=scope, overwrite=overwrite)
     if fmt == "graphml":
         if graph is None:
             raise ExportError(
@@ -238,7 +250,7 @@ def _export_graph(
     graph: GraphExport,
 ) -> ToolResponse:
     kinds = _node_kinds(graph.node_types)
-    whole = not (scope.item_keys or scope.collection or scope.query)
+    whole = not (scope.item_keys or scope.collection or scope.query or scope.tags)
     keys = None if whole else [i.key for i in select_items(library, scope)]
     if keys == []:
         raise NotFoundError(

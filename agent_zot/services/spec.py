@@ -49,7 +49,7 @@ class ToolRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    query: str = Field("", description="What you want, in plain words.")
+    query: str = Field("", description="What you want.")
 
     def explicit(self) -> set[str]:
         """The fields the caller set (a default is not a choice)."""

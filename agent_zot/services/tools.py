@@ -30,6 +30,7 @@ from agent_zot.services.catalog import (
 )
 from agent_zot.services.context import AppContext
 from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
+from agent_zot.services.export_annotations import default_name as annotations_file_name
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolved_record
 from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens
 from agent_zot.services.routing import Route, resolve_tool, route
@@ -316,11 +317,20 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
     fmt = req.force_mode or decision.mode
     if fmt == "review":
         return _finish(_review(ctx, req), decision)
+    if fmt == "matrix":
+        from agent_zot.services.matrix_export import export_matrix  # the index stack loads on the first call
+
+        return _finish(export_matrix(ctx, req, decision.params), decision)
     match = None
-    if not (req.item_keys or req.collection or req.search) and format_for(req.path, fmt) != "graphml":
+    if (
+        not (req.item_keys or req.collection or req.search or req.tags)
+        and format_for(req.path, fmt) != "graphml"
+    ):
         match = _export_paper(ctx.library(), req.query, decision)
     keys = (match.item.key,) if match is not None else tuple(req.item_keys or ())
-    scope = ExportScope(item_keys=keys, collection=req.collection, query=req.search or None)
+    scope = ExportScope(
+        item_keys=keys, collection=req.collection, query=req.search or None, tags=tuple(req.tags or ())
+    )
     graph = None
     if format_for(req.path, fmt) == "graphml":
         from agent_zot.graph.graphml import DEFAULT_MAX_NODES
@@ -328,8 +338,11 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
         graph = GraphExport(
             ctx.graph().store, tuple(req.node_types or ()), req.max_nodes or DEFAULT_MAX_NODES
         )
+    path = req.path
+    if fmt == "annotations" and not path:  # "… as JSON" with no file name: a .json file
+        path = annotations_file_name(scope, req.query)
     response = export(
-        ctx.library(), ctx.settings, path=req.path, fmt=fmt, scope=scope, overwrite=req.overwrite, graph=graph
+        ctx.library(), ctx.settings, path=path, fmt=fmt, scope=scope, overwrite=req.overwrite, graph=graph
     )
     if match is not None:
         response.data["resolved"] = resolved_record(match)
@@ -409,6 +422,13 @@ def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolRe
                 "agent-zot audit DRAFT).",
             )
         return _finish(response(audit_draft(ctx, req.draft)), decision)
+    if decision.mode == "matrix":
+        from agent_zot.services.summarize.matrix import run_matrix
+
+        scope = {"questions", "collection", "tags", "item_keys", "search", "offset"}
+        arguments = req.model_dump(include=scope)
+        matrix = run_matrix(ctx, decision.params, req.query, max_tokens=req.max_tokens, **arguments)
+        return _finish(matrix, decision)
 
     response = run_summarize(
         ctx,

@@ -26,11 +26,12 @@ EXTENSION_FORMATS: dict[str, str] = {
     "json": "csljson",
     "csljson": "csljson",
     "graphml": "graphml",
+    "csv": "annotations",
 }
 # A file name or path ending in an export extension, with the "to"/"as" before it.
 _PATH_RE = re.compile(
     r"(?i:\b(?:to|as|into|in|at)\s+)?(?<![\w/.~-])"
-    r"((?:[A-Za-z]:)?[\w~./\\-]*[\w-]\.(bib|bibtex|md|markdown|json|csljson|graphml))(?![\w.])",
+    r"((?:[A-Za-z]:)?[\w~./\\-]*[\w-]\.(bib|bibtex|md|markdown|json|csljson|graphml|csv))(?![\w.])",
     re.IGNORECASE,
 )
 

@@ -34,6 +34,7 @@ _MODE_FACTS: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {
     ("zot_summarize", "full"): ("semantic", ("zotero", "fulltext")),
     ("zot_summarize", "figures"): ("semantic", ("zotero", "fulltext")),
     ("zot_summarize", "audit"): ("semantic", ("zotero", "vector", "sparse", "fulltext")),
+    ("zot_summarize", "matrix"): ("semantic", ("zotero", "vector", "sparse")),
     ("zot_explore_graph", "content_similarity"): ("semantic", ("vector",)),
     ("zot_explore_graph", "comprehensive"): ("relationship", ("graph", "vector")),
     ("zot_export", "graphml"): ("export", ("graph",)),

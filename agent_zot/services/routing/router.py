@@ -21,6 +21,7 @@ CUE_ONLY_MODES = frozenset(
     {
         ("zot_search", "evidence"),
         ("zot_summarize", "audit"),
+        ("zot_summarize", "matrix"),
         ("zot_export", "review"),
         ("zot_export", "graphml"),
     }
@@ -143,8 +144,9 @@ def _analysed_head(query: str) -> str:
 
 
 def _add_format(params: dict[str, Any], decision: Decision, path_format: str | None) -> None:
-    """Export format: the file extension wins, then a format word; nothing found → leave it to the mode."""
-    if path_format is not None:
+    """Export format: the file extension wins, then a format word; nothing found → leave it to the mode.
+    Annotations are rows whichever extension (.csv or .json) names the file."""
+    if path_format is not None and decision.mode != "annotations":
         params["format"] = path_format
     elif decision.hits:
         params["format"] = decision.mode

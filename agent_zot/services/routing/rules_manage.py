@@ -167,6 +167,15 @@ NOTE_RULES: tuple[Rule, ...] = (
     ),
 )
 
+# Annotation words, not a file's name ("highlights.json").
+_ANNOTATION_WORDS = r"\b(?:annotations?|annotated|highlights?|highlighted|highlighting|underlines?|underlined|comments)\b(?!\.)"
+
+# "review matrix", "evidence table", "for each paper ...": the questions × papers table of zot_summarize
+_MATRIX_WORDS = (
+    r"\b(?:review|evidence|extraction|comparison|literature)\s+(?:table|matrix|grid|sheet)s?\b|\bmatri(?:x|ces)\b"
+    r"|\bdata extraction\b|\b(?:for|of) (?:each|every) (?:paper|study|article|trial)\b"
+)
+
 EXPORT_RULES: tuple[Rule, ...] = (
     # a file extension is the most explicit signal there is
     rx("bibtex", 5.0, r"\.bib(?:tex)?\b"),
@@ -180,6 +189,16 @@ EXPORT_RULES: tuple[Rule, ...] = (
     rx("csljson", 2.5, r"\bcsl[- ]?json\b|\bcsl\b|\bjson\b|\bciteproc\b|\bpandoc\b"),
     rx("graphml", 2.5, r"\bgraph\s?ml\b|\bgephi\b|\bcytoscape\b|\byed\b|\bnetworkx\b"),
     rx("graphml", 1.8, r"\bgraph\b|\bnetwork\b"),
+    # annotations and notes as data rows: a .csv, a spreadsheet, annotation or note words with a data format;
+    # annotation words alone lose to a Markdown or BibTeX word or file (Markdown carries annotations too)
+    rx("annotations", 5.0, r"\.csv\b"),
+    rx("annotations", 2.5, r"\bcsv\b|\bspreadsheets?\b|\bexcel\b|\blibreoffice\b|\bgoogle sheets\b"),
+    rx("annotations", 2.0, _ANNOTATION_WORDS),
+    rx(
+        "annotations",
+        6.0,
+        rf"(?:{_ANNOTATION_WORDS}|\bnotes?\b(?!\.))(?=.*\b(?:json|csv|data|rows?|records?|spreadsheets?)\b)",
+    ),
     # a review package for a second, sceptical reader of a draft (beats a ".md" name: it is Markdown too)
     rx(
         "review",
@@ -187,4 +206,6 @@ EXPORT_RULES: tuple[Rule, ...] = (
         r"\breview(?:er'?s?)? (?:package|bundle|pack|kit|file)\b|\bfor (?:a |the |my )?(?:sceptical |skeptical "
         r"|critical |second )?(?:reviewer|referee)s?\b|\bevidence (?:package|bundle|dossier)\b",
     ),
+    # a review matrix: the same questions of every paper (beats a ".csv" or ".md" name: it is written as both)
+    rx("matrix", 6.5, _MATRIX_WORDS),
 )

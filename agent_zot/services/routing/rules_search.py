@@ -209,7 +209,27 @@ _ASPECTS = (
     r"|future work|contributions?|research question|question|methods section"
 )
 
+# "for each paper in my Trials collection", "across all studies", "paper by paper": many papers, one table
+_EACH_PAPER = (
+    r"\b(?:for|across|in|of|from|over)\s+(?:each|every|all)(?:\s+(?:of|the))*\s+(?:(?:my|the|these|those)\s+)?"
+    r"(?:[\w-]+\s+)?(?:papers?|studies|study|articles?|items?|trials?|references|works|publications|sources)\b"
+    r"|\b(?:each|every) (?:paper|study|article|trial)(?:'s|’s)|\bper (?:paper|study|article|trial)\b"
+    r"|\b(?:paper|study|trial) by (?:paper|study|trial)\b|\bone row (?:per|for each)\b"
+)
+# "a review matrix", "make a table of", "data extraction sheet", "tabulate", "side by side"
+_TABLE_OF_PAPERS = (
+    r"\b(?:review|evidence|extraction|comparison|summary|data|literature)\s+(?:table|matrix|grid|sheet)s?\b"
+    r"|\bdata extraction\b|\bmatri(?:x|ces)\b|\btabulate\b|\bside[- ]by[- ]side\b"
+    r"|\b(?:make|build|create|fill(?: in)?|give me|produce|generate|draw up|set up|prepare|put together)\s+"
+    r"(?:me\s+)?(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:table|grid|spreadsheet|csv)\b"
+)
+
 SUMMARIZE_RULES: tuple[Rule, ...] = (
+    # matrix: the same questions of every paper of a scope (a collection or tags name many papers)
+    rx("matrix", 3.5, _EACH_PAPER),
+    rx("matrix", 4.2, _TABLE_OF_PAPERS),
+    has("matrix", 3.0, "collection"),
+    has("matrix", 3.0, "tags"),
     # audit: the citations of the user's own draft
     rx(
         "audit",

@@ -5,6 +5,7 @@
 - comprehensive: research question, method, findings, conclusions, limitations: top passages per aspect.
 - full: the text page by page from the index state database, in windows that fit ``max_tokens``.
 - figures: the figures, tables and equations (figures.py), one of them or a page as an image.
+- matrix: the same questions of every paper of a scope, page-cited cells (matrix.py).
 
 Without an index (or full text for this item) every mode says why and returns what Zotero has.
 """
@@ -27,9 +28,16 @@ from agent_zot.services.summarize.overview import quick
 from agent_zot.services.summarize.passages import comprehensive, targeted
 from agent_zot.zotero.models import Item, Library
 
-__all__ = ["DEFAULT_BUDGETS", "run_summarize"]
+__all__ = ["DEFAULT_BUDGETS", "run_summarize", "token_budget"]
 
-DEFAULT_BUDGETS = {"quick": 1500, "targeted": 2500, "comprehensive": 4000, "full": 6000, "figures": 2500}
+DEFAULT_BUDGETS = {
+    "quick": 1500,
+    "targeted": 2500,
+    "comprehensive": 4000,
+    "full": 6000,
+    "figures": 2500,
+    "matrix": 2500,
+}
 MIN_TOKENS, MAX_TOKENS = 100, 100_000
 MAX_QUERY_CHARS = 2000
 
@@ -102,6 +110,11 @@ def _figures(item: Item, target: PaperMatch, text: str, figure: str | None) -> T
         "tokens": estimate_tokens(body),
     }
     return ToolResponse(body, data, images=answer.images)
+
+
+def token_budget(max_tokens: int | None, mode: str) -> int:
+    """The answer's size budget: ``max_tokens`` when given (checked), else the mode's default."""
+    return _budget(max_tokens, mode)
 
 
 def _budget(max_tokens: int | None, mode: str) -> int:

@@ -110,10 +110,23 @@ def _within(blocks: list[Cited], budget: int) -> list[Cited]:
     return kept
 
 
+def page_labels(ctx: AppContext, full_text: FullText) -> dict[str, dict[int, str | None]]:
+    """Page labels per attachment of an item, read once (a review matrix asks many questions of it)."""
+    return _labels(ctx, full_text)
+
+
+def answering(
+    ctx: AppContext, item: Item, question: str, labels: dict[str, dict[int, str | None]], count: int
+) -> list[Cited]:
+    """The ``count`` passages of ``item`` that best answer ``question``, with pages: targeted mode's
+    ranking (the review matrix fills its cells with it)."""
+    return _cite(_retrieve(ctx, item, question, count, "sentences"), labels)
+
+
 def targeted(
     ctx: AppContext, item: Item, full_text: FullText, question: str, budget: int
 ) -> tuple[list[str], dict[str, object]]:
-    found = _cite(_retrieve(ctx, item, question, TARGETED_PASSAGES, "sentences"), _labels(ctx, full_text))
+    found = answering(ctx, item, question, _labels(ctx, full_text), TARGETED_PASSAGES)
     kept = _within(found, budget)
     if not kept:
         return [f"No passage of this paper matches {question!r}."], {"passages": []}

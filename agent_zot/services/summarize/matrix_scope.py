@@ -1,0 +1,227 @@
+"""What a review matrix asks and of which papers: the questions (given, or read from the request's words)
+and the rows (a collection, tags, item keys, or the best papers of a search), resolved with the same
+resolver and filters the other tools use."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agent_zot.errors import InvalidArgumentError
+from agent_zot.services.context import AppContext
+from agent_zot.services.match import match_items
+from agent_zot.services.resolve.library import resolve_item
+from agent_zot.services.routing.scan import words
+from agent_zot.zotero.models import Item
+
+MAX_QUESTIONS = 8
+MAX_QUESTION_CHARS = 300
+SEARCH_PAPERS = 50  # a search scope is its best 50 papers
+
+# "for each paper in my Trials collection", "across all studies tagged rct", "make a table of":
+# the request's frame, cut before the rest is split into questions.
+_FRAME = re.compile(
+    r"\b(?:for|across|in|of|from|over)\s+(?:each|every|all)(?:\s+(?:of|the))*\s+(?:(?:my|the|these|those)\s+)?"
+    r"(?:[\w-]+\s+)?(?:papers?|studies|study|articles?|items?|trials?|references|works|publications"
+    r"|sources|reports)\b"
+    r"|\b(?:make|build|create|fill(?:\s+in)?|give\s+me|produce|generate|draw\s+up|set\s+up|prepare)\s+(?:me\s+)?"
+    r"(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:table|matrix|grid|spreadsheet|chart)(?:\s+(?:of|with|for|showing|on))?"
+    r"|\b(?:review|evidence|extraction|comparison|summary)\s+(?:table|matrix|grid)(?:\s+(?:of|with|for|on))?"
+    r"|\b(?:table|matrix|grid)\s+(?:of|with|showing)\b"
+    r"|^\s*(?:compare|tabulate|extract)\s+(?:(?:the|my|all)\s+)*(?:papers?|studies|articles|trials)?"
+    r"|^\s*(?:please\s+)?(?:export|save|write|dump)\b",
+    re.IGNORECASE,
+)
+_SPLIT = re.compile(r"[?;:\n]|,|\band\b|\bas well as\b|\bplus\b|\balong with\b|&", re.IGNORECASE)
+_STEM = re.compile(
+    r"^\s*((?:what|which|how|who|when|where|whether)\s+(?:(?:was|were|is|are|did|do|does)\s+)?(?:the\s+)?)",
+    re.IGNORECASE,
+)
+_ASKS = re.compile(r"^\s*(?:what|which|how|who|when|where|whether|why|did|does|do|is|are|was|were)\b", re.I)
+_EDGE_WORDS = words(
+    "and or also then plus with the a an its their in of for on please me my each every all paper papers "
+    "study studies article articles"
+)
+_PUNCT = " \t.,;:!?()[]{}\"'“”‘’-–—"
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixScope:
+    """The papers a matrix covers: any of these, combined (keys and filters narrow, a search ranks)."""
+
+    collection: str | None = None
+    tags: tuple[str, ...] = ()
+    item_keys: tuple[str, ...] = ()
+    search: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (self.collection or self.tags or self.item_keys or self.search)
+
+    def describe(self) -> str:
+        parts = []
+        if self.collection:
+            parts.append(f"collection {self.collection!r}")
+        if self.tags:
+            parts.append("tags " + ", ".join(repr(t) for t in self.tags))
+        if self.item_keys:
+            parts.append(f"{len(self.item_keys)} listed items")
+        if self.search:
+            parts.append(f"the best papers for {self.search!r}")
+        return " and ".join(parts)
+
+    def arguments(self) -> dict[str, Any]:
+        """The scope as tool arguments (for the next-page call)."""
+        given: dict[str, Any] = {
+            "collection": self.collection,
+            "tags": list(self.tags) or None,
+            "item_keys": list(self.item_keys) or None,
+            "search": self.search,
+        }
+        return {k: v for k, v in given.items() if v}
+
+
+def scope_of(
+    params: dict[str, Any],
+    *,
+    collection: str | None,
+    tags: list[str] | None,
+    item_keys: list[str] | None,
+    search: str | None,
+) -> MatrixScope:
+    """Explicit arguments, else what the router read in the request (a collection, tags, item keys)."""
+    explicit = MatrixScope(
+        collection=(collection or "").strip() or None,
+        tags=tuple(t.strip() for t in tags or () if t.strip()),
+        item_keys=tuple(k.strip() for k in item_keys or () if k.strip()),
+        search=(search or "").strip() or None,
+    )
+    if not explicit.empty:
+        return explicit
+    return MatrixScope(
+        collection=params.get("collection") or None,
+        tags=tuple(params.get("tags") or ()),
+        item_keys=tuple(params.get("item_keys") or ()),
+    )
+
+
+def questions_of(given: list[str] | None, query: str, params: dict[str, Any]) -> list[str]:
+    """The matrix's columns: the given questions, else the request's words split into questions
+    ("what was the sample size and the primary outcome" → two)."""
+    found = [" ".join(q.split()) for q in given or () if q and q.strip()] or split_questions(query, params)
+    if not found:
+        raise InvalidArgumentError(
+            "Which questions? None were given or found in the request.",
+            hint="Pass questions=['sample size', 'primary outcome'], or ask e.g. 'for each paper in my "
+            "Trials collection: sample size and primary outcome'.",
+        )
+    if len(found) > MAX_QUESTIONS:
+        raise InvalidArgumentError(
+            f"{len(found)} questions; a matrix takes at most {MAX_QUESTIONS}.",
+            hint="Split them over two matrices (each answer stays readable).",
+        )
+    long = [q for q in found if len(q) > MAX_QUESTION_CHARS]
+    if long:
+        raise InvalidArgumentError(
+            f"A question is {len(long[0]):,} characters long; the limit is {MAX_QUESTION_CHARS}.",
+            hint="Ask each question in a few words ('sample size', 'primary outcome').",
+        )
+    return list(dict.fromkeys(found))
+
+
+def split_questions(query: str, params: dict[str, Any]) -> list[str]:
+    """The questions of a matrix request: the frame and the scope cut out, the rest split at commas,
+    semicolons, question marks and "and"; a question stem ("what was the") carries over to the pieces
+    that follow it without one."""
+    text = _FRAME.sub(" | ", query)
+    for phrase in _scope_phrases(params):
+        text = phrase.sub(" | ", text)
+    pieces = [_trim(p) for chunk in text.split("|") for p in _SPLIT.split(chunk)]
+    pieces = [p for p in pieces if any(len(w) > 1 for w in p.split())]
+    questions, stem = [], ""
+    for piece in pieces:
+        match = _STEM.match(piece)
+        if match:
+            stem = match.group(1)
+        elif stem and not _ASKS.match(piece):
+            piece = stem + piece
+        questions.append(piece)
+    return questions
+
+
+def _scope_phrases(params: dict[str, Any]) -> list[re.Pattern[str]]:
+    """The words that named the scope ("in my Trials collection", "tagged rct"), as patterns to cut."""
+    phrases = []
+    if params.get("path"):  # "... to trials.csv"
+        path = re.escape(str(params["path"]))
+        phrases.append(
+            re.compile(rf"(?:\b(?:to|as|in|into)\s+)?(?:a\s+)?(?:file\s+)?[\"'`]?{path}[\"'`]?", re.I)
+        )
+    if params.get("collection"):
+        name = re.escape(str(params["collection"]))
+        phrases.append(
+            re.compile(
+                rf"\b(?:in|from|of|within)?\s*(?:my|the)?\s*(?:collection|folder)?\s*[\"'“”]?{name}[\"'“”]?"
+                rf"(?:\s+(?:collection|folder|sub-?collection))?",
+                re.IGNORECASE,
+            )
+        )
+    for tag in params.get("tags") or ():
+        phrases.append(
+            re.compile(
+                rf"\b(?:tagged|with\s+(?:the\s+)?tags?|tag)\s+[\"'“”#]?{re.escape(str(tag))}[\"'“”]?",
+                re.IGNORECASE,
+            )
+        )
+    return phrases
+
+
+def _trim(piece: str) -> str:
+    words = piece.strip(_PUNCT).split()
+    while words and words[0].lower().strip(_PUNCT) in _EDGE_WORDS:
+        words.pop(0)
+    while words and words[-1].lower().strip(_PUNCT) in _EDGE_WORDS:
+        words.pop()
+    return " ".join(words).strip(_PUNCT)
+
+
+def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[Item]:
+    """The scope's papers, in a stable order: listed keys as given, a search's by rank, the rest by first
+    author, year and title. Collection and tags go through the search tool's filters (sub-collections
+    included; a fuzzy collection name resolves or asks)."""
+    from agent_zot.services.search import index_ready, resolve_filters
+
+    if scope.empty:
+        raise InvalidArgumentError(
+            "Which papers? The request names no collection, tags, items or search words.",
+            hint="Pass collection='Trials', tags=['rct'], item_keys=['ABCD2345'] or search='words' "
+            "(the best papers for them).",
+        )
+    library = ctx.library()
+    explicit = {"collection": scope.collection, "tags": list(scope.tags)}
+    filters = resolve_filters(library, {}, explicit)
+    if scope.item_keys:
+        listed = {item.key: item for item in (resolve_item(library, key) for key in scope.item_keys)}
+        items = [i for i in listed.values() if filters.admits(i)]
+    else:
+        items = sorted(
+            (i for i in library.items.values() if filters.admits(i)),
+            key=lambda i: (i.authors[0].last_name.casefold() if i.authors else "", i.year or 0, i.title),
+        )
+    if not scope.search:
+        return items
+    if not index_ready(ctx):  # no index: metadata words, as the export's search does
+        return match_items(items, scope.search)[:SEARCH_PAPERS]
+    from agent_zot.services.retrieval import search_papers
+
+    allowed = {i.key for i in items}
+    found = search_papers(
+        ctx.index(),
+        scope.search,
+        limit=SEARCH_PAPERS,
+        search_filter=filters.store_filter(),
+        passages_per_paper=1,
+        detail="full",
+    )
+    return [library.items[p.item_key] for p in found if p.item_key in allowed]
