@@ -85,7 +85,7 @@ def cli_check(settings: Settings) -> Any:
 
 async def test_an_intact_index_passes_every_check(index_copy: Settings, tmp_path: Path) -> None:
     report = check(index_copy)
-    assert report.ok and report.checked == ["state database", "vector store"]
+    assert report.ok and report.checked == ["state database", "vector store", "query model"]
     result = cli_check(index_copy)
     assert result.exit_code == 0 and '"ok": true' in result.output
     assert keys_of(await search(index_copy, tmp_path))

@@ -1,4 +1,6 @@
-"""`kill -9` in the middle of `update-db`: the next run finishes the job with no duplicate or orphan points."""
+"""`kill -9` in the middle of `update-db`, at several points of a first build and of a rebuild: the next
+plain run finishes the job, and the index ends identical to an uninterrupted build (the same points, no
+duplicate or orphan), as the integrity check confirms."""
 
 from __future__ import annotations
 
@@ -10,11 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agent_zot.config import Settings
+from agent_zot.index.integrity import check_index
 from agent_zot.index.resources import IndexResources
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo_pdf import write_text_pdf
-from agent_zot.zotero.reader import load_library
 
 ITEMS = 40
 
@@ -44,31 +48,108 @@ def _recorded_items(state_db: Path) -> int:
         conn.close()
 
 
-def test_killed_run_is_finished_by_the_next(tmp_path: Path) -> None:
-    db = _library(tmp_path / "Zotero")
-    state_dir = tmp_path / "state"
-    env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(state_dir), "HOME": str(tmp_path)}
-    command = [sys.executable, "-m", "agent_zot", "--library", str(db.parent), "update-db"]
-    run = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    state_db = state_dir / "index" / "state.sqlite"
-    deadline = time.monotonic() + 240
-    while _recorded_items(state_db) == 0 and run.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    run.send_signal(signal.SIGKILL)
-    run.wait()
-    partial = _recorded_items(state_db)
-    assert 0 < partial < ITEMS, "the kill should land mid-run"
-
-    finish = subprocess.run([*command, "--json"], env=env, capture_output=True, text=True, timeout=600)
-    assert finish.returncode == 0, finish.stderr
+def _points(state_dir: Path) -> dict[str, int]:
+    """Every point id with its item, and the integrity verdict, of the index in ``state_dir``."""
     resources = IndexResources(Settings(data_dir=state_dir))
     try:
         resources.open()
-        library = load_library(db)
-        recorded = dict(resources.state._conn.execute("SELECT item_key, chunks FROM items").fetchall())
-        assert set(recorded) == set(library.items)
-        assert resources.store.count() == sum(recorded.values())
-        for key, chunks in recorded.items():
-            assert len(resources.store.get_by_item(key)) == chunks
+        assert check_index(resources, thorough=True).ok
+        found: dict[str, int] = {}
+        offset = None
+        while True:
+            points, offset = resources.store.points(offset=offset, limit=512)
+            found.update((p.id, len(p.payload.get("text", ""))) for p in points)
+            if offset is None:
+                return found
     finally:
         resources.close()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _library(tmp_path_factory.mktemp("crash") / "Zotero")
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(library: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, int]:
+    state_dir = tmp_path_factory.mktemp("whole") / "state"
+    done = subprocess.run(
+        _command(library), env=_env(state_dir), capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return _points(state_dir)
+
+
+def _command(db: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "agent_zot", "--library", str(db.parent), "update-db", *extra]
+
+
+def _env(state_dir: Path) -> dict[str, str]:
+    return {**os.environ, "AGENT_ZOT_DATA_DIR": str(state_dir), "HOME": str(state_dir.parent)}
+
+
+def _kill_when(command: list[str], env: dict[str, str], state_db: Path, recorded: int) -> int:
+    """Start ``command``, kill -9 it once ``state_db`` records ``recorded`` items; the count it had."""
+    run = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while _recorded_items(state_db) < recorded and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    return _recorded_items(state_db)
+
+
+@pytest.mark.parametrize("kill_at", [1, 12, 30])
+def test_a_first_build_killed_anywhere_ends_identical_to_an_uninterrupted_one(
+    library: Path, uninterrupted: dict[str, int], tmp_path: Path, kill_at: int
+) -> None:
+    state_dir = tmp_path / "state"
+    partial = _kill_when(_command(library), _env(state_dir), state_dir / "index" / "state.sqlite", kill_at)
+    assert 0 < partial < ITEMS, "the kill should land mid-run"
+    finish = subprocess.run(
+        _command(library), env=_env(state_dir), capture_output=True, text=True, timeout=600, check=False
+    )
+    assert finish.returncode == 0, finish.stderr
+    assert _points(state_dir) == uninterrupted
+
+
+def test_a_rebuild_killed_midway_leaves_the_live_index_whole_and_the_next_rebuild_completes(
+    library: Path, uninterrupted: dict[str, int], tmp_path: Path
+) -> None:
+    state_dir = tmp_path / "state"
+    env = _env(state_dir)
+    assert (
+        subprocess.run(_command(library), env=env, capture_output=True, timeout=600, check=False).returncode
+        == 0
+    )
+    index = state_dir / "index"
+    run = subprocess.Popen(
+        _command(library, "--force-rebuild"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 240
+    while run.poll() is None and time.monotonic() < deadline:
+        built = (
+            list((index / "generations").glob("*/state.sqlite")) if (index / "generations").is_dir() else []
+        )
+        if built and _recorded_items(built[0]) >= 10:
+            break
+        time.sleep(0.02)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    assert _points(state_dir) == uninterrupted  # the live index never changed
+    plain = subprocess.run(
+        _command(library), env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert plain.returncode == 0, plain.stderr
+    assert _points(state_dir) == uninterrupted
+    again = subprocess.run(
+        _command(library, "--force-rebuild"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert _points(state_dir) == uninterrupted
+    assert len([p for p in (index / "generations").iterdir() if not p.name.startswith(".")]) == 1
