@@ -24,6 +24,7 @@ from agent_zot.services.resolve.library import author_surnames, resolve_collecti
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
+from agent_zot.services.search_building import build_progress, metadata_answer
 from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -117,9 +118,13 @@ def run_search(
             hint="Name the topic, method or paper you are looking for.",
         )
     if not index_ready(ctx):
-        raise NotFoundError(
-            NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
-        )
+        progress = build_progress(ctx, library)
+        if progress is None:
+            raise NotFoundError(
+                NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
+            )
+        candidates = [item for item in library.items.values() if filters.admits(item)]
+        return metadata_answer(library, candidates, content_words(text), size, progress), decision
     # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
     # the whole request is the better query (the topic may also lose words like "citation").
     wanted = (topic or text) if filters.describe() else text
@@ -139,6 +144,10 @@ def run_search(
         response.data["unknown_filters"] = list(filters.unknown_authors)
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
+    progress = build_progress(ctx, library)
+    if progress is not None:  # answered from the papers indexed so far
+        response.text = f"[Note: {progress.note()} This answer comes from those.]\n{response.text}"
+        response.data["building"] = progress.to_dict()
     return response, route
 
 
