@@ -247,6 +247,42 @@ def test_delete_nodes_removes_touching_edges(store: GraphStore) -> None:
     assert store.counts() == expected_counts([n for n in NODES if n.id != P2], remaining)
 
 
+def test_replace_out_edges_retags_papers_and_drops_tags_nobody_has(store: GraphStore) -> None:
+    """A retag patched in place: P1 loses tag ml (then on no paper, so gone) and collection C1 and gains
+    tag bio; P2 gains ml back under a new tag node; every other edge stays as it was."""
+    reader = store  # the same object reads after the patch: its in-memory copy must not be stale
+    store.edges_of([P1])  # loads whatever the store caches
+    stats, nlp = "tag:stats", "tag:nlp"
+    new_nodes = [Node(stats, NodeKind.TAG, {"name": "stats"}), Node(nlp, NodeKind.TAG, {"name": "nlp"})]
+    new_edges = [
+        edge(P1, EdgeKind.TAGGED, stats),
+        edge(P2, EdgeKind.TAGGED, nlp),
+        edge(P2, EdgeKind.TAGGED, stats),
+    ]
+    store.replace_out_edges(
+        [P1, P2], [EdgeKind.TAGGED, EdgeKind.IN_COLLECTION], GraphData(new_nodes, new_edges)
+    )
+    kept = [
+        e for e in EDGES if not (e.source in (P1, P2) and e.kind in (EdgeKind.TAGGED, EdgeKind.IN_COLLECTION))
+    ]
+    nodes = [n for n in NODES if n.id not in (ML, THESIS)] + new_nodes
+    assert reader.all_edges([]) == sorted_edges(kept + new_edges)
+    assert reader.counts() == expected_counts(nodes, kept + new_edges)
+    assert reader.get_nodes([ML, THESIS, stats]) == [new_nodes[0]]  # ml and the collection: no edge left
+    assert reader.edges_of([stats], direction=Direction.IN) == sorted_edges([new_edges[0], new_edges[2]])
+
+
+def test_replace_out_edges_checks_its_edges_and_changes_nothing_on_error(store: GraphStore) -> None:
+    with pytest.raises(GraphStoreError):  # a tag node neither in the batch nor in the store
+        store.replace_out_edges(
+            [P1], [EdgeKind.TAGGED], GraphData([], [edge(P1, EdgeKind.TAGGED, "tag:none")])
+        )
+    with pytest.raises(ValueError):  # an edge leaving another paper than the ones named
+        store.replace_out_edges([P1], [EdgeKind.TAGGED], GraphData([], [edge(P2, EdgeKind.TAGGED, ML)]))
+    store.replace_out_edges([], [EdgeKind.TAGGED], GraphData())
+    assert store.all_edges([]) == sorted_edges(EDGES) and store.counts() == expected_counts(NODES, EDGES)
+
+
 def test_replace_all_holds_exactly_the_new_graph(store: GraphStore) -> None:
     small = GraphData([BY_ID[P1], BY_ID[WANG], paper("paper:NEW", "New", 2024)],
                       [edge(P1, EdgeKind.AUTHORED_BY, WANG, position=3), edge("paper:NEW", EdgeKind.CITES, P1)])  # fmt: skip

@@ -184,3 +184,54 @@ def test_a_failure_in_the_owner_is_reported_at_once_not_as_a_busy_index(tmp_path
     finally:
         owner.close()
         client.close()
+
+
+def test_a_client_rewrites_payloads_and_deletes_one_kind_through_the_owner(tmp_path: Path) -> None:
+    """update-db's in-place metadata updates, run while a server owns the index."""
+    from agent_zot.index.store import SearchFilter
+
+    owner, client = open_index(tmp_path), open_index(tmp_path)
+    try:
+        owner.upsert([make_point(n) for n in range(4)])
+        assert owner.is_owner and not client.is_owner
+        client.set_payloads({"ITEM0001": {"tags": ["retagged"], "title": "New"}})
+        hits = owner.get_by_item("ITEM0001")
+        assert hits and all(h.payload["tags"] == ["retagged"] and h.payload["title"] == "New" for h in hits)
+        assert owner.count(SearchFilter(tags=("retagged",))) == len(hits)
+        client.delete_items(["ITEM0001", "ITEM0002"], kinds=["nonesuch"])
+        assert owner.count() == 4  # no point of that kind: nothing deleted
+        kind = hits[0].payload["kind"]
+        client.delete_items(["ITEM0001"], kinds=[kind])
+        assert owner.get_by_item("ITEM0001") == [] and owner.count() == 3
+    finally:
+        owner.close()
+        client.close()
+
+
+def test_a_store_that_fails_to_open_leaves_the_index_free_for_the_next_try(tmp_path: Path) -> None:
+    """E.g. a disk with no room to open the store: the caller gets the error, and neither it nor another
+    process is locked out once there is room."""
+    from agent_zot.index.space import DiskFullError
+    from agent_zot.index.store_edge import EdgeStore
+
+    attempts: list[int] = []
+
+    def factory() -> EdgeStore:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise DiskFullError("The disk is full; opening the full-text index needs about 70 MB.")
+        (tmp_path / "shard").mkdir(parents=True, exist_ok=True)
+        store = EdgeStore(tmp_path / "shard")
+        store.open_or_create(model="test-model", dense_dim=DIM, sparse="bm25")
+        return store
+
+    index, other = SharedIndex(tmp_path, factory), open_index(tmp_path)
+    try:
+        with pytest.raises(DiskFullError):
+            index.count()
+        assert not index.is_owner
+        other.upsert([make_point(n) for n in range(2)])  # another process can own it now
+        assert other.is_owner and index.count() == 2
+    finally:
+        index.close()
+        other.close()

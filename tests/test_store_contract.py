@@ -270,6 +270,61 @@ def test_delete_attachments_removes_exactly_their_points(store: VectorStore) -> 
     assert {h.id for h in store.get_by_item("ITEMB")} == {pid("B-meta"), pid("B-c2")}
 
 
+def test_delete_items_of_some_kinds_keeps_their_other_points(store: VectorStore) -> None:
+    store.delete_items(["ITEMA", "ITEMB"], kinds=["metadata"])
+    assert all_ids(store) == set(BY_ID) - {pid("A-meta"), pid("B-meta")}
+    assert {h.id for h in store.get_by_item("ITEMA")} == {pid("A-c1"), pid("A-c2")}
+
+
+def test_set_payloads_rewrites_the_fields_of_every_point_of_each_item_in_place(store: VectorStore) -> None:
+    before = {h.id: h.payload for h in store.get_by_item("ITEMA")}
+    store.set_payloads(
+        {"ITEMA": {"tags": ["retagged"], "collections": [], "title": "New title"}, "ITEMC": {"year": 1999}}
+    )
+    after = {h.id: h.payload for h in store.get_by_item("ITEMA")}
+    assert set(after) == set(before)
+    for point_id, fields in after.items():  # the new fields, and every other field (text, page) as it was
+        assert fields == before[point_id] | {"tags": ["retagged"], "collections": [], "title": "New title"}
+    expected = {p.id: p.payload for p in ALL_POINTS}  # the reference: the updates applied by hand
+    for point_id in after:
+        expected[point_id] = expected[point_id] | {
+            "tags": ["retagged"],
+            "collections": [],
+            "title": "New title",
+        }
+    expected[pid("C-c1")] = expected[pid("C-c1")] | {"year": 1999}
+    for f in (
+        SearchFilter(tags=("retagged",)),
+        SearchFilter(tags=("nlp",)),
+        SearchFilter(collections=("COLL1",)),
+        SearchFilter(year_max=1999),
+    ):
+        assert all_ids(store, f) == {i for i, fields in expected.items() if matches(fields, f)}, f
+    hits = store.search(axis(1), None, limit=1, filter=SearchFilter(tags=("retagged",)))
+    assert hits[0].id == pid("A-c1")  # vectors untouched: the nearest point is still the nearest
+    assert store.get_by_item("ITEMB")[0].payload["tags"] == ["bio"]  # other items untouched
+    assert store.count() == len(ALL_POINTS)
+
+
+def test_set_payloads_removes_a_field_given_as_none(store: VectorStore) -> None:
+    store.set_payloads({"ITEMA": {"year": None, "tags": []}})
+    for hit in store.get_by_item("ITEMA"):
+        assert "year" not in hit.payload and hit.payload["tags"] == [] and hit.payload["item_key"] == "ITEMA"
+    assert all_ids(store, SearchFilter(year_min=2000, year_max=2002)) == {
+        p.id
+        for p in ALL_POINTS
+        if p.payload["item_key"] != "ITEMA" and matches(p.payload, SearchFilter(year_min=2000, year_max=2002))
+    }
+    store.set_payloads({"ITEMA": {"year": 2003}})
+    assert {h.payload["year"] for h in store.get_by_item("ITEMA")} == {2003}
+
+
+def test_set_payloads_of_nothing_or_of_an_unknown_item_changes_nothing(store: VectorStore) -> None:
+    store.set_payloads({})
+    store.set_payloads({"NOSUCHKY": {"tags": ["x"]}})
+    assert store.count() == len(ALL_POINTS) and all_ids(store, SearchFilter(tags=("x",))) == set()
+
+
 def test_delete_nothing_is_a_no_op(store: VectorStore) -> None:
     store.delete_items([])
     store.delete_attachments([])
@@ -365,6 +420,22 @@ def test_every_filter_field(store: VectorStore, f: SearchFilter) -> None:
     assert set(ids(fused)) <= expected
     sparse_only = store.search(None, SparseVector([0, 1, 2, 3, 7, 99, 1002], [1.0] * 7), limit=50, filter=f)
     assert set(ids(sparse_only)) <= expected
+
+
+def test_existing_ids_are_those_stored(store: VectorStore) -> None:
+    assert store.existing_ids([pid("A-meta"), pid("nonesuch"), pid("C-c1")]) == {pid("A-meta"), pid("C-c1")}
+    assert store.existing_ids([]) == set()
+    store.delete_items(["ITEMA"])
+    assert store.existing_ids([pid("A-meta")]) == set()
+
+
+def test_points_per_item_counts_every_key(store: VectorStore) -> None:
+    expected: dict[str, int] = {}
+    for p in ALL_POINTS:
+        expected[p.payload["item_key"]] = expected.get(p.payload["item_key"], 0) + 1
+    assert store.points_per_item() == expected
+    store.delete_items(["ITEMA"])
+    assert store.points_per_item() == {k: n for k, n in expected.items() if k != "ITEMA"}
 
 
 def test_count_without_filter(store: VectorStore) -> None:

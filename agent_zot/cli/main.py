@@ -224,9 +224,11 @@ def update_db(
 
 
 def _format_summary(data: dict[str, Any]) -> str:
+    in_place = data.get("updated_in_place")
     lines = [
         f"Indexed {data['indexed']} items ({data['pages']} pages, {data['chunks']} chunks) in {data['seconds']:.1f} s; "
-        f"{data['unchanged']} unchanged, {data['removed']} removed from the index.",
+        + (f"{in_place} updated in place (metadata only); " if in_place else "")
+        + f"{data['unchanged']} unchanged, {data['removed']} removed from the index.",
         f"Model: {data['model']}"
         + (f" on {data['engine']}" if data.get("engine") else "")
         + f"; store: {data['store']}.",
@@ -245,7 +247,9 @@ def _format_summary(data: dict[str, Any]) -> str:
             f"{notes['removed']} removed."
         )
     graph = data.get("graph")
-    if graph:
+    if graph and "papers_patched" in graph:
+        lines.append(f"Graph: tags and collections of {graph['papers_patched']} papers updated in place.")
+    elif graph:
         lines.append(
             f"Graph: {graph['papers']} papers, {graph['authors']} authors, {graph['concepts']} concepts; "
             f"{graph['references']} references → {graph['citations_in_library']} citations within the library, "

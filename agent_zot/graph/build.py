@@ -106,6 +106,21 @@ def _add_paper(graph: _Graph, item: Item, library: Library) -> None:
             graph.edge(pid, EdgeKind.IN_COLLECTION, cid)
 
 
+# The edges a paper's filing makes (its tags and collections): all a retag changes in the graph
+FILING_KINDS = (EdgeKind.TAGGED, EdgeKind.IN_COLLECTION)
+
+
+def filing_edges(library: Library, items: Iterable[Item]) -> GraphData:
+    """The FILING_KINDS edges of these papers and the tag and collection nodes they reach, as a full
+    build makes them."""
+    graph = _Graph()
+    for item in items:
+        _add_paper(graph, item, library)
+    edges = [e for e in graph.edges.values() if e.kind in FILING_KINDS]
+    targets = {e.target for e in edges}
+    return GraphData([n for n in graph.nodes.values() if n.id in targets], edges)
+
+
 def venue_key(name: str) -> str:
     """Case, accents, punctuation and a trailing year folded: "Proc. of ACL 2020" ~ "proc of acl"."""
     folded = ascii_fold(name)

@@ -19,6 +19,7 @@ from agent_zot.config import Settings
 from agent_zot.graph.concepts import extract_keyphrases
 from agent_zot.graph.references import Reference, parse_references
 from agent_zot.hardware import worker_count
+from agent_zot.index.changes import creators_fingerprint, text_fingerprint
 from agent_zot.state.db import connect
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
@@ -181,11 +182,11 @@ def current_facts(
 ) -> dict[str, PaperFacts]:
     """Facts for every item: cached where what they are computed from is unchanged, else computed.
 
-    The key covers the item's metadata *and* the files its text came from: a file parsed for the first
-    time (after `update-db --no-fulltext`), repaired or replaced changes its attachment fingerprint, so
-    the references and keyphrases are read again from the new text."""
+    The key covers the item's metadata text (not its tags or collections: a retag reuses the facts) *and*
+    the files its text came from: a file parsed for the first time (after `update-db --no-fulltext`),
+    repaired or replaced changes its attachment fingerprint, so the references and keyphrases are read
+    again from the new text."""
     extractor, keyphrases = keyphrase_extractor(settings)
-    fingerprints = state.item_fingerprints()
     files = state.attachment_fingerprints()
     owned = state.attachments_by_item()
     cached = cache.load()
@@ -193,7 +194,7 @@ def current_facts(
     todo: list[tuple[Item, str]] = []
     for item in items:
         sources = ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ())))
-        fingerprint = f"{fingerprints.get(item.key, 'unindexed')}|{sources}|{extractor}"
+        fingerprint = f"{text_fingerprint(item)}|{creators_fingerprint(item)}|{sources}|{extractor}"
         stored_fp, stored = cached.get(item.key, ("", None))
         if stored is not None and stored_fp == fingerprint:
             result[item.key] = stored

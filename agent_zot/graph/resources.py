@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 
 from agent_zot.config import Settings
-from agent_zot.graph.build import BuildStats, build_graph
+from agent_zot.graph.build import FILING_KINDS, BuildStats, build_graph, filing_edges
 from agent_zot.graph.facts import FactsCache, current_facts
+from agent_zot.graph.model import paper_id
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
-from agent_zot.zotero.models import Library
+from agent_zot.zotero.models import Item, Library
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,18 @@ class GraphResources:
                     self.neo4j.replace_all(data)
             stats.counts = self.local.stored_counts()
             return stats
+
+    def patch_papers(self, library: Library, items: Sequence[Item]) -> dict[str, float]:
+        """Bring the tags and collections of these papers up to date in place (a retag, a paper filed
+        into a collection): only their TAGGED and IN_COLLECTION edges are rewritten, so the result equals
+        a rebuild without its cost. Callers patch only items whose other graph inputs are unchanged."""
+        data = filing_edges(library, items)
+        sources = [paper_id(item.key) for item in items]
+        with self._lock:
+            self.local.replace_out_edges(sources, FILING_KINDS, data)
+            if self.settings.graph_store == "neo4j":
+                self.neo4j.replace_out_edges(sources, FILING_KINDS, data)
+        return {"papers_patched": len(items), "edges": len(data.edges)}
 
     def sync(self) -> dict[str, int]:
         """Push the embedded graph to the Neo4j server (``agent-zot graph sync``)."""

@@ -41,6 +41,12 @@ class GraphStore(Protocol):
         kind is part of its id (its prefix) and is not expected to change."""
         ...
 
+    def replace_out_edges(self, sources: Sequence[str], kinds: Sequence[EdgeKind], graph: GraphData) -> None:
+        """Make the ``kinds`` edges leaving ``sources`` exactly those in ``graph`` (its nodes are upserted
+        with them, and its edges must leave ``sources``). A node such an edge reached before that no edge
+        touches now is removed. For a metadata edit (a retag) patched without rebuilding the graph."""
+        ...
+
     def delete_nodes(self, node_ids: Iterable[str]) -> None:
         """Remove nodes and every edge touching them; unknown ids are ignored."""
         ...

@@ -214,6 +214,43 @@ class Neo4jGraphStore:
 
         self._run(work, write=True)
 
+    def replace_out_edges(self, sources: Sequence[str], kinds: Sequence[EdgeKind], graph: GraphData) -> None:
+        nodes, edges = dedupe_batch(graph)
+        wanted = sorted(set(sources))
+        if not wanted or not kinds:
+            return
+        outside = sorted({e.source for e in edges} - set(wanted))
+        if outside or any(e.kind not in kinds for e in edges):
+            raise ValueError(
+                f"edges must leave {wanted} with kinds {list(kinds)}: {outside or 'other kinds'}"
+            )
+
+        def work(tx: ManagedTransaction) -> None:
+            referenced = {end for e in edges for end in (e.source, e.target)}
+            existing = _existing(tx, sorted(referenced | {n.id for n in nodes}))
+            missing = missing_endpoints(edges, (n.id for n in nodes), existing)
+            if missing:
+                raise dangling_error(missing)  # raised inside the transaction: it rolls back
+            reached: set[str] = set()
+            for kind in kinds:
+                for batch in _batches(wanted):
+                    found = tx.run(
+                        f"UNWIND $ids AS x MATCH (s:Node {{id: x}})-[r:{kind.value}]->(t) "
+                        "DELETE r RETURN t.id",
+                        ids=batch,
+                    )
+                    reached.update(found.value())
+            _write_nodes(tx, nodes, existing)
+            _write_edges(tx, edges, "MERGE")
+            for batch in _batches(sorted(reached)):
+                tx.run(
+                    "UNWIND $ids AS x MATCH (n:Node {id: x}) OPTIONAL MATCH (n)-[r]-() "
+                    "WITH n, count(r) AS touching WHERE touching = 0 DELETE n",
+                    ids=batch,
+                ).consume()
+
+        self._run(work, write=True)
+
     def delete_nodes(self, node_ids: Iterable[str]) -> None:
         ids = sorted(set(node_ids))
         if not ids:

@@ -219,6 +219,33 @@ class NetworkxGraphStore:
                 conn.executemany("DELETE FROM graph_nodes WHERE id = ?", gone)
             current.remove_nodes_from(row[0] for row in gone)
 
+    def replace_out_edges(self, sources: Sequence[str], kinds: Sequence[EdgeKind], graph: GraphData) -> None:
+        nodes, edges = dedupe_batch(graph)
+        wanted, kind_values = sorted(set(sources)), [k.value for k in kinds]
+        if not wanted or not kind_values:
+            return
+        outside = sorted({e.source for e in edges} - set(wanted))
+        if outside or any(e.kind not in kinds for e in edges):
+            raise ValueError(
+                f"edges must leave {wanted} with kinds {kind_values}: {outside or 'other kinds'}"
+            )
+        with self._lock:
+            conn = self._connection()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                completed = False
+                try:
+                    _replace_out_edges(conn, wanted, kind_values, nodes, edges)
+                    conn.execute(_BUMP)
+                    completed = True
+                finally:  # as in _writing: anything that did not complete (even Ctrl-C) rolls back
+                    conn.execute("COMMIT" if completed else "ROLLBACK")
+            except sqlite3.Error as exc:
+                self._graph = None
+                raise self._error("write", exc) from exc
+            # The tables changed without loading the graph (a patch in update-db): readers load it again
+            self._graph, self._version, self._data_version = None, -1, -1
+
     def replace_all(self, graph: GraphData) -> None:
         """Make the stored graph equal to ``graph``, writing only the rows that differ: a rebuild after a
         few changed items rewrites a few rows, and the old graph is compared as stored text, not loaded."""
@@ -394,6 +421,44 @@ def _write_difference(
     conn.executemany(_UPSERT_NODE, put_nodes)
     conn.executemany(_UPSERT_EDGE, put_edges)
     return bool(gone_edges or gone_nodes or put_nodes or put_edges)
+
+
+def _replace_out_edges(
+    conn: sqlite3.Connection,
+    sources: list[str],
+    kinds: list[str],
+    nodes: Sequence[Node],
+    edges: Sequence[Edge],
+) -> None:
+    """``replace_out_edges`` on the tables, without loading the graph."""
+    missing = missing_endpoints(edges, (n.id for n in nodes), _ids_in(conn, edges))
+    if missing:
+        raise dangling_error(missing)
+    leaving = _rows_in(conn, "SELECT source, kind, target FROM graph_edges WHERE source IN ({})", sources)
+    old = [row for row in leaving if row[1] in kinds]
+    conn.executemany("DELETE FROM graph_edges WHERE source = ? AND kind = ? AND target = ?", old)
+    conn.executemany(_UPSERT_NODE, [(n.id, n.kind.value, _dumps(n.props)) for n in nodes])
+    conn.executemany(_UPSERT_EDGE, [(e.source, e.kind.value, e.target, _dumps(e.props)) for e in edges])
+    for (target,) in {(t,) for _, _, t in old}:
+        touched = conn.execute(
+            "SELECT 1 FROM graph_edges WHERE source = ? OR target = ? LIMIT 1", (target, target)
+        ).fetchone()
+        if touched is None:
+            conn.execute("DELETE FROM graph_nodes WHERE id = ?", (target,))
+
+
+def _rows_in(conn: sqlite3.Connection, query: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
+    """``query`` with its ``IN ({})`` over ``values``, a batch at a time (SQLite caps the parameters)."""
+    rows: list[tuple[Any, ...]] = []
+    for start in range(0, len(values), 500):
+        batch = values[start : start + 500]
+        rows += conn.execute(query.format(",".join("?" * len(batch))), batch).fetchall()
+    return rows
+
+
+def _ids_in(conn: sqlite3.Connection, edges: Sequence[Edge]) -> set[str]:
+    ends = sorted({end for e in edges for end in (e.source, e.target)})
+    return {row[0] for row in _rows_in(conn, "SELECT id FROM graph_nodes WHERE id IN ({})", ends)}
 
 
 # -- helpers over the in-memory graph -------------------------------------------------------------

@@ -1,10 +1,17 @@
-"""Decide what `update-db` must do: which items changed, which are unchanged, which left the library.
+"""Decide what `update-db` must do: which items changed, how much of each, and which left the library.
 
-An item needs indexing when its metadata fingerprint changed (Zotero's version and dateModified, plus a
-hash of what the metadata point contains, since collection membership can change without either), when
-its set of indexable attachments changed, or when an attachment's file changed. File changes are judged
-by size and mtime first; when those moved, the content hash decides, so a file Zotero merely touched
-is not parsed again.
+Every change is classified by what it touches, so it costs what changed:
+
+- ``full``: the item is new, its set of indexable attachments changed, or a file's content changed. Its
+  files are parsed and every chunk embedded again.
+- ``metadata``: what the metadata point's text says (title, authors, venue, year, abstract) changed. Only
+  that one point is embedded again; every other point gets the new payload in place.
+- ``payload``: only what points carry beside their text changed (tags, collections, creators' last names),
+  or only Zotero's version stamp moved. Payloads are rewritten in place; nothing is embedded.
+
+The item fingerprint keeps the parts apart to tell these cases: Zotero's version and dateModified, a hash
+of the metadata text and a hash of the payload fields. File changes are judged by size and mtime first;
+when those moved, the content hash decides, so a file Zotero merely touched is not parsed again.
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_zot.index.chunking import metadata_text
+from agent_zot.index.store import item_payload
 from agent_zot.zotero.models import Attachment, Item, Library
 
 # Attachment types whose text we can extract; others (images, ...) only count as metadata.
@@ -30,21 +39,54 @@ def is_indexable(attachment: Attachment) -> bool:
     return attachment.content_type in INDEXABLE_TYPES
 
 
+FULL, METADATA, PAYLOAD = "full", "metadata", "payload"
+_FORMAT = "f2"  # fingerprints written before the parts were kept apart have no such prefix
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
+
+
+def _graph_fields(item: Item) -> str:
+    """What the knowledge graph reads from an item beside its text, tags and collections: identifiers
+    that match citations, every creator with its role, related items."""
+    creators = ";".join(f"{c.creator_type}:{c.full_name}" for c in item.creators)
+    relations = ";".join(sorted(f"{r.predicate} {r.target_uri}" for r in item.relations))
+    return "\x1f".join([item.doi, item.item_type, item.venue, str(item.year or ""), creators, relations])
+
+
+def text_fingerprint(item: Item) -> str:
+    """A hash of the item's metadata text: what its metadata point and its graph facts are made from."""
+    return f"t{_digest(metadata_text(item))}"
+
+
+def creators_fingerprint(item: Item) -> str:
+    """A hash of every creator's name and role (keyphrase extraction leaves names out)."""
+    return f"c{_digest(';'.join(f'{c.creator_type}:{c.full_name}' for c in item.creators))}"
+
+
 def item_fingerprint(item: Item) -> str:
-    metadata = "\x1f".join(
-        [
-            item.title,
-            item.venue,
-            str(item.year or ""),
-            item.abstract,
-            item.item_type,
-            ";".join(c.full_name for c in item.creators),
-            ";".join(sorted(item.tag_names())),
-            ";".join(sorted(item.collection_keys)),
-        ]
+    """``f2|v<version>|<dateModified>|t<metadata text>|p<payload fields>|g<graph fields>`` (hashes)."""
+    payload = item_payload(item)
+    fields = "\x1f".join(f"{key}={payload[key]!r}" for key in sorted(payload))
+    graph = _digest(_graph_fields(item))
+    return (
+        f"{_FORMAT}|v{item.version}|{item.date_modified}|{text_fingerprint(item)}|p{_digest(fields)}|g{graph}"
     )
-    digest = hashlib.sha1(metadata.encode("utf-8"), usedforsecurity=False).hexdigest()[:16]
-    return f"v{item.version}|{item.date_modified}|{digest}"
+
+
+def _parts(fingerprint: str) -> list[str] | None:
+    parts = fingerprint.split("|")
+    return parts if len(parts) == 6 and parts[0] == _FORMAT else None
+
+
+def metadata_scope(old: str, new: str) -> tuple[str, bool]:
+    """How much of an indexed item whose files are unchanged must be redone (``old != new``): the scope,
+    and whether only its tags and collections changed, which the graph patches in place."""
+    old_parts, new_parts = _parts(old), _parts(new)
+    if old_parts is None or new_parts is None or old_parts[3] != new_parts[3]:
+        return METADATA, False
+    return PAYLOAD, old_parts[5] == new_parts[5]
 
 
 def _stat_part(path: Path | None) -> str:
@@ -98,6 +140,8 @@ class ItemWork:
     fingerprint: str
     attachments: list[tuple[Attachment, str]]  # (attachment, its new fingerprint)
     reason: str  # "new", "metadata changed", "file changed", "forced", ...
+    scope: str = FULL  # FULL | METADATA | PAYLOAD: how much must be redone (see the module docstring)
+    graph_local: bool = False  # only tags and collections changed: the graph is patched, not rebuilt
 
 
 @dataclass(slots=True)
@@ -105,6 +149,16 @@ class UpdatePlan:
     work: list[ItemWork] = field(default_factory=list)
     unchanged: int = 0
     removed: list[str] = field(default_factory=list)  # item keys to delete from the index
+
+    @property
+    def full(self) -> list[ItemWork]:
+        """Items whose files are parsed and chunks embedded again."""
+        return [w for w in self.work if w.scope == FULL]
+
+    @property
+    def in_place(self) -> list[ItemWork]:
+        """Items updated in place: their payloads, and the metadata point where its text changed."""
+        return [w for w in self.work if w.scope != FULL]
 
 
 def plan_update(
@@ -121,7 +175,7 @@ def plan_update(
     """Compare the library with what the state database recorded.
 
     A metadata-only run (``fulltext=False``) looks at item metadata alone, so it neither re-parses files
-    nor keeps re-indexing items whose files it did not parse.
+    nor keeps re-indexing items whose files it did not parse. A forced run redoes every item in full.
     """
     plan = UpdatePlan()
     wanted = {k.upper() for k in only} if only else None
@@ -145,7 +199,10 @@ def plan_update(
         if reason is None:
             plan.unchanged += 1
             continue
-        plan.work.append(ItemWork(item, fingerprint, files, reason))
+        entry = ItemWork(item, fingerprint, files, reason)
+        if reason == "metadata changed":
+            entry.scope, entry.graph_local = metadata_scope(indexed_items[key], fingerprint)
+        plan.work.append(entry)
     if wanted is None:
         plan.removed = sorted(set(indexed_items) - set(library.items))
     plan.work.sort(key=lambda w: w.item.date_added, reverse=True)  # newest papers are searchable first

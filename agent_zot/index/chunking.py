@@ -291,7 +291,10 @@ def _make_chunk(
 
 
 def metadata_text(item: Item) -> str:
-    """Title, authors, venue and year, tags and abstract as one passage (what a metadata search matches)."""
+    """Title, authors, venue and year and abstract as one passage (what a metadata search matches).
+
+    Tags stay out: they are the user's filing, matched by filters on the payload, and a retag then
+    rewrites payloads without embedding anything again (index/changes.py)."""
     lines = [item.title or f"Untitled {item.item_type}"]
     authors = ", ".join(c.full_name for c in item.authors if c.full_name)
     if authors:
@@ -299,9 +302,6 @@ def metadata_text(item: Item) -> str:
     published = ", ".join(part for part in (item.venue, str(item.year or "")) if part)
     if published:
         lines.append(f"Published: {published}")
-    tags = item.tag_names()
-    if tags:
-        lines.append(f"Tags: {'; '.join(tags)}")
     if item.abstract.strip():
         lines.append("")
         lines.append(item.abstract.strip())

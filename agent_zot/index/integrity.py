@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,7 +149,7 @@ def _check_vectors(resources: IndexResources, report: IntegrityReport, expected:
     total, stored = sum(expected.values()), store.count()
     report.checked.append("vector store")
     if report.thorough:
-        found = _points_per_key(store)
+        found = store.points_per_item()
         missing = sorted(k for k, n in expected.items() if found.get(k, 0) < n)
         orphans = sorted(k for k in found if k not in expected)
     else:
@@ -205,14 +204,3 @@ def _check_query_model(resources: IndexResources, report: IntegrityReport) -> No
                 f"{UPDATE_DB} exports it again",
             )
         )
-
-
-def _points_per_key(store: Any) -> Counter[str]:
-    """Every point's item (or note) key, counted: one pass over the store's payloads."""
-    found: Counter[str] = Counter()
-    offset: str | None = None
-    while True:
-        points, offset = store.points(offset=offset, limit=512)
-        found.update(str(p.payload.get("item_key", "")) for p in points)
-        if offset is None:
-            return found

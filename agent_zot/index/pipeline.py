@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_zot.index.changes import UNPARSED, ItemWork
+from agent_zot.index.changes import METADATA, UNPARSED, ItemWork
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
-from agent_zot.index.store import Point
+from agent_zot.index.store import Point, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
 from agent_zot.state.index import AttachmentRecord, PageRecord
@@ -123,6 +123,46 @@ class IndexPipeline:
             stats.ocr_seconds += ready.ocr_seconds
         return stats
 
+    def refresh(self, entries: list[ItemWork]) -> StoredBatch:
+        """Update indexed items in place whose files did not change (index/changes.py): embed their
+        metadata point again where its text changed, rewrite every point's payload, record the new
+        fingerprints. An interrupted run leaves the old fingerprints, so the next run does it again."""
+        stats = StoredBatch()
+        if not entries:
+            return stats
+        resources, times = self.resources, self.times
+        retext = [w for w in entries if w.scope == METADATA]
+        chunks = [metadata_chunk(w.item) for w in retext]
+        # A point's id hashes its text: one already stored has that text (an index from before the
+        # fingerprint kept its parts tells no more than "something changed")
+        stored = resources.store.existing_ids([c.id for c in chunks])
+        retext = [w for w, c in zip(retext, chunks, strict=True) if c.id not in stored]
+        chunks = [c for c in chunks if c.id not in stored]
+        if retext:
+            texts = [c.text for c in chunks]
+            with times.measure("model load (waited for)"):
+                resources.embedder.load()
+            started = time.perf_counter()
+            with times.measure("embed (dense)"):
+                dense = resources.embedder.embed_documents(texts)
+            with times.measure("embed (sparse)"):
+                sparse = resources.sparse_documents(texts)
+            stats.embed_seconds = time.perf_counter() - started
+            points = [
+                _point(c, w.item, dense[i], sparse[i])
+                for i, (c, w) in enumerate(zip(chunks, retext, strict=True))
+            ]
+            with times.measure("vector store writes"):
+                resources.store.delete_items([w.item.key for w in retext], kinds=["metadata"])
+                resources.store.upsert(points)
+            stats.chunks = len(points)
+        with times.measure("vector store writes"):
+            resources.store.set_payloads({w.item.key: item_payload(w.item) for w in entries})
+        with times.measure("state writes"):
+            resources.state.update_fingerprints({w.item.key: w.fingerprint for w in entries})
+        stats.items = len(entries)
+        return stats
+
     def _chunks_of(self, item: Item, attachment: Attachment, document: ParsedDocument) -> list[Chunk]:
         if not document.pages:
             return []
@@ -185,11 +225,6 @@ def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
             "page_end": chunk.page_end,
             "section": chunk.section,
             **({"ocr": True} if chunk.ocr else {}),  # only where true: most chunks are not OCR'd
-            "year": item.year,
-            "item_type": item.item_type,
-            "collections": list(item.collection_keys),
-            "tags": item.tag_names(),
-            "creators": [c.last_name for c in item.creators],
-            "title": item.title,
+            **{key: value for key, value in item_payload(item).items() if value is not None},
         },
     )

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from agent_zot.index.space import MARGIN, free_bytes
+
 log = logging.getLogger(__name__)
 
 FILE = "model.onnx"
@@ -47,6 +49,17 @@ def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
     try:
         import torch
     except ImportError:
+        return False
+    # About the size of the weights; a cache, so it is skipped rather than fill the disk (index/space.py)
+    weights = sum(p.stat().st_size for p in (*model_dir.glob("*.safetensors"), *model_dir.glob("*.bin")))
+    free = free_bytes(target.parent)
+    if free < weights + MARGIN:
+        log.warning(
+            "No ONNX query model (queries will load torch): exporting it needs about %.0f MB free, the disk "
+            "has %.0f MB",
+            (weights + MARGIN) / 1e6,
+            free / 1e6,
+        )
         return False
     encoder = model[0].auto_model
 

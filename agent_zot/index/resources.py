@@ -18,6 +18,7 @@ from agent_zot.hardware import torch_device
 from agent_zot.index.embed import Embedder, make_embedder
 from agent_zot.index.generations import Generation, GenerationHold, IndexLayout
 from agent_zot.index.shared import SharedIndex
+from agent_zot.index.space import keep_reserve, make_room_to_read
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import IndexInfo, SparseVector, VectorStore
 from agent_zot.index.stores import open_store
@@ -56,6 +57,9 @@ class IndexResources:
     def acquire(self) -> bool:
         """Hold this generation (the sweeper leaves it alone); False when it was retired meanwhile."""
         if self._hold is None:
+            # Before the first use's few writes (SQLite's shared memory, the store's config): on a full
+            # disk the reserve set aside by `close` gives them room (index/space.py)
+            make_room_to_read(self.layout.root)
             self._hold = self.layout.hold(self.generation)
         return self._hold is not None
 
@@ -197,6 +201,7 @@ class IndexResources:
         if self._hold is not None:
             self._hold.release()
             self._hold = None
+        keep_reserve(self.layout.root)
 
 
 def server_collection(generation: Generation) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -25,7 +26,7 @@ import socketserver
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +41,16 @@ _MAX_MESSAGE = 512 * 1024 * 1024
 _CONNECT_TIMEOUT_S = 2.0
 _CALL_TIMEOUT_S = 600.0
 _TAKEOVER_ATTEMPTS = 20
+_POLL_S = 0.1
 _METHODS = frozenset(
     {
         "open_or_create",
         "upsert",
         "delete_items",
         "delete_attachments",
+        "set_payloads",
+        "points_per_item",
+        "existing_ids",
         "search",
         "count",
         "get_by_item",
@@ -232,8 +237,11 @@ class SharedIndex:
     def upsert(self, points: list[Point]) -> None:
         self._call("upsert", list(points))
 
-    def delete_items(self, item_keys: list[str]) -> None:
-        self._call("delete_items", list(item_keys))
+    def delete_items(self, item_keys: list[str], *, kinds: Sequence[str] = ()) -> None:
+        self._call("delete_items", list(item_keys), kinds=list(kinds))
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        self._call("set_payloads", {key: dict(fields) for key, fields in updates.items()})
 
     def delete_attachments(self, attachment_keys: list[str]) -> None:
         self._call("delete_attachments", list(attachment_keys))
@@ -246,6 +254,12 @@ class SharedIndex:
 
     def get_by_item(self, item_key: str) -> list[Hit]:
         return self._call("get_by_item", item_key)
+
+    def points_per_item(self) -> dict[str, int]:
+        return self._call("points_per_item")
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        return set(self._call("existing_ids", list(ids)))
 
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
         page, following = self._call("points", offset=offset, limit=limit)
@@ -304,18 +318,17 @@ class SharedIndex:
         if not try_lock(handle):
             handle.close()
             return False
+        try:
+            self._local = self._open_local()
+        except BaseException:  # e.g. no room to open it: let the next call (or process) try again
+            unlock(handle)
+            handle.close()
+            raise
         self._lock_file = handle
-        self._local = self._factory()
-        if self._open_params is not None:
-            self._local.open_or_create(**self._open_params)
-        elif hasattr(self._local, "open_existing"):
-            # Taking over before this process opened the store itself (its requests went to the old
-            # owner): open it as it was created, or the requests other processes send would find it shut.
-            info = self._local.open_existing()
-            if info is not None:
-                self._open_params = {"model": info.model, "dense_dim": info.dense_dim, "sparse": info.sparse}
         self._server = _OwnerServer(self._local, self._store_lock)
-        threading.Thread(target=self._server.serve_forever, name="agent-zot-index-owner", daemon=True).start()
+        # A short poll: closing waits for it (a 0.5 s default made every short update-db 0.3 s slower)
+        serve = functools.partial(self._server.serve_forever, poll_interval=_POLL_S)
+        threading.Thread(target=serve, name="agent-zot-index-owner", daemon=True).start()
         _write_private_json(
             self.folder / "owner.json",
             {
@@ -327,6 +340,26 @@ class SharedIndex:
         )
         log.info("this process now owns the index in %s", self.folder)
         return True
+
+    def _open_local(self) -> VectorStore:
+        local = self._factory()
+        try:
+            if self._open_params is not None:
+                local.open_or_create(**self._open_params)
+            elif hasattr(local, "open_existing"):
+                # Taking over before this process opened the store itself (its requests went to the old
+                # owner): open it as it was created, or the requests other processes send would find it shut.
+                info = local.open_existing()
+                if info is not None:
+                    self._open_params = {
+                        "model": info.model,
+                        "dense_dim": info.dense_dim,
+                        "sparse": info.sparse,
+                    }
+        except BaseException:
+            local.close()
+            raise
+        return local
 
     def _remote(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         with self._conn_lock:

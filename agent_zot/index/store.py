@@ -3,8 +3,8 @@
 A point is one chunk of a paper (or its metadata record) with a dense vector, an optional sparse vector and
 a payload. Payload keys: ``item_key`` (str), ``attachment_key`` (str | None), ``kind`` ("chunk" |
 "metadata"), ``text`` (str), ``page_start``/``page_end`` (int | None), ``section`` (str | None), ``year``
-(int | None), ``item_type`` (str), ``collections`` (collection keys), ``tags``, ``creators`` (last names)
-and ``title`` (str).
+(int, absent when unknown), ``item_type`` (str), ``collections`` (collection keys), ``tags``, ``creators``
+(last names) and ``title`` (str).
 
 Notes and annotations share the store as points of kind "note" | "annotation" (index/notes.py): their
 ``item_key`` is their own Zotero key (so deleting an item's points never touches them, and theirs are
@@ -18,12 +18,13 @@ Implementations: ``store_edge.EdgeStore`` (embedded Qdrant engine) and ``store_q
 from __future__ import annotations
 
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent_zot.errors import AgentZotError
+from agent_zot.zotero.models import Item
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -101,8 +102,13 @@ class VectorStore(Protocol):
         """Insert or replace points by id."""
         ...
 
-    def delete_items(self, item_keys: Sequence[str]) -> None:
-        """Delete every point of these items."""
+    def delete_items(self, item_keys: Sequence[str], *, kinds: Sequence[str] = ()) -> None:
+        """Delete every point of these items (only those of these kinds, when given)."""
+        ...
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """For each item key, set these payload fields on every point of that item (other fields stay); a
+        field given as None is removed (engines differ on storing nulls, so none are stored)."""
         ...
 
     def delete_attachments(self, attachment_keys: Sequence[str]) -> None:
@@ -124,6 +130,14 @@ class VectorStore(Protocol):
 
     def count(self, filter: SearchFilter | None = None) -> int: ...
 
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these point ids the store holds."""
+        ...
+
+    def points_per_item(self) -> dict[str, int]:
+        """How many points each item (or note) key has, counted by the engine (the integrity check)."""
+        ...
+
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
         """One page of stored points with their vectors and payloads, from ``offset`` (None: the first),
         and the offset of the next page (None after the last): for moving an index between stores."""
@@ -144,6 +158,20 @@ class VectorStore(Protocol):
     def drop(self) -> None:
         """Delete the whole index; ``open_or_create`` starts a new one."""
         ...
+
+
+def item_payload(item: Item) -> dict[str, Any]:
+    """The payload fields every point of an item carries beside its own text, page and kind: what a
+    metadata edit rewrites in place (``VectorStore.set_payloads``) without embedding anything again.
+    A field that is None here is not stored (see ``set_payloads``)."""
+    return {
+        "year": item.year,
+        "item_type": item.item_type,
+        "collections": list(item.collection_keys),
+        "tags": item.tag_names(),
+        "creators": [c.last_name for c in item.creators],
+        "title": item.title,
+    }
 
 
 # -- helpers shared by the implementations ------------------------------------------------------

@@ -11,14 +11,16 @@ process, or a second instance in this one) fails; that is reported as StoreLocke
 from __future__ import annotations
 
 import json
+import logging
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
+from agent_zot.index.space import check_room_to_open, fill_load_holes, optimize_refused, optimize_shortfall
 from agent_zot.index.store import (
     DENSE,
     IDF_SPARSE_KINDS,
@@ -52,6 +54,9 @@ _FLUSH_EVERY = 20_000  # points written between flushes during bulk loads
 # Qdrant's default: segments smaller than this (in KB of vectors) are searched by brute force.
 _FULL_SCAN_THRESHOLD_KB = 10_000
 QUANTIZATIONS = ("int8", None)
+_INDEXED_FIELDS = len(KEYWORD_FIELDS) + len(INTEGER_FIELDS)
+
+log = logging.getLogger(__name__)
 
 
 class EdgeStore:
@@ -95,6 +100,13 @@ class EdgeStore:
 
     def close(self) -> None:
         if self._shard is not None:
+            self._close_shard()
+            # What the next process's load would allocate on a memory-backed disk, allocated now while
+            # there is room: it then opens the store on a full disk (space.py).
+            fill_load_holes(self._shard_path)
+
+    def _close_shard(self) -> None:
+        if self._shard is not None:
             shard, self._shard = self._shard, None
             shard.close()  # flushes
             self._unflushed = 0
@@ -102,13 +114,24 @@ class EdgeStore:
     def drop(self) -> None:
         if self._shard is None and (self._shard_path / "segments").is_dir():
             self._shard = self._load()  # refuses while another process has the index open
-        self.close()
+        self._close_shard()
         shutil.rmtree(self._shard_path, ignore_errors=True)
         self._info_path.unlink(missing_ok=True)
 
     def optimize(self) -> None:
+        """Optimize, or skip it with a warning when the disk lacks room: searches work unoptimized."""
         shard = self._require()
-        shard.optimize()
+        shortfall = optimize_shortfall(self._shard_path)
+        if shortfall is not None:  # the engine's own check would let it run out of pages (a SIGBUS)
+            log.warning("skipped optimizing the vector store: %s", shortfall)
+            return
+        try:
+            shard.optimize()
+        except Exception as err:  # the engine raises bare Exceptions
+            if not optimize_refused(err):
+                raise
+            log.warning("skipped optimizing the vector store: %s", err)  # refused before writing anything
+            return
         shard.flush()
 
     def disk_size_bytes(self) -> int:
@@ -128,17 +151,30 @@ class EdgeStore:
             shard.flush()
             self._unflushed = 0
 
-    def delete_items(self, item_keys: Sequence[str]) -> None:
-        self._delete_where("item_key", item_keys)
+    def delete_items(self, item_keys: Sequence[str], *, kinds: Sequence[str] = ()) -> None:
+        self._delete_where("item_key", item_keys, kinds)
 
     def delete_attachments(self, attachment_keys: Sequence[str]) -> None:
         self._delete_where("attachment_key", attachment_keys)
 
-    def _delete_where(self, key: str, values: Sequence[str]) -> None:
+    def _delete_where(self, key: str, values: Sequence[str], kinds: Sequence[str] = ()) -> None:
         shard = self._require()
         if values:
-            match = qe.Filter(must=[qe.FieldCondition(key, match=qe.MatchAny(list(values)))])
-            shard.update(qe.UpdateOperation.delete_points_by_filter(match))
+            must = [qe.FieldCondition(key, match=qe.MatchAny(list(values)))]
+            if kinds:
+                must.append(qe.FieldCondition("kind", match=qe.MatchAny(list(kinds))))
+            shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=must)))
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        shard = self._require()
+        for item_key, fields in updates.items():
+            only_item = qe.Filter(must=[qe.FieldCondition("item_key", match=qe.MatchValue(item_key))])
+            values = {key: value for key, value in fields.items() if value is not None}
+            if values:
+                shard.update(qe.UpdateOperation.set_payload_by_filter(only_item, values))
+            if cleared := [key for key, value in fields.items() if value is None]:
+                shard.update(qe.UpdateOperation.delete_payload_by_filter(only_item, cleared))
+        self._unflushed += len(updates)
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -177,6 +213,18 @@ class EdgeStore:
 
     def count(self, filter: SearchFilter | None = None) -> int:
         return int(self._require().count(qe.CountRequest(exact=True, filter=_to_filter(filter))))
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        records = self._require().retrieve(list(ids), False, False)
+        return {str(record.id) for record in records}
+
+    def points_per_item(self) -> dict[str, int]:
+        shard = self._require()
+        # One hit per key, so the limit is the number of points (an upper bound on the keys)
+        request = qe.FacetRequest("item_key", limit=max(1, self.count()), exact=True)
+        return {str(hit.value): hit.count for hit in shard.facet(request).hits if hit.count}  # 0: all deleted
 
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
         shard = self._require()
@@ -229,10 +277,13 @@ class EdgeStore:
         )
 
     def _create(self, dense_dim: int, sparse: str) -> qe.EdgeShard:
+        check_room_to_open(self._shard_path, creating=True, indexed_fields=_INDEXED_FIELDS)
         with _translate_lock_error(self.path):
             return qe.EdgeShard.create(str(self._shard_path), self._config(dense_dim, sparse))
 
     def _load(self) -> qe.EdgeShard:
+        # Before the engine maps anything: a page it cannot get for a map is a SIGBUS, not an error
+        check_room_to_open(self._shard_path, creating=False)
         with _translate_lock_error(self.path):
             return qe.EdgeShard.load(str(self._shard_path))
 

@@ -15,7 +15,7 @@ an older server drops it, and the next open then reports the index as undescribe
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -162,19 +162,43 @@ class QdrantStore:
             batch = [_to_point_struct(p) for p in points[start : start + _UPSERT_BATCH]]
             client.upsert(self.collection, points=batch, wait=True)
 
-    def delete_items(self, item_keys: Sequence[str]) -> None:
-        self._delete_where("item_key", item_keys)
+    def delete_items(self, item_keys: Sequence[str], *, kinds: Sequence[str] = ()) -> None:
+        self._delete_where("item_key", item_keys, kinds)
 
     def delete_attachments(self, attachment_keys: Sequence[str]) -> None:
         self._delete_where("attachment_key", attachment_keys)
 
-    def _delete_where(self, key: str, values: Sequence[str]) -> None:
+    def _delete_where(self, key: str, values: Sequence[str], kinds: Sequence[str] = ()) -> None:
         client = self._require()
         if values:
-            match = models.Filter(
-                must=[models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))]
-            )
+            must = [models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))]
+            if kinds:
+                must.append(models.FieldCondition(key="kind", match=models.MatchAny(any=list(kinds))))
+            match = models.Filter(must=must)
             client.delete(self.collection, points_selector=models.FilterSelector(filter=match), wait=True)
+
+    def set_payloads(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        client = self._require()
+        operations: list[Any] = []
+        for key, fields in updates.items():
+            only_item = models.Filter(
+                must=[models.FieldCondition(key="item_key", match=models.MatchValue(value=key))]
+            )
+            values = {name: value for name, value in fields.items() if value is not None}
+            if values:
+                operations.append(
+                    models.SetPayloadOperation(
+                        set_payload=models.SetPayload(payload=values, filter=only_item)
+                    )
+                )
+            if cleared := [name for name, value in fields.items() if value is None]:
+                operations.append(
+                    models.DeletePayloadOperation(
+                        delete_payload=models.DeletePayload(keys=cleared, filter=only_item)
+                    )
+                )
+        for start in range(0, len(operations), _UPSERT_BATCH):  # one request per batch of items
+            client.batch_update_points(self.collection, operations[start : start + _UPSERT_BATCH], wait=True)
 
     # -- reads ------------------------------------------------------------------------------------
 
@@ -224,6 +248,17 @@ class QdrantStore:
     def count(self, filter: SearchFilter | None = None) -> int:
         client = self._require()
         return client.count(self.collection, count_filter=_to_filter(filter), exact=True).count
+
+    def existing_ids(self, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        found = self._require().retrieve(self.collection, list(ids), with_payload=False, with_vectors=False)
+        return {str(record.id) for record in found}
+
+    def points_per_item(self) -> dict[str, int]:
+        client = self._require()
+        found = client.facet(self.collection, "item_key", limit=max(1, self.count()), exact=True)
+        return {str(hit.value): hit.count for hit in found.hits if hit.count}
 
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
         client = self._require()

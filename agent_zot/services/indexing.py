@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.hardware import available_cpus, worker_count
-from agent_zot.index.changes import ItemWork, plan_update
+from agent_zot.index.changes import METADATA, ItemWork, plan_update
 from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
@@ -44,6 +44,9 @@ EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their
 # importing torch costs 5-10 s, about what torch's faster forward pass saves over ~1,000 chunks.
 SMALL_UPDATE_CHUNKS = 500
 CHUNKS_PER_FILE = 50  # a typical paper's chunks (930 for the 18 shared PDFs), for the estimate above
+IN_PLACE_BATCH = 256  # items updated in place per embedding call and state transaction
+# Metadata points embedded again in place, above which the store is optimized as after a full update
+OPTIMIZE_AFTER_CHUNKS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +90,8 @@ class Progress:
 
 @dataclass(slots=True)
 class UpdateSummary:
-    indexed: int = 0
+    indexed: int = 0  # items whose files were parsed and chunks embedded again
+    updated_in_place: int = 0  # items whose metadata changed: payloads rewritten, files left as they were
     unchanged: int = 0
     removed: int = 0
     pages: int = 0
@@ -113,6 +117,7 @@ class UpdateSummary:
     def to_dict(self) -> dict[str, Any]:
         return {
             "indexed": self.indexed,
+            "updated_in_place": self.updated_in_place,
             "unchanged": self.unchanged,
             "removed": self.removed,
             "pages": self.pages,
@@ -271,10 +276,13 @@ def _update(
         fulltext=options.fulltext,
     )
     summary.unchanged = plan.unchanged
+    full = plan.full
     if plan.work:
-        files = sum(len(entry.attachments) for entry in plan.work) if options.fulltext else 0
+        files = sum(len(entry.attachments) for entry in full) if options.fulltext else 0
         check_space(resources.folder, needed_bytes(files, len(plan.work)))
-    if plan.work and not _light_engine(resources.embedder, plan.work, options):
+    in_place = plan.in_place
+    retext = sum(1 for w in in_place if w.scope == METADATA)  # metadata points to embed again
+    if (full or retext) and not _light_engine(resources.embedder, full, retext, options):
         _load_in_background(resources.embedder)
     if plan.removed:
         resources.store.delete_items(plan.removed)
@@ -282,9 +290,17 @@ def _update(
         summary.removed = len(plan.removed)
 
     pipeline = IndexPipeline(resources, times)
+    # Metadata edits first: they cost milliseconds an item, and are then searchable at once
+    for start in range(0, len(in_place), IN_PLACE_BATCH):
+        refreshed = pipeline.refresh(in_place[start : start + IN_PLACE_BATCH])
+        summary.updated_in_place += refreshed.items
+        summary.chunks += refreshed.chunks
+        summary.embed_seconds += refreshed.embed_seconds
+    graph_patch = [w.item for w in in_place if w.graph_local]
+    graph_rebuild = any(not w.graph_local for w in in_place)
     batch: list[ParsedItem] = []
-    total = len(plan.work)
-    for ready in _parsed_items(plan.work, pipeline, resources, options):
+    total = len(full)
+    for ready in _parsed_items(full, pipeline, resources, options):
         summary.failed += ready.failed
         summary.skipped += ready.skipped
         batch.append(ready)
@@ -318,8 +334,9 @@ def _update(
             library, resources, only_items=options.item_keys or None, on_progress=notes_progress
         )
     summary.notes = notes.to_dict()
-    if summary.indexed or notes.indexed:
+    if summary.chunks or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
+    if summary.indexed or notes.indexed or summary.chunks >= OPTIMIZE_AFTER_CHUNKS:
         store_size = disk_usage(resources.folder / "vectors")
         if free_bytes(resources.folder) < store_size + MARGIN:
             # Optimizing rewrites the store's segments; searches work without it, at some speed cost
@@ -338,8 +355,11 @@ def _update(
     if not options.item_keys and options.limit is None:
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
-    if graph is not None and (summary.indexed or summary.removed or graph.is_empty()):
-        _update_graph(graph, library, state, summary, times)
+    if graph is not None:
+        if summary.indexed or summary.removed or graph_rebuild or graph.is_empty():
+            _update_graph(graph, library, state, summary, times)
+        elif graph_patch:  # tags and collections only: the papers' own nodes and edges
+            _patch_graph(graph, library, graph_patch, summary, times)
     prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
     if prepare_queries is not None and (summary.indexed or plan.unchanged):
         with times.measure("query model export"):
@@ -403,13 +423,27 @@ def _update_graph(
         log.warning("knowledge graph not updated: %s", err)
 
 
-def _light_engine(embedder: Embedder, work: list[ItemWork], options: UpdateOptions) -> bool:
-    """Whether this update embeds with the embedder's lighter engine (see SMALL_UPDATE_CHUNKS)."""
+def _patch_graph(
+    graph: GraphResources, library: Library, items: list[Any], summary: UpdateSummary, times: StageTimes
+) -> None:
+    started = time.perf_counter()
+    try:
+        with times.measure("graph: patch"):
+            summary.graph = graph.patch_papers(library, items)
+        summary.graph["seconds"] = round(time.perf_counter() - started, 3)
+    except AgentZotError as err:
+        summary.graph_error = str(err)
+        log.warning("knowledge graph not updated: %s", err)
+
+
+def _light_engine(embedder: Embedder, full: list[ItemWork], retext: int, options: UpdateOptions) -> bool:
+    """Whether this update embeds with the embedder's lighter engine (see SMALL_UPDATE_CHUNKS): it
+    re-indexes ``full`` in full and embeds ``retext`` metadata points again in place."""
     use_export = getattr(embedder, "use_export_for_documents", None)
     if use_export is None:
         return False
-    files = sum(len(entry.attachments) for entry in work) if options.fulltext else 0
-    return len(work) + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS and bool(use_export())
+    files = sum(len(entry.attachments) for entry in full) if options.fulltext else 0
+    return len(full) + retext + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS and bool(use_export())
 
 
 def _load_in_background(embedder: Embedder) -> None:

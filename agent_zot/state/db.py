@@ -19,7 +19,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS items (
     item_key TEXT PRIMARY KEY,
-    fingerprint TEXT NOT NULL,      -- Zotero version + dateModified + metadata hash
+    fingerprint TEXT NOT NULL,      -- Zotero version + dateModified + metadata text and payload hashes
     status TEXT NOT NULL,           -- indexed | failed
     chunks INTEGER NOT NULL DEFAULT 0,
     indexed_at TEXT NOT NULL

@@ -170,6 +170,15 @@ class IndexState:
                 [(key, p.number, p.label, p.text) for key, recs in pages.items() for p in recs],
             )
 
+    def update_fingerprints(self, fingerprints: dict[str, str]) -> None:
+        """Record new fingerprints of indexed items updated in place (their files and points stay)."""
+        if fingerprints:
+            with self._transaction() as conn:
+                conn.executemany(
+                    "UPDATE items SET fingerprint = ? WHERE item_key = ?",
+                    [(fingerprint, key) for key, fingerprint in fingerprints.items()],
+                )
+
     def forget_items(self, item_keys: Iterable[str]) -> None:
         keys = list(item_keys)
         if keys:
