@@ -25,7 +25,9 @@ collection change, on SciFact (5,183 items without files) and on the 18 shared P
    peak RSS of its process tree, the summary's own seconds, items re-indexed and chunks embedded), and,
    unless --skip-watch, through `watch --interval` (--interval, default 1 s): the time from the edit's
    commit to the watcher's report line, when the watcher started the update process (detection) and that
-   process's own duration and peak RSS.
+   process's own duration, CPU seconds and peak RSS. The watcher acts once the library has settled (the
+   change seen on one poll, unchanged on the next): 1 to 2 intervals. Each edit is made 2.5 intervals after
+   the previous report, mid-way between two polls, so detection reads 1.5 intervals, the mean.
 4. Correctness, in a separate process running the code under test (after each update-db run; after the
    watcher stops for the watch runs): every point of each retagged paper carries the new tag, a store count
    filtered by it finds exactly those points, and zot_search filtered by the tag answers only retagged
@@ -858,10 +860,12 @@ def print_table(results: dict[str, Any]) -> None:
             u = r["update"]
             wall = u.get("wall_s", u.get("edit_to_report_s"))
             indexed = u.get("indexed", 0)
+            papers = len(r["keys"])
             if r["path"] == "update-db":
-                per = (wall - base) / indexed if indexed else float("nan")
+                per = (wall - base) / papers if papers else float("nan")
             else:  # the update process beyond the watcher's first (no-change) one
-                per = (u["update_process_s"] - watch_base) / indexed if indexed else float("nan")
+                per = (u["update_process_s"] - watch_base) / papers if papers else float("nan")
+            shown_per = f"{per:7.2f}" if not per < 0 else f"{'~0':>7}"  # below the no-change run's noise
             load = f"{u['load_before']:4.1f}" if u.get("load_before") is not None else f"{'':>4}"
             detect = f"{u['detect_s']:6.1f}" if u.get("detect_s") is not None else f"{'':>6}"
             chunks = u.get("chunks", "")
@@ -869,11 +873,11 @@ def print_table(results: dict[str, Any]) -> None:
             print(
                 f"{name:<8} {r['edit']:<10} {r['path']:<9} {len(r['keys']):>6} {wall:7.1f} "
                 f"{u.get('seconds', float('nan')):6.1f} {u.get('cpu_s') or float('nan'):6.1f} {detect} "
-                f"{indexed:>6} {chunks!s:>6} {rss:7.0f} {per:7.2f} {load}  "
+                f"{indexed:>6} {chunks!s:>6} {rss:7.0f} {shown_per} {load}  "
                 f"{CHECK_WORDS.get(r.get('check', {}).get('ok'), 'FAIL')}"
             )
             small = len(r["keys"]) < min(100, lib["items"])  # fewer than the default 100 (--retag)
-            if r["edit"] == "tag" and r["path"] == "update-db" and small and indexed:
+            if r["edit"] == "tag" and r["path"] == "update-db" and small and per > 0:
                 print(f"{'':>10} extrapolated to 100 papers: {base + per * 100:.1f} s (EXTRAPOLATED)")
             extra = {k: v for k, v in u.items() if k not in KNOWN_SUMMARY and isinstance(v, int | float)}
             if extra:
@@ -894,8 +898,8 @@ def print_table(results: dict[str, Any]) -> None:
     print(
         "\nwall s: update-db process wall time, or for watch the time from the edit's commit to the watcher's "
         "report; upd s: the update's own seconds (its summary); detect: edit → watcher started update-db; "
-        "s/paper: (wall − no-change wall) / items re-indexed; for watch (update process − the watcher's first, "
-        "no-change, update process) / items re-indexed; CPU s: the update's processes (update-db: from rusage; "
+        "s/paper: (wall − no-change wall) / papers edited; for watch (update process − the watcher's first, "
+        "no-change, update process) / papers edited; CPU s: the update's processes (update-db: from rusage; "
         "watch: sampled); load: the 1-minute load average before the edit (other work on the machine)."
     )
 
