@@ -131,6 +131,16 @@ def indexes(tmp_path: Path, embedder, source):
         index.close()
 
 
+@pytest.fixture
+def live(source, indexes, tmp_path: Path) -> tuple[Path, dict[str, str], Index]:
+    """A copy of the library, indexed: the tests edit it as Zotero would."""
+    zotero = tmp_path / "Zotero"
+    shutil.copytree(source[0], zotero)
+    index = indexes("live")
+    index.update(zotero)
+    return zotero, source[1], index
+
+
 def assert_same_as_a_full_build(index: Index, zotero: Path, fresh: Index) -> None:
     built = fresh.update(zotero)
     assert built.updated_in_place == 0 and built.indexed == 5
@@ -143,12 +153,8 @@ def assert_same_as_a_full_build(index: Index, zotero: Path, fresh: Index) -> Non
     assert index.graph_rows() == fresh.graph_rows()
 
 
-def test_a_retag_and_filing_rewrite_payloads_and_patch_the_graph(source, indexes, tmp_path: Path) -> None:
-    zotero = tmp_path / "Zotero"
-    shutil.copytree(source[0], zotero)
-    k = source[1]
-    index = indexes("live")
-    index.update(zotero)
+def test_a_retag_and_filing_rewrite_payloads_and_patch_the_graph(live, indexes) -> None:
+    zotero, k, index = live
     pages_before = {
         key: index.resources.state.pages_of(key) for key in index.resources.state.attachment_fingerprints()
     }
@@ -173,12 +179,8 @@ def test_a_retag_and_filing_rewrite_payloads_and_patch_the_graph(source, indexes
     assert_same_as_a_full_build(index, zotero, indexes("fresh"))
 
 
-def test_a_title_or_abstract_edit_embeds_only_that_metadata_point(source, indexes, tmp_path: Path) -> None:
-    zotero = tmp_path / "Zotero"
-    shutil.copytree(source[0], zotero)
-    k = source[1]
-    index = indexes("live")
-    index.update(zotero)
+def test_a_title_or_abstract_edit_embeds_only_that_metadata_point(live, indexes) -> None:
+    zotero, k, index = live
     chunks_of_a = {p.id for p in index.resources.store.get_by_item(k["a"]) if p.payload["kind"] == "chunk"}
 
     edits = LocalEdits(zotero / "zotero.sqlite")
@@ -200,15 +202,10 @@ def test_a_title_or_abstract_edit_embeds_only_that_metadata_point(source, indexe
     assert_same_as_a_full_build(index, zotero, indexes("fresh"))
 
 
-def test_an_index_from_before_the_split_fingerprints_updates_metadata_points_only(
-    source, indexes, tmp_path: Path
-) -> None:
+def test_an_index_from_before_the_split_fingerprints_updates_metadata_points_only(live, indexes) -> None:
     """Fingerprints written by earlier versions (no parts to compare) cost at most one metadata point per
     item, never a re-parse: the upgrade is cheap and ends equal to a full build."""
-    zotero = tmp_path / "Zotero"
-    shutil.copytree(source[0], zotero)
-    index = indexes("live")
-    index.update(zotero)
+    zotero, _, index = live
     state = index.resources.state
     state.update_fingerprints({key: f"v1|2024-01-15 10:00:00|{key}" for key in state.item_fingerprints()})
     summary = index.update(zotero)
@@ -219,12 +216,8 @@ def test_an_index_from_before_the_split_fingerprints_updates_metadata_points_onl
     assert_same_as_a_full_build(index, zotero, indexes("fresh"))
 
 
-def test_a_changed_file_is_still_parsed_and_embedded_again(source, indexes, tmp_path: Path) -> None:
-    zotero = tmp_path / "Zotero"
-    shutil.copytree(source[0], zotero)
-    k = source[1]
-    index = indexes("live")
-    index.update(zotero)
+def test_a_changed_file_is_still_parsed_and_embedded_again(live, indexes) -> None:
+    zotero, k, index = live
     LocalEdits(zotero / "zotero.sqlite").add_tag([k["b"]], "retagged")
     attachment = next(a for a in load_library(zotero / "zotero.sqlite").items[k["a"]].attachments)
     assert attachment.path is not None

@@ -229,22 +229,7 @@ class NetworkxGraphStore:
             raise ValueError(
                 f"edges must leave {wanted} with kinds {kind_values}: {outside or 'other kinds'}"
             )
-        with self._lock:
-            conn = self._connection()
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                completed = False
-                try:
-                    _replace_out_edges(conn, wanted, kind_values, nodes, edges)
-                    conn.execute(_BUMP)
-                    completed = True
-                finally:  # as in _writing: anything that did not complete (even Ctrl-C) rolls back
-                    conn.execute("COMMIT" if completed else "ROLLBACK")
-            except sqlite3.Error as exc:
-                self._graph = None
-                raise self._error("write", exc) from exc
-            # The tables changed without loading the graph (a patch in update-db): readers load it again
-            self._graph, self._version, self._data_version = None, -1, -1
+        self._write_tables(lambda conn: _replace_out_edges(conn, wanted, kind_values, nodes, edges))
 
     def replace_all(self, graph: GraphData) -> None:
         """Make the stored graph equal to ``graph``, writing only the rows that differ: a rebuild after a
@@ -255,13 +240,19 @@ class NetworkxGraphStore:
             raise dangling_error(missing)
         new_nodes = {n.id: (n.kind.value, _dumps(n.props)) for n in nodes}
         new_edges = {(e.source, e.kind.value, e.target): _dumps(e.props) for e in edges}
+        self._write_tables(lambda conn: _write_difference(conn, new_nodes, new_edges))
+
+    def _write_tables(self, write: Callable[[sqlite3.Connection], bool]) -> None:
+        """One transaction of ``write`` on the tables, without loading the graph (a rebuild or a patch in
+        update-db, which usually never reads it); when it reports a change, the version is bumped and the
+        graph is loaded again from the tables on the next read."""
         with self._lock:
             conn = self._connection()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                completed = False
+                completed = changed = False
                 try:
-                    changed = _write_difference(conn, new_nodes, new_edges)
+                    changed = write(conn)
                     if changed:
                         conn.execute(_BUMP)
                     completed = True
@@ -271,8 +262,6 @@ class NetworkxGraphStore:
                 self._graph = None
                 raise self._error("write", exc) from exc
             if changed:
-                # Loaded again from the tables on the next read: a rebuild replaces most of what a reader
-                # would hold, and the process writing it (update-db) usually never reads it.
                 self._graph, self._version, self._data_version = None, -1, -1
 
     # -- reads --------------------------------------------------------------------------------
@@ -429,8 +418,8 @@ def _replace_out_edges(
     kinds: list[str],
     nodes: Sequence[Node],
     edges: Sequence[Edge],
-) -> None:
-    """``replace_out_edges`` on the tables, without loading the graph."""
+) -> bool:
+    """``replace_out_edges`` on the tables, without loading the graph. True: something was written."""
     missing = missing_endpoints(edges, (n.id for n in nodes), _ids_in(conn, edges))
     if missing:
         raise dangling_error(missing)
@@ -445,6 +434,7 @@ def _replace_out_edges(
         ).fetchone()
         if touched is None:
             conn.execute("DELETE FROM graph_nodes WHERE id = ?", (target,))
+    return bool(old or nodes or edges)
 
 
 def _rows_in(conn: sqlite3.Connection, query: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
