@@ -23,6 +23,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.updater import UpdateOutcome, UpdaterElection, Watcher, updater_active
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo_pdf import write_text_pdf
+from agent_zot.zotero.edits import LocalEdits
 from tests.conftest import index_library
 
 FIRST = "Glacier mass balance is measured with stakes drilled into the ice every spring."
@@ -290,10 +291,13 @@ def test_watch_prints_each_update(zotero: ZoteroStandIn, tmp_path: Path) -> None
         assert watcher.stdout is not None
         first = watcher.stdout.readline()  # the catch-up run at start
         assert "indexed 0" in first and "unchanged 1" in first
-        zotero.add_paper("Bread", ADDED)
+        bread = zotero.add_paper("Bread", ADDED)
         zotero.commit()
         second = watcher.stdout.readline()
         assert "indexed 1" in second, second
+        LocalEdits(zotero.db).add_tag([bread], "baking")  # a retag, as Zotero writes it
+        third = watcher.stdout.readline()
+        assert "indexed 0, updated in place 1," in third, third
     finally:
         watcher.send_signal(signal.SIGINT)
         _stopped(watcher)

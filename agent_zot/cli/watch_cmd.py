@@ -100,7 +100,8 @@ def _report(outcome: UpdateOutcome) -> None:
         click.echo(f"{stamp} update failed: {outcome.error}", err=True)
         return
     s = outcome.summary
+    in_place = f"updated in place {s['updated_in_place']}, " if s.get("updated_in_place") else ""
     click.echo(
-        f"{stamp} indexed {s.get('indexed', 0)}, removed {s.get('removed', 0)}, "
+        f"{stamp} indexed {s.get('indexed', 0)}, {in_place}removed {s.get('removed', 0)}, "
         f"unchanged {s.get('unchanged', 0)} ({float(s.get('seconds', 0.0)):.1f} s)"
     )
