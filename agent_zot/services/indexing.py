@@ -1,7 +1,8 @@
 """`agent-zot update-db`: bring the full-text index up to date with the library, incrementally.
 
-This module plans the update and parses attachments in worker processes (a hung or hostile file is killed
-and reported); `index/pipeline.py` chunks parsed items, embeds them in batches across items, replaces each
+This module plans the update (`index/changes.py` says what each change touches) and runs it: metadata
+edits in place first, then items re-indexed in full, whose files `services/parsing.py` parses in worker
+processes; `index/pipeline.py` chunks parsed items, embeds them in batches across items, replaces each
 item's points and records the item in the state database only after its points are stored, so an
 interrupted run simply continues next time.
 """
@@ -18,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
-from agent_zot.hardware import available_cpus, worker_count
 from agent_zot.index.changes import METADATA, ItemWork, plan_update
 from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
@@ -29,8 +29,7 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.index.space import MARGIN, check_space, disk_full_error, free_bytes, is_disk_full, needed_bytes
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import disk_usage
-from agent_zot.ingest import ParseJob, ParseOutcome, parse_many
-from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.services.parsing import parsed_items
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
 
@@ -300,7 +299,7 @@ def _update(
     graph_rebuild = any(not w.graph_local for w in in_place)
     batch: list[ParsedItem] = []
     total = len(full)
-    for ready in _parsed_items(full, pipeline, resources, options):
+    for ready in parsed_items(full, pipeline, fulltext=options.fulltext, parser=options.parser):
         summary.failed += ready.failed
         summary.skipped += ready.skipped
         batch.append(ready)
@@ -480,51 +479,3 @@ def _report(
                 summary.indexed, total, summary.pages, summary.chunks, elapsed, ocr_pages=summary.ocr_pages
             )
         )
-
-
-def _parsed_items(
-    work: list[ItemWork], pipeline: IndexPipeline, resources: IndexResources, options: UpdateOptions
-) -> Iterator[ParsedItem]:
-    """Yield items as soon as all their attachments are parsed (metadata-only items at once)."""
-    waiting: dict[str, tuple[ItemWork, dict[str, ParseOutcome | None]]] = {}
-    owner: dict[str, str] = {}
-    jobs: list[ParseJob] = []
-    times = pipeline.times
-    for entry in work:
-        files = [a for a, _ in entry.attachments] if options.fulltext else []
-        if not files:
-            with times.measure("chunk"):
-                ready = pipeline.prepare(entry, {})
-            yield ready
-            continue
-        waiting[entry.item.key] = (entry, dict.fromkeys((a.key for a in files), None))
-        for attachment in files:
-            owner[attachment.key] = entry.item.key
-            jobs.append(ParseJob(attachment))
-    if not jobs:
-        return
-    settings = resources.settings
-    workers = worker_count(settings.index_workers)
-    # One OCR'd page uses the CPUs the other workers leave it (they mostly parse text layers, quickly).
-    ocr = None if settings.ocr == "off" else OcrConfig(settings.ocr, max(1, available_cpus() // workers))
-    outcomes_in_order = parse_many(
-        jobs,
-        workers=workers,
-        timeout_s=settings.parse_timeout_s,
-        memory_mb=settings.parse_memory_mb,
-        parser=options.parser,
-        ocr=ocr,
-    )
-    while True:
-        with times.measure("parse (waiting for the workers)"):
-            outcome = next(outcomes_in_order, None)
-        if outcome is None:
-            return
-        item_key = owner[outcome.attachment_key]
-        entry, outcomes = waiting[item_key]
-        outcomes[outcome.attachment_key] = outcome
-        if all(o is not None for o in outcomes.values()):
-            del waiting[item_key]
-            with times.measure("chunk"):
-                ready = pipeline.prepare(entry, outcomes)  # type: ignore[arg-type]
-            yield ready
