@@ -6,10 +6,13 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastmcp import Client
 
 from agent_zot.config import Settings
+from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import UpdateOptions, update_index
 from tests.factories import FullLibrary, build_full_library
@@ -123,3 +126,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-snapshots", action="store_true", help="Rewrite snapshot files from current output."
     )
+
+
+async def call_tool(settings: Settings, tool: str, **arguments: Any) -> Any:
+    """One tool call through fastmcp's in-memory client, on a fresh AppContext over ``settings``."""
+    ctx = AppContext(settings)
+    try:
+        async with Client(build_server(ctx)) as client:
+            return await client.call_tool(tool, arguments, raise_on_error=False)
+    finally:
+        ctx.close()

@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fastmcp import Client
 
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.mcp.server import build_server
 from agent_zot.services.audit import audit_draft
 from agent_zot.services.audit.citations import find_citations
 from agent_zot.services.audit.draft import decode_file, read_draft, sentences_of
@@ -23,7 +21,7 @@ from agent_zot.services.audit.keys import KeyIndex
 from agent_zot.services.audit.report import patch
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database, index_library
+from tests.conftest import call_tool, guard_database, index_library
 from tests.pdf_factory import write_paper
 
 REEF = [
@@ -131,15 +129,6 @@ Urban heat islands raise night temperatures in southern Spanish cities (Garcia, 
 # References
 Moreau, A. (2021). Coral reef bleaching after marine heatwaves.
 """
-
-
-async def _call(settings: Settings, tool: str, **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
-    finally:
-        ctx.close()
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -278,7 +267,7 @@ async def test_the_audit_finds_each_planted_fault_and_passes_correct_citations(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
     settings, keys, _ = library
-    result = await _call(settings, "zot_summarize", draft=DRAFT)
+    result = await call_tool(settings, "zot_summarize", draft=DRAFT)
     assert not result.is_error, result.content[0].text
     data = result.structured_content
     assert data["route"]["mode"] == "audit"
@@ -340,7 +329,7 @@ async def test_a_latex_draft_with_printed_page_numbers(
         f"{SLEEP[1][:-1]}~\\citep[p.~140]{{okafor2020sleep}}.\n"
         "\\end{document}\n"
     )
-    data = (await _call(settings, "zot_summarize", draft=draft)).structured_content
+    data = (await call_tool(settings, "zot_summarize", draft=draft)).structured_content
     kinds = sorted((p["line"], p["kind"]) for p in data["problems"])
     assert kinds == [(4, "wrong_page"), (5, "page_out_of_range")]
     assert data["problems"][0]["fix"]["with"] == "103"  # printed page labels 101-103
@@ -350,11 +339,11 @@ async def test_audit_needs_a_draft_and_nothing_else_changes(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
     settings, _, _ = library
-    result = await _call(settings, "zot_summarize", query="audit the citations in my draft")
+    result = await call_tool(settings, "zot_summarize", query="audit the citations in my draft")
     assert result.is_error and "needs the draft" in result.content[0].text
-    result = await _call(settings, "zot_summarize", draft="\x00\x01binary")
+    result = await call_tool(settings, "zot_summarize", draft="\x00\x01binary")
     assert result.is_error and "binary" in result.content[0].text
-    result = await _call(
+    result = await call_tool(
         settings, "zot_summarize", draft="Just some prose without any citation at all, really."
     )
     assert not result.is_error and "No citations were recognised" in result.content[0].text
@@ -466,7 +455,7 @@ async def test_review_package_holds_each_claim_its_evidence_and_the_failed_citat
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
     settings, keys, _ = library
-    result = await _call(settings, "zot_export", draft=DRAFT, path="chapter-review.md")
+    result = await call_tool(settings, "zot_export", draft=DRAFT, path="chapter-review.md")
     assert not result.is_error, result.content[0].text
     data = result.structured_content
     assert data["route"]["mode"] == "review" and data["claims"] == 9
@@ -485,11 +474,11 @@ async def test_review_package_holds_each_claim_its_evidence_and_the_failed_citat
 async def test_review_package_from_a_list_of_claims(library: tuple[Settings, dict[str, str], Path]) -> None:
     settings, keys, _ = library
     claims = f"{REEF[1]}\n{SLEEP[2]}\n"
-    result = await _call(settings, "zot_export", draft=claims, force_mode="review", path="claims.md")
+    result = await call_tool(settings, "zot_export", draft=claims, force_mode="review", path="claims.md")
     body = Path(result.structured_content["path"]).read_text(encoding="utf-8")
     assert result.structured_content["claims"] == 2
     assert f"## Claim 1\n\n> {REEF[1]}" in body and f"## Claim 2\n\n> {SLEEP[2]}" in body
     assert f"[{keys['reef']}]" in body.split("## Claim 2")[0]
     assert "Citations that failed the audit" not in body
-    again = await _call(settings, "zot_export", draft=claims, force_mode="review", path="claims.md")
+    again = await call_tool(settings, "zot_export", draft=claims, force_mode="review", path="claims.md")
     assert again.is_error and "already exists" in again.content[0].text

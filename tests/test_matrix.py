@@ -10,22 +10,19 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fastmcp import Client
 from fpdf import FPDF
 
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.matrix_scope import split_questions
 from agent_zot.services.summarize.quantities import answer_quantity
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, index_library
+from tests.conftest import call_tool, guard_database, index_library
 
 FILLER = (
     "Type 2 diabetes affects millions of adults and its management relies on lifestyle change and drugs. "
@@ -117,15 +114,6 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return index_library(settings, root / "home")
 
 
-async def call(settings: Settings, tool: str, **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
-    finally:
-        ctx.close()
-
-
 def cell_lines(text: str) -> dict[str, list[str]]:
     """The text's cells per paper title: '   Q1 [p. 2]: ...' lines under '1. [KEY] ... Title'."""
     rows: dict[str, list[str]] = {}
@@ -146,7 +134,7 @@ def row_of(rows: dict[str, list[str]], title: str) -> list[str]:
 async def test_the_request_routes_to_a_matrix_of_the_collection_with_page_cited_cells(
     library: Settings,
 ) -> None:
-    result = await call(library, "zot_summarize", query=REQUEST)
+    result = await call_tool(library, "zot_summarize", query=REQUEST)
     data, text = result.structured_content, result.content[0].text
     assert data["route"]["mode"] == "matrix"
     assert data["questions"] == ["what was the sample size", "what was the primary outcome"]
@@ -173,7 +161,7 @@ async def test_the_request_routes_to_a_matrix_of_the_collection_with_page_cited_
 async def test_a_question_a_paper_never_answers_is_not_found_with_what_was_searched(
     library: Settings,
 ) -> None:
-    result = await call(
+    result = await call_tool(
         library, "zot_summarize", questions=["funding agency"], collection="Trials", force_mode="matrix"
     )
     rows = cell_lines(result.content[0].text)
@@ -185,7 +173,7 @@ async def test_a_question_a_paper_never_answers_is_not_found_with_what_was_searc
 
 async def test_quantities_come_with_their_units(library: Settings) -> None:
     key = await _key(library, "Metformin and glycaemic control")
-    result = await call(
+    result = await call_tool(
         library, "zot_summarize", questions=["what dose of metformin", "how many patients"], item_keys=[key]
     )
     cells = result.structured_content["rows"][0]["cells"]
@@ -208,7 +196,7 @@ def test_the_quantity_parser_reads_counts_ranges_and_percentages() -> None:
 
 
 async def test_rows_are_capped_and_the_answer_gives_the_next_call(library: Settings) -> None:
-    first = await call(library, "zot_summarize", questions=["how many adults"], collection="Cohort")
+    first = await call_tool(library, "zot_summarize", questions=["how many adults"], collection="Cohort")
     data = first.structured_content
     assert data["total"] == 12 and len(data["rows"]) == 10 and data["offset"] == 1
     following = data["next"]
@@ -222,7 +210,7 @@ async def test_rows_are_capped_and_the_answer_gives_the_next_call(library: Setti
         'Next rows: zot_summarize(force_mode="matrix", questions=["how many adults"], '
         in first.content[0].text
     )
-    second = await call(library, "zot_summarize", **following)
+    second = await call_tool(library, "zot_summarize", **following)
     rest = second.structured_content
     assert [r["title"] for r in rest["rows"]] == ["Cohort study number 11", "Cohort study number 12"]
     assert rest["next"] is None and "(rows 11–12 of 12)" in second.content[0].text
@@ -230,20 +218,22 @@ async def test_rows_are_capped_and_the_answer_gives_the_next_call(library: Setti
 
 
 async def test_tags_search_and_max_tokens_take_effect(library: Settings) -> None:
-    tagged = await call(library, "zot_summarize", questions=["how many adults or patients"], tags=["rct"])
+    tagged = await call_tool(
+        library, "zot_summarize", questions=["how many adults or patients"], tags=["rct"]
+    )
     assert sorted(r["title"] for r in tagged.structured_content["rows"]) == [
         "Metformin and glycaemic control",
         "Statins in older adults",
     ]
-    found = await call(
+    found = await call_tool(
         library, "zot_summarize", questions=["primary outcome"], search="blood pressure walking"
     )
     titles = [r["title"] for r in found.structured_content["rows"]]
     assert titles[0] == "Walking and blood pressure" and "Statins in older adults" not in titles[:1]
-    small = await call(
+    small = await call_tool(
         library, "zot_summarize", questions=["sample size", "primary outcome"], collection="Trials"
     )
-    big = await call(
+    big = await call_tool(
         library,
         "zot_summarize",
         questions=["sample size", "primary outcome"],
@@ -255,16 +245,18 @@ async def test_tags_search_and_max_tokens_take_effect(library: Settings) -> None
 
 
 async def test_bad_requests_say_what_to_do(library: Settings) -> None:
-    none = await call(library, "zot_summarize", questions=["sample size"], force_mode="matrix")
+    none = await call_tool(library, "zot_summarize", questions=["sample size"], force_mode="matrix")
     assert none.is_error and "collection='Trials'" in none.content[0].text
-    past = await call(library, "zot_summarize", questions=["sample size"], collection="Trials", offset=9)
+    past = await call_tool(library, "zot_summarize", questions=["sample size"], collection="Trials", offset=9)
     assert past.is_error and "offset=1" in past.content[0].text
-    many = await call(library, "zot_summarize", questions=[f"q{n}" for n in range(9)], collection="Trials")
+    many = await call_tool(
+        library, "zot_summarize", questions=[f"q{n}" for n in range(9)], collection="Trials"
+    )
     assert many.is_error and "at most 8" in many.content[0].text
 
 
 async def test_export_writes_csv_and_markdown(library: Settings) -> None:
-    result = await call(
+    result = await call_tool(
         library,
         "zot_export",
         questions=["sample size", "primary outcome"],
@@ -278,7 +270,7 @@ async def test_export_writes_csv_and_markdown(library: Settings) -> None:
     assert (adams["Q1 value"], adams["Q1 unit"]) == ("120", "patients")
     assert adams["Q2 page"] == "p. 3" and adams["source"] == "full text"
     assert next(r for r in rows if r["title"].startswith("A walking"))["source"] == "abstract"
-    routed = await call(
+    routed = await call_tool(
         library,
         "zot_export",
         query="export a review matrix of my Trials collection with sample size and primary outcome to trials.md",
@@ -287,7 +279,7 @@ async def test_export_writes_csv_and_markdown(library: Settings) -> None:
     assert routed.structured_content["questions"] == ["sample size", "primary outcome"]
     assert text.startswith("# Review matrix: collection 'Trials'")
     assert "| Paper | Q1 | Q2 |" in text and "(p. 2) → **120 patients**" in text
-    wrong = await call(library, "zot_export", questions=["x"], collection="Trials", path="t.bib")
+    wrong = await call_tool(library, "zot_export", questions=["x"], collection="Trials", path="t.bib")
     assert wrong.is_error and ".csv or .md" in wrong.content[0].text
 
 
@@ -340,7 +332,7 @@ async def test_the_readme_example(tmp_path_factory: pytest.TempPathFactory) -> N
     db = guard_database(ensure_demo_library(root / "library"))
     settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
     index_library(settings, root / "home")
-    result = await call(settings, "zot_summarize", query=README_REQUEST)
+    result = await call_tool(settings, "zot_summarize", query=README_REQUEST)
     data, text = result.structured_content, result.content[0].text
     assert data["route"]["mode"] == "matrix" and data["scope"] == {"collection": "Thesis"}
     assert data["questions"] == ["which fields does it cover", "how are duplicates handled"]

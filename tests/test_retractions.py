@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
-from tests.conftest import guard_database, index_library, shared_libraries
+from tests.conftest import call_tool, guard_database, index_library, shared_libraries
 
 REASONS = ["Concerns/Issues About Data", "Investigation by Journal/Publisher"]
 
@@ -93,20 +89,11 @@ def test_the_shared_real_libraries_read_with_or_without_the_table() -> None:
         assert all(item.retraction is None for item in library.items.values())  # none flagged in them
 
 
-async def call(settings: Settings, tool: str, **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
-    finally:
-        ctx.close()
-
-
 async def test_search_results_flag_the_retracted_paper_with_its_details(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
     settings, keys = library
-    result = await call(settings, "zot_search", query="developmental disorders", force_mode="fast")
+    result = await call_tool(settings, "zot_search", query="developmental disorders", force_mode="fast")
     text = result.content[0].text
     assert f"[{keys['retracted']}] [RETRACTED 2010-02-02]" in text
     assert f"[{keys['sound']}] [RETRACTED" not in text and f"[{keys['sound']}]" in text
@@ -119,7 +106,7 @@ async def test_search_results_flag_the_retracted_paper_with_its_details(
 
 async def test_a_summary_warns_with_date_reasons_and_notice(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
-    result = await call(settings, "zot_summarize", item_key=keys["retracted"], force_mode="quick")
+    result = await call_tool(settings, "zot_summarize", item_key=keys["retracted"], force_mode="quick")
     text = result.content[0].text
     assert (
         "Warning: this paper was retracted — RETRACTED 2010-02-02 — reasons: Concerns/Issues About Data"
@@ -132,10 +119,10 @@ async def test_a_summary_warns_with_date_reasons_and_notice(library: tuple[Setti
 async def test_exports_carry_the_flag(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     chosen = [keys["retracted"], keys["sound"]]
-    bib = await call(settings, "zot_export", path="refs.bib", item_keys=chosen, overwrite=True)
+    bib = await call_tool(settings, "zot_export", path="refs.bib", item_keys=chosen, overwrite=True)
     written = Path(bib.structured_content["path"]).read_text(encoding="utf-8")
     assert written.count("% RETRACTED 2010-02-02") == 1 and "@article{" in written
-    notes = await call(settings, "zot_export", force_mode="markdown", path="notes/", item_keys=chosen)
+    notes = await call_tool(settings, "zot_export", force_mode="markdown", path="notes/", item_keys=chosen)
     pages = {Path(p).read_text(encoding="utf-8") for p in notes.structured_content["files"]}
     assert sum("> **Retracted.** RETRACTED 2010-02-02" in page for page in pages) == 1
     assert sum('retracted: "2010-02-02"' in page for page in pages) == 1  # front matter
@@ -149,7 +136,9 @@ async def test_the_audit_says_a_draft_cites_a_retracted_paper(
         "An early report linked vaccination to developmental disorders (Fabler, 1998). "
         "A later cohort found no such link (Sound, 2019). Some still cite it (Quill, 2005)."
     )
-    result = await call(settings, "zot_summarize", query="check the citations in this draft", draft=draft)
+    result = await call_tool(
+        settings, "zot_summarize", query="check the citations in this draft", draft=draft
+    )
     text = result.content[0].text
     assert (
         "cites a retracted paper `Fabler 1998`: [" in text and "[RETRACTED 2010-02-02] Vaccines and" in text

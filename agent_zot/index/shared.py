@@ -318,13 +318,14 @@ class SharedIndex:
         if not try_lock(handle):
             handle.close()
             return False
+        local = None
         try:
-            self._local = self._open_local()
-        except BaseException:  # e.g. no room to open it: let the next call (or process) try again
-            unlock(handle)
-            handle.close()
-            raise
-        self._lock_file = handle
+            local = self._open_local()
+        finally:
+            if local is None:  # e.g. no room to open it: the next call (or process) tries again
+                unlock(handle)
+                handle.close()
+        self._local, self._lock_file = local, handle
         self._server = _OwnerServer(self._local, self._store_lock)
         # A short poll: closing waits for it (a 0.5 s default made every short update-db 0.3 s slower)
         serve = functools.partial(self._server.serve_forever, poll_interval=_POLL_S)
@@ -343,6 +344,7 @@ class SharedIndex:
 
     def _open_local(self) -> VectorStore:
         local = self._factory()
+        opened = False
         try:
             if self._open_params is not None:
                 local.open_or_create(**self._open_params)
@@ -356,9 +358,10 @@ class SharedIndex:
                         "dense_dim": info.dense_dim,
                         "sparse": info.sparse,
                     }
-        except BaseException:
-            local.close()
-            raise
+            opened = True
+        finally:
+            if not opened:
+                local.close()
         return local
 
     def _remote(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
