@@ -1,4 +1,5 @@
-"""One contract for every VectorStore: the embedded Qdrant engine and qdrant-client's local mode.
+"""One contract for every VectorStore: the embedded Qdrant engine, qdrant-client's local mode, and the shared
+index (index/shared.py), whose every call crosses a socket to the process that owns the embedded engine.
 
 The data set is small and deterministic. Hand-made points sit on the axes e0..e6 of an 8-d space with
 their own sparse terms, so the best hit of a query is known; filler points crowd around e7 with other terms,
@@ -28,6 +29,7 @@ from agent_zot.index.store import (
     StoreLockedError,
     VectorStore,
 )
+from agent_zot.index.shared import SharedIndex
 from agent_zot.index.stores import open_store
 
 DIM = 8
@@ -152,19 +154,46 @@ def all_ids(store: VectorStore, f: SearchFilter | None = None) -> set[str]:
 # -- fixtures --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["edge", "qdrant"])
-def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
-    """A factory of stores over one folder (so tests can close and reopen); all are closed at the end."""
-    made: list[VectorStore] = []
-    folder = tmp_path / request.param
+ENGINES = ["edge", "qdrant"]
+
+
+def _factory(kind: str, folder: Path, made: list[VectorStore]) -> StoreFactory:
+    """Stores over one folder (so tests can close and reopen). "shared": handles that are not the owner, so
+    every call goes through the owner's socket to an embedded engine, as a second server's calls do."""
+    if kind == "shared":
+        owner = SharedIndex(
+            folder, lambda: open_store("edge", path=folder / "vectors")
+        )  # as agent-zot opens it
+        owner.disk_size_bytes()  # the first call takes the lock: this handle owns the index
+        assert owner.is_owner
+        made.append(owner)
 
     def make() -> VectorStore:
-        store = open_store(request.param, path=folder)
+        if kind == "shared":
+            store: VectorStore = SharedIndex(folder, lambda: pytest.fail("a client never opens the engine"))  # type: ignore[assignment]
+        else:
+            store = open_store(kind, path=folder)
         made.append(store)
         return store
 
-    yield make
-    for store in made:
+    return make
+
+
+@pytest.fixture(params=[*ENGINES, "shared"])
+def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """A factory of stores over one folder; all are closed at the end (the owner last)."""
+    made: list[VectorStore] = []
+    yield _factory(request.param, tmp_path / request.param, made)
+    for store in reversed(made):
+        store.close()
+
+
+@pytest.fixture(params=ENGINES)
+def make_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
+    """The same, for what only an engine does itself (the shared index exists to let a second handle in)."""
+    made: list[VectorStore] = []
+    yield _factory(request.param, tmp_path / request.param, made)
+    for store in reversed(made):
         store.close()
 
 
@@ -206,9 +235,10 @@ def test_reopen_with_other_settings_is_a_mismatch(
     assert again.open_or_create(model=MODEL, dense_dim=DIM, sparse=SPARSE_KIND).points == len(ALL_POINTS)
 
 
-def test_second_open_of_the_same_folder_is_refused(store: VectorStore, make_store: StoreFactory) -> None:
+def test_second_open_of_the_same_folder_is_refused(make_engine: StoreFactory) -> None:
+    make_engine().open_or_create(model=MODEL, dense_dim=DIM, sparse=SPARSE_KIND)
     with pytest.raises(StoreLockedError):
-        make_store().open_or_create(model=MODEL, dense_dim=DIM, sparse=SPARSE_KIND)
+        make_engine().open_or_create(model=MODEL, dense_dim=DIM, sparse=SPARSE_KIND)
 
 
 def test_persists_across_close_and_reopen(store: VectorStore, make_store: StoreFactory) -> None:

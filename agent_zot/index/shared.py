@@ -9,13 +9,13 @@ the user) and forward their calls. When the owner exits, the next call finds the
 caller takes the lock and becomes the owner. Writers go through the owner too, so every process sees new
 points as soon as they are written, with no restart and no copies.
 
-Messages are length-prefixed JSON; only our own value types cross (points, sparse vectors, filters, hits).
+Messages are length-prefixed JSON (index/wire.py); only the store's own value types cross (points, sparse
+vectors, filters, hits, and the sets and tuples its methods return).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import json
 import logging
@@ -31,44 +31,26 @@ from pathlib import Path
 from typing import Any
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index import wire
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SparseVector, VectorStore
+from agent_zot.index.wire import WireError
 
 log = logging.getLogger(__name__)
 
-_HEADER = struct.Struct("!I")
-_MAX_MESSAGE = 512 * 1024 * 1024
 _CONNECT_TIMEOUT_S = 2.0
 _CALL_TIMEOUT_S = 600.0
 _TAKEOVER_ATTEMPTS = 20
 _POLL_S = 0.1
-_METHODS = frozenset(
-    {
-        "open_or_create",
-        "upsert",
-        "delete_items",
-        "delete_attachments",
-        "set_payloads",
-        "points_per_item",
-        "existing_ids",
-        "search",
-        "count",
-        "get_by_item",
-        "points",
-        "optimize",
-        "disk_size_bytes",
-        "drop",
-    }
-)
+# Every store method crosses, except close (each process closes its own handle).
+_METHODS = frozenset(name for name in vars(VectorStore) if not name.startswith("_")) - {"close"}
 
 
 class IndexBusyError(AgentZotError):
     """Another process owns the index and could not be reached."""
 
 
-# -- wire format ------------------------------------------------------------------------------
-
-_TYPES: dict[str, type] = {cls.__name__: cls for cls in (Point, SparseVector, SearchFilter, Hit, IndexInfo)}
+# -- errors that cross ---------------------------------------------------------------------------
 
 
 class IndexOwnerError(AgentZotError):
@@ -76,6 +58,7 @@ class IndexOwnerError(AgentZotError):
 
 
 _CALLER_ERRORS: tuple[type[Exception], ...] = (ValueError, TypeError, KeyError)
+_BUG_HINT = "Run `agent-zot doctor`; if it persists, rebuild with `agent-zot update-db --force-rebuild`."
 
 
 def _error_types() -> dict[str, type[Exception]]:
@@ -100,55 +83,12 @@ def _remote_error(reply: dict[str, Any]) -> Exception:
         return AgentZotError(message, hint=hint)
 
 
-def _encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"__t": type(value).__name__, **fields}
-    if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _encode(v) for k, v in value.items()}
-    if hasattr(value, "tolist"):  # numpy arrays and scalars
-        return value.tolist()
-    return value
-
-
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        kind = value.get("__t")
-        if kind is not None:
-            cls = _TYPES[kind]
-            fields = {k: _decode(v) for k, v in value.items() if k != "__t"}
-            if cls is SearchFilter:  # its fields are tuples
-                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-            return cls(**fields)
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
-def _send(sock: socket.socket, message: dict[str, Any]) -> None:
-    data = json.dumps(_encode(message), separators=(",", ":")).encode("utf-8")
-    sock.sendall(_HEADER.pack(len(data)) + data)
-
-
-def _recv(sock: socket.socket) -> dict[str, Any]:
-    (size,) = _HEADER.unpack(_recv_exactly(sock, _HEADER.size))
-    if size > _MAX_MESSAGE:
-        raise ConnectionError("message too large")
-    return _decode(json.loads(_recv_exactly(sock, size)))
-
-
-def _recv_exactly(sock: socket.socket, size: int) -> bytes:
-    chunks, remaining = [], size
-    while remaining:
-        chunk = sock.recv(min(remaining, 1 << 20))
-        if not chunk:
-            raise ConnectionError("connection closed")
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+def _owner_failure(method: object, what: str) -> dict[str, Any]:
+    return {
+        "error": f"The index failed on {method} ({what}).",
+        "hint": _BUG_HINT,
+        "kind": IndexOwnerError.__name__,
+    }
 
 
 # -- the owner's side -------------------------------------------------------------------------
@@ -160,14 +100,13 @@ class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         sock: socket.socket = self.request
         try:
-            hello = _recv(sock)
+            hello = wire.receive(sock)
             if not secrets.compare_digest(str(hello.get("token", "")), self.server.token):
                 return
-            _send(sock, {"ok": True})
+            wire.send(sock, {"ok": True})
             while True:
-                request = _recv(sock)
-                _send(sock, self.server.dispatch(request))
-        except (ConnectionError, OSError, json.JSONDecodeError, struct.error):
+                sock.sendall(self.server.answer(sock))
+        except (ConnectionError, OSError, WireError, struct.error):
             return
 
 
@@ -180,6 +119,21 @@ class _OwnerServer(socketserver.ThreadingTCPServer):
         self.store = store
         self.store_lock = lock
         self.token = secrets.token_hex(16)
+
+    def answer(self, sock: socket.socket) -> bytes:
+        """The reply to the next request on ``sock``, framed. Every request is answered: a caller that
+        hears nothing retries for seconds and then reports the index as held by a process that does not
+        answer, hiding the real cause."""
+        try:
+            request = wire.receive(sock)
+        except WireError as exc:
+            return wire.frame(_owner_failure("a request", str(exc)))
+        reply = self.dispatch(request)
+        try:
+            return wire.frame(reply)
+        except WireError as exc:
+            log.error("the index could not send its answer to %s: %s", request.get("method"), exc)
+            return wire.frame(_owner_failure(request.get("method"), f"its answer could not be sent: {exc}"))
 
     def dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         method = request.get("method")
@@ -196,11 +150,7 @@ class _OwnerServer(socketserver.ThreadingTCPServer):
             # The boundary to other processes: answer every call. A dropped connection would make the
             # caller retry for seconds and then report a busy index.
             log.exception("the index failed on %s for another process", method)
-            return {
-                "error": f"The index failed on {method} ({type(exc).__name__}: {exc}).",
-                "hint": "Run `agent-zot doctor`; if it persists, rebuild with `agent-zot update-db --force-rebuild`.",
-                "kind": IndexOwnerError.__name__,
-            }
+            return _owner_failure(method, f"{type(exc).__name__}: {exc}")
         return {"result": result}
 
 
@@ -247,7 +197,7 @@ class SharedIndex:
         self._call("delete_attachments", list(attachment_keys))
 
     def search(self, dense: Any, sparse: SparseVector | None, **kwargs: Any) -> list[Hit]:
-        return self._call("search", _encode(dense) if dense is not None else None, sparse, **kwargs)
+        return self._call("search", dense, sparse, **kwargs)
 
     def count(self, filter: SearchFilter | None = None) -> int:
         return self._call("count", filter)
@@ -259,11 +209,10 @@ class SharedIndex:
         return self._call("points_per_item")
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
-        return set(self._call("existing_ids", list(ids)))
+        return self._call("existing_ids", list(ids))
 
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
-        page, following = self._call("points", offset=offset, limit=limit)
-        return list(page), following
+        return self._call("points", offset=offset, limit=limit)
 
     def optimize(self) -> None:
         self._call("optimize")
@@ -308,7 +257,7 @@ class SharedIndex:
                 self._drop_connection()
                 time.sleep(min(0.05 * (attempt + 1), 0.5))
         raise IndexBusyError(
-            f"The index in {self.folder} is held by another process that does not answer.",
+            f"The index in {self.folder} is held by another process{self._owner_pid()} that does not answer.",
             hint="If an agent-zot process is stuck, end it; the index is released when it exits.",
         )
 
@@ -364,12 +313,27 @@ class SharedIndex:
                 local.close()
         return local
 
+    def _owner_pid(self) -> str:
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            return (
+                f" (pid {int(json.loads((self.folder / 'owner.json').read_text(encoding='utf-8'))['pid'])})"
+            )
+        return ""
+
     def _remote(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        request = wire.frame(
+            {"method": method, "args": list(args), "kwargs": kwargs}
+        )  # a bad value fails here
         with self._conn_lock:
             sock = self._connection()
             sock.settimeout(_CALL_TIMEOUT_S)
-            _send(sock, {"method": method, "args": list(args), "kwargs": kwargs})
-            reply = _recv(sock)
+            sock.sendall(request)
+            try:
+                reply = wire.receive(sock)
+            except WireError as exc:
+                raise IndexOwnerError(
+                    f"The index's answer to {method} could not be read: {exc}", hint=_BUG_HINT
+                ) from exc
         if "error" in reply:
             raise _remote_error(reply)
         return reply.get("result")
@@ -382,8 +346,8 @@ class SharedIndex:
         except (OSError, json.JSONDecodeError) as exc:
             raise ConnectionError("owner not announced yet") from exc
         sock = socket.create_connection((owner["host"], owner["port"]), timeout=_CONNECT_TIMEOUT_S)
-        _send(sock, {"token": owner["token"]})
-        if not _recv(sock).get("ok"):
+        wire.send(sock, {"token": owner["token"]})
+        if not wire.receive(sock).get("ok"):
             sock.close()
             raise ConnectionError("owner refused the token")
         self._conn = sock
