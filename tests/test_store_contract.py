@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index.shared import SharedIndex
 from agent_zot.index.store import (
     NOTE_KINDS,
     PAPER_KINDS,
@@ -29,7 +30,6 @@ from agent_zot.index.store import (
     StoreLockedError,
     VectorStore,
 )
-from agent_zot.index.shared import SharedIndex
 from agent_zot.index.stores import open_store
 
 DIM = 8

@@ -4,6 +4,7 @@ server updating its index while another process changes zotero.sqlite; a watcher
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -20,43 +21,17 @@ from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.updater import UpdateOutcome, UpdaterElection, Watcher, updater_active
-from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from agent_zot.zotero.demo_pdf import write_text_pdf
+from agent_zot.services.updater import (
+    UpdateOutcome,
+    UpdaterElection,
+    Watcher,
+    record_outcome,
+    update_failure,
+    updater_active,
+)
 from agent_zot.zotero.edits import LocalEdits
 from tests.conftest import index_library
-
-FIRST = "Glacier mass balance is measured with stakes drilled into the ice every spring."
-ADDED = "Sourdough fermentation depends on lactic acid bacteria and wild yeasts in the starter."
-
-
-class ZoteroStandIn:
-    """A library that changes the way Zotero changes it: rows written into the same zotero.sqlite file (its
-    header counter, size and time move, the inode stays) and new files under storage/."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.builder = ZoteroLibraryBuilder(folder, shape="z7", seed=11)
-        self.add_paper("Measuring glaciers", FIRST)
-        self.db = self.builder.build()
-
-    def add_paper(self, title: str, text: str) -> str:
-        key = self.builder.add_item("journalArticle", title=title, creators=[("Ada", "Lovelace")])
-        attachment = self.builder.add_attachment(key, filename="paper.pdf", content=None)
-        write_text_pdf(self.folder / "storage" / attachment / "paper.pdf", title, [text] * 6)
-        return key
-
-    def commit(self) -> None:
-        """Write the new state of the library over the old bytes, in place."""
-        staging = self.folder.parent / f"{self.folder.name}-staging"
-        self.builder.data_dir = staging
-        try:
-            fresh = self.builder.build().read_bytes()
-        finally:
-            self.builder.data_dir = self.folder
-        with self.db.open("r+b") as fh:
-            fh.write(fresh)
-            fh.truncate()
+from tests.follow_zotero import ADDED, ZoteroStandIn, ctrl_c_as_in_a_terminal
 
 
 @pytest.fixture
@@ -143,6 +118,70 @@ def test_a_failed_update_is_not_rerun_at_every_poll(zotero: ZoteroStandIn, tmp_p
         assert len(runs) == 2
     finally:
         watcher.election.release()
+
+
+def test_answers_status_and_doctor_say_when_updates_keep_failing_and_why(
+    zotero: ZoteroStandIn, tmp_path: Path
+) -> None:
+    """The index is behind because every background update fails: answers say so with the reason (not
+    "indexing now"), and so do `status` and `doctor`, until an update succeeds."""
+    from agent_zot.services import tools
+
+    settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
+    zotero.add_paper("Bread", ADDED)
+    zotero.commit()
+    reason = "Error: The index in /x is held by another process (pid 4242) that does not answer."
+    watcher = Watcher(zotero.db, settings.data_dir, lambda: UpdateOutcome(False, {}, reason), interval=0.1)
+    command = ["--library", str(zotero.folder)]
+    try:
+        watcher.poll()
+        ctx = AppContext(settings)
+        try:
+            answer = tools.call(ctx, "zot_search", query="glacier stakes")
+        finally:
+            ctx.close()
+        assert (
+            "1 item added in Zotero since the last index: background updates are failing (1 try since"
+            in answer.text
+        )
+        assert "pid 4242" in answer.text and "indexing now" not in answer.text
+        failing = answer.data["index_behind"]["update_failing"]
+        assert failing["attempts"] == 1 and failing["reason"] == reason
+        status = CliRunner().invoke(cli, [*command, "status"], env=_env(settings))
+        assert "behind Zotero: background updates have failed 1 time(s) since" in status.output, status.output
+        assert reason in status.output
+        doctor = CliRunner().invoke(cli, [*command, "doctor", "--json"], env=_env(settings))
+        (updates,) = [c for c in json.loads(doctor.output)["checks"] if c["name"] == "updates"]
+        assert (
+            updates["status"] == "fail" and "pid 4242" in updates["detail"] and "update-db" in updates["fix"]
+        )
+        zotero.add_paper("More bread", ADDED)
+        zotero.commit()
+        watcher.poll()
+        watcher.poll()  # settled: tried again, failed again; the count goes on from the first failure
+        status = CliRunner().invoke(cli, [*command, "status", "--json"], env=_env(settings))
+        again = json.loads(status.output)["index"]["update_failing"]
+        assert again["attempts"] == 2 and again["since"] == failing["since"]
+    finally:
+        watcher.election.release()
+    fixed = CliRunner().invoke(cli, [*command, "update-db", "--json"], env=_env(settings))  # by hand
+    assert fixed.exit_code == 0, fixed.output
+    status = CliRunner().invoke(cli, [*command, "status", "--json"], env=_env(settings))
+    assert json.loads(status.output)["index"]["update_failing"] is None
+    doctor = CliRunner().invoke(cli, [*command, "doctor", "--json"], env=_env(settings))
+    (updates,) = [c for c in json.loads(doctor.output)["checks"] if c["name"] == "updates"]
+    assert updates["status"] == "ok" and "up to date" in updates["detail"]
+
+
+def test_a_successful_update_clears_the_failure_record(tmp_path: Path) -> None:
+    record_outcome(tmp_path, UpdateOutcome(False, {}, "disk full"), now=100.0)
+    record_outcome(tmp_path, UpdateOutcome(False, {}, "still full"), now=200.0)
+    failure = update_failure(tmp_path)
+    assert failure is not None and (failure.since, failure.last, failure.attempts) == (100.0, 200.0, 2)
+    assert failure.reason == "still full"
+    assert update_failure(tmp_path, indexed_at="2999-01-01 00:00:00") is None  # an update ran since
+    record_outcome(tmp_path, UpdateOutcome(True, {}))
+    assert update_failure(tmp_path) is None
 
 
 async def test_answers_say_when_the_index_is_behind(zotero: ZoteroStandIn, tmp_path: Path) -> None:
@@ -245,14 +284,8 @@ def _watch(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        preexec_fn=_ctrl_c_as_in_a_terminal,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
-
-
-def _ctrl_c_as_in_a_terminal() -> None:
-    # A test run started in the background by a non-interactive shell inherits SIGINT ignored, and Python
-    # keeps it ignored: the watcher would never see the test's Ctrl-C.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_path: Path) -> None:

@@ -71,6 +71,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_writable("data directory", ctx.settings.data_dir))
     checks.append(_writable("export directory", ctx.settings.export_dir))
     checks.append(_index_integrity(ctx))
+    checks.append(_freshness(ctx))
     checks.append(_writes(ctx.settings))
     return checks
 
@@ -87,6 +88,25 @@ def _index_integrity(ctx: AppContext) -> Check:
     return Check(
         "index", "fail", f"damaged: {report.describe()}", "Run a plain `agent-zot update-db`: it repairs it."
     )
+
+
+def _freshness(ctx: AppContext) -> Check:
+    """Whether the index follows Zotero, and why not when background updates keep failing."""
+    from agent_zot.services.freshness import index_lag
+
+    if not ctx.index_resources().exists():
+        return Check("updates", "ok", "no index yet")
+    lag = index_lag(ctx)
+    if lag is None:
+        return Check("updates", "ok", "the index is up to date with Zotero")
+    if lag.failure is not None:
+        return Check(
+            "updates",
+            "fail",
+            lag.describe(),
+            "Run `agent-zot update-db` to see the whole error; if it names a stuck agent-zot process, end it.",
+        )
+    return Check("updates", "ok" if lag.updating else "warn", lag.describe(), "Run `agent-zot update-db`.")
 
 
 def _writes(settings: Settings) -> Check:

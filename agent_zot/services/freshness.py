@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agent_zot.index.changes import plan_update
 from agent_zot.services.context import AppContext
-from agent_zot.services.updater import updater_active
+from agent_zot.services.updater import UpdateFailure, update_failure, updater_active
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,7 @@ class IndexLag:
     changed: int
     removed: int
     updating: bool  # a server or `agent-zot watch` is indexing this data folder
+    failure: UpdateFailure | None = None  # why the background updates have not caught up
 
     @property
     def behind(self) -> bool:
@@ -34,20 +35,24 @@ class IndexLag:
             for n, what in ((self.added, "added"), (self.changed, "changed"), (self.removed, "removed"))
             if n
         ]
-        then = (
-            "indexing now; ask again in a moment for them"
-            if self.updating
-            else "run `agent-zot update-db` to index them (or keep `agent-zot watch` running)"
-        )
+        if self.failure is not None:
+            then = f"{self.failure.describe()}. `agent-zot doctor` checks why; `agent-zot update-db` retries"
+        elif self.updating:
+            then = "indexing now; ask again in a moment for them"
+        else:
+            then = "run `agent-zot update-db` to index them (or keep `agent-zot watch` running)"
         return f"{', '.join(parts)} in Zotero since the last index: {then}"
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        lag: dict[str, object] = {
             "added": self.added,
             "changed": self.changed,
             "removed": self.removed,
             "updating": self.updating,
         }
+        if self.failure is not None:
+            lag["update_failing"] = self.failure.to_dict()
+        return lag
 
 
 _cache: weakref.WeakKeyDictionary[AppContext, tuple[object, IndexLag | None]] = weakref.WeakKeyDictionary()
@@ -86,4 +91,6 @@ def index_lag(ctx: AppContext) -> IndexLag | None:
             _cache[ctx] = (key, lag)
     if lag is None or not lag.behind:
         return None
-    return IndexLag(lag.added, lag.changed, lag.removed, updating=updater_active(ctx.settings.data_dir))
+    data_dir = ctx.settings.data_dir
+    failure = update_failure(data_dir, indexed_at=state.get_meta("updated_at"))
+    return IndexLag(lag.added, lag.changed, lag.removed, updating=updater_active(data_dir), failure=failure)

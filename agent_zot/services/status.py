@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.services.context import AppContext
+from agent_zot.services.updater import update_failure
 from agent_zot.zotero.models import Library
 
 
@@ -77,10 +78,15 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     plan = plan_update(
         library, state.item_fingerprints(), state.attachment_fingerprints(), state.attachments_by_item()
     )
+    pending = len(plan.work) + len(plan.removed)
+    failure = (
+        update_failure(ctx.settings.data_dir, indexed_at=state.get_meta("updated_at")) if pending else None
+    )
     return {
         "state": "built",
         "items_indexed": counts.items_indexed,
-        "items_pending": len(plan.work) + len(plan.removed),
+        "items_pending": pending,
+        "update_failing": failure.to_dict() if failure else None,
         "items_failed": counts.items_failed,
         "attachments_failed": counts.attachments_failed,
         "attachments_metadata_only": counts.attachments_skipped,
@@ -149,11 +155,18 @@ def _index_line(index: dict[str, Any]) -> str:
 def _built_index_line(index: dict[str, Any]) -> str:
     if index["state"] != "built":
         return f"Index:       {index['state']} — {index['detail']}"
+    failing = index.get("update_failing")
+    behind = (
+        f"\n             behind Zotero: background updates have failed {failing['attempts']} time(s) since "
+        f"{failing['since']}: {failing['reason']} (`agent-zot doctor` checks why)"
+        if failing
+        else ""
+    )
     return (
         f"Index:       {index['items_indexed']} items indexed, {index['items_pending']} pending, "
         f"{index['items_failed']} failed; {index['chunks']} chunks from {index['pages']} pages; "
         f"{index['attachments_metadata_only']} files metadata-only; {index['notes_indexed']} notes and "
         "annotations\n"
         f"             model {index['model']}, store {index['store']}, "
-        f"{index['disk_bytes'] / 1e6:.1f} MB, updated {index['updated_at']}"
+        f"{index['disk_bytes'] / 1e6:.1f} MB, updated {index['updated_at']}{behind}"
     )

@@ -9,6 +9,9 @@ size and time) or files appear in storage/, and runs the incremental update in t
   at any point: the next run finishes the work.
 - A change is acted on once it has settled (the same signature on two polls in a row), so a burst of
   writes while the user imports ten papers makes one update, not ten.
+- Failures are written down (``index/updater.json``: since when, how many tries, the last reason), so
+  answers, `status` and `doctor` can say the index is behind *because* updates fail, and why, instead of
+  "indexing now" for as long as the servers run.
 """
 
 from __future__ import annotations
@@ -31,12 +34,17 @@ from agent_zot.zotero.connection import file_state
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "updater.lock"
+RECORD_NAME = "updater.json"
 UPDATE_TIMEOUT_S = 6 * 3600  # a first index of a very large library; a stuck run is stopped after it
 RETRY_AFTER_S = 300.0  # a failed update is not re-run every poll
 
 
 def _lock_path(data_dir: Path) -> Path:
     return data_dir / "index" / LOCK_NAME
+
+
+def _record_path(data_dir: Path) -> Path:
+    return data_dir / "index" / RECORD_NAME
 
 
 def updater_active(data_dir: Path) -> bool:
@@ -109,6 +117,75 @@ class UpdateOutcome:
     error: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class UpdateFailure:
+    """Background updates failing in a row: since when, how many tries, and the latest reason."""
+
+    since: float  # seconds since the epoch
+    last: float
+    attempts: int
+    reason: str
+
+    def describe(self) -> str:
+        tries = f"{self.attempts} tr{'ies' if self.attempts != 1 else 'y'}"
+        return f"background updates are failing ({tries} since {_clock(self.since)}): {self.reason}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "since": _iso(self.since),
+            "last": _iso(self.last),
+            "attempts": self.attempts,
+            "reason": self.reason,
+        }
+
+
+def _clock(stamp: float) -> str:
+    same_day = time.localtime(stamp)[:3] == time.localtime()[:3]
+    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def _iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp))
+
+
+def record_outcome(data_dir: Path, outcome: UpdateOutcome, *, now: float | None = None) -> None:
+    """Write down a background update's outcome: a success clears the record, a failure extends it."""
+    path = _record_path(data_dir)
+    if outcome.ok:
+        path.unlink(missing_ok=True)
+        return
+    stamp = time.time() if now is None else now
+    previous = update_failure(data_dir)
+    since, attempts = (previous.since, previous.attempts + 1) if previous else (stamp, 1)
+    record = {"since": since, "last": stamp, "attempts": attempts, "reason": outcome.error or "unknown"}
+    tmp = path.with_suffix(".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(record), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as err:  # a full disk may be why the update failed: the log still says it
+        log.warning("could not record the failed update in %s: %s", path, err)
+
+
+def update_failure(data_dir: Path, *, indexed_at: str | None = None) -> UpdateFailure | None:
+    """The background updates failing now, if they are. ``indexed_at`` (the state's ``updated_at``, local
+    time) hides failures older than the last complete update, e.g. one run by hand since."""
+    try:
+        data = json.loads(_record_path(data_dir).read_text(encoding="utf-8"))
+        failure = UpdateFailure(
+            float(data["since"]), float(data["last"]), int(data["attempts"]), str(data["reason"])
+        )
+    except (OSError, ValueError, KeyError, TypeError):  # none, or torn by a crash: nothing to report
+        return None
+    if indexed_at is not None:
+        try:
+            if failure.last < time.mktime(time.strptime(indexed_at, "%Y-%m-%d %H:%M:%S")):
+                return None
+        except (ValueError, OverflowError):
+            pass
+    return failure
+
+
 def subprocess_update(command: Sequence[str], *, timeout_s: float = UPDATE_TIMEOUT_S) -> UpdateOutcome:
     """Run `agent-zot ... update-db --json --background` and read its summary."""
     try:
@@ -147,6 +224,7 @@ class Watcher:
     ) -> None:
         self.db_path = db_path
         self.storage = db_path.parent / "storage"
+        self.data_dir = data_dir
         self.election = UpdaterElection(data_dir)
         self.update = update
         self.interval = interval
@@ -176,6 +254,7 @@ class Watcher:
                 return None
         outcome = self.update()
         self.updates += 1
+        record_outcome(self.data_dir, outcome)
         if outcome.ok:
             self._indexed = current  # changes made during the run differ from it: the next poll sees them
             self._failed = None
