@@ -48,7 +48,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_index import build_pdf_library
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "passage_questions.jsonl"
+LIBRARY_QUESTIONS = Path(__file__).resolve().parent / "data" / "library_questions.jsonl"
+SHARED_ZOTERO = Path(__file__).resolve().parents[2] / "shared" / "data" / "zotero"
 SEARCH_LIMIT = 5
+ANSWER_CHARS = 8000  # the size a default answer must hold the answering passage within
 MATCH = 90  # rapidfuzz partial_ratio of an answer sentence within a passage
 
 # The text form: "1. [KEY] ..." opens a paper; "   [p. 4 · Section] text" is one of its passages.
@@ -84,11 +87,39 @@ class Outcome:
     summarize_tokens: int = 0
     seconds: float = 0.0
     shown: list[str] = field(default_factory=list)
+    default_holds: bool = False  # the default zot_search answer (no limit given) holds the passage
+    default_chars: int = 0  # and its size, in characters of text
 
 
-def load_questions(split: str) -> list[dict[str, Any]]:
-    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_questions(split: str, source: Path = QUESTIONS) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [q for q in rows if split == "all" or q["split"] == split]
+
+
+def prepare_corpus(corpus: str, work: Path) -> Settings:
+    """The index of a real library of ../shared/data/zotero, read in place (read-only), kept under work."""
+    library = SHARED_ZOTERO / corpus
+    settings = Settings(
+        zotero_data_dir=library, data_dir=work / corpus / "state", export_dir=work / "exports"
+    )
+    ctx = AppContext(settings, home=work / "home")
+    try:
+        update_index(ctx.library(), ctx.index(), UpdateOptions())
+    finally:
+        ctx.close()
+    return settings
+
+
+def item_keys_by_path(settings: Settings) -> dict[str, str]:
+    """The item key of each attachment file, by its path in the library folder ("storage/KEY/name.pdf")."""
+    ctx = AppContext(settings)
+    keys = {}
+    for item in ctx.library().items.values():
+        for attachment in item.attachments:
+            if attachment.path is not None:
+                keys[f"storage/{attachment.key}/{attachment.path.name}"] = item.key
+    ctx.close()
+    return keys
 
 
 def prepare(work: Path, pdfs: Path | None = None) -> Settings:
@@ -194,6 +225,9 @@ async def ask(client: Client, question: dict[str, Any], key: str) -> Outcome:
         raise_on_error=False,
     )
     out.summarize_tokens = text_tokens(targeted)
+    default = await client.call_tool("zot_search", {"query": question["question"]}, raise_on_error=False)
+    out.default_chars = sum(len(block.text) for block in default.content if hasattr(block, "text"))
+    out.default_holds = any(answers(p, question, key) for p in shown_passages(default))
     ranked = shown_passages(targeted)
     out.summarize_rank = next(
         (n for n, p in enumerate(ranked, 1) if answers(p, question, key)),
@@ -220,6 +254,12 @@ def report(outcomes: list[Outcome]) -> dict[str, Any]:
         "summarize@3": share(lambda o: o.summarize_rank is not None and o.summarize_rank <= 3),
         "summarize@5": share(lambda o: o.summarize_rank is not None and o.summarize_rank <= 5),
         "summarize_any": share(lambda o: o.summarize_rank is not None),
+        "default_answer_holds": share(lambda o: o.default_holds),
+        "default_answer_holds_within_8000": share(
+            lambda o: o.default_holds and o.default_chars <= ANSWER_CHARS
+        ),
+        "default_answer_chars_p50": round(statistics.median(o.default_chars for o in outcomes)) if n else 0,
+        "default_answer_chars_max": max((o.default_chars for o in outcomes), default=0),
         "search_tokens_mean": round(statistics.mean(o.tokens for o in outcomes)) if n else 0,
         "search_structured_tokens_mean": round(statistics.mean(o.structured_tokens for o in outcomes))
         if n
@@ -229,8 +269,7 @@ def report(outcomes: list[Outcome]) -> dict[str, Any]:
     }
 
 
-async def run(settings: Settings, questions: list[dict[str, Any]]) -> list[Outcome]:
-    keys = item_keys_by_file(settings)
+async def run(settings: Settings, questions: list[dict[str, Any]], keys: dict[str, str]) -> list[Outcome]:
     ctx = AppContext(settings)
     outcomes = []
     async with Client(build_server(ctx)) as client:
@@ -250,12 +289,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", action="store_true", help="print what was shown for each miss")
     parser.add_argument("--pdf-dir", type=Path, default=None, help="index these PDFs (and metadata.csv)")
+    parser.add_argument(
+        "--library-questions",
+        action="store_true",
+        help="scripts/data/library_questions.jsonl over the real libraries of ../shared/data/zotero instead",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.work or Path(tmp)
-        settings = prepare(work, args.pdf_dir)
-        questions = load_questions(args.split)
-        outcomes = asyncio.run(run(settings, questions))
+        outcomes = []
+        if args.library_questions:
+            questions = load_questions(args.split, LIBRARY_QUESTIONS)
+            for corpus in sorted({q["corpus"] for q in questions}):
+                settings = prepare_corpus(corpus, work)
+                asked = [q for q in questions if q["corpus"] == corpus]
+                outcomes += asyncio.run(run(settings, asked, item_keys_by_path(settings)))
+        else:
+            settings = prepare(work, args.pdf_dir)
+            questions = load_questions(args.split)
+            outcomes = asyncio.run(run(settings, questions, item_keys_by_file(settings)))
     result: dict[str, Any] = {"split": args.split, "overall": report(outcomes)}
     if args.split == "all":
         for part in ("dev", "test"):

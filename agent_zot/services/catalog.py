@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_zot.services.response import MAX_LIMIT
 from agent_zot.services.spec import (
@@ -170,6 +170,19 @@ EXPORT_MODES = (
 )
 
 
+class FilledCell(BaseModel):
+    """One matrix cell as the assistant filled it, cited to the page and words it rests on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    item_key: str = Field(description="The row's paper.")
+    question: int = Field(ge=1, description="Its column: 1 for Q1.")
+    answer: str = Field(description="The answer, in a few words.")
+    value: float | None = Field(None, description="The number it states, if any.")
+    page: int | None = Field(None, ge=1, description="PDF page of the quote (none: the abstract).")
+    quote: str = Field(description="Words quoted from that page.")
+
+
 class ExportRequest(ToolRequest):
     path: str | None = Field(
         None,
@@ -184,6 +197,7 @@ class ExportRequest(ToolRequest):
     max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
     draft: str | None = Field(None, description="Review: draft or claims, one per line.")
     questions: list[str] | None = Field(None, description="Matrix columns.")
+    cells: list[FilledCell] | None = Field(None, description="Matrix: your filled cells, each checked.")
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -282,6 +296,7 @@ SPECS: tuple[ToolSpec, ...] = (
         implies=(
             Implied("draft", "review", over_query=True),
             Implied("questions", "matrix", over_query=True),
+            Implied("cells", "matrix", over_query=True),
         ),
     ),
 )

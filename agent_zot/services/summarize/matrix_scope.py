@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent_zot.errors import InvalidArgumentError
+from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
 from agent_zot.services.match import match_items
 from agent_zot.services.resolve.library import resolve_item
@@ -44,6 +44,12 @@ _EDGE_WORDS = words(
     "study studies article articles"
 )
 _PUNCT = " \t.,;:!?()[]{}\"'“”‘’-–—"
+# A piece made only of these names the kind of answer, not a question ("review matrix", "the table").
+_FRAME_WORDS = words(
+    "matrix matrices table tables grid spreadsheet chart review evidence extraction comparison summary columns "
+    "column questions question rows csv markdown md file export the a an my of for please zot_summarize "
+    "zot_export mode"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +144,7 @@ def split_questions(query: str, params: dict[str, Any]) -> list[str]:
     for phrase in _scope_phrases(params):
         text = phrase.sub(" | ", text)
     pieces = [_trim(p) for chunk in text.split("|") for p in _SPLIT.split(chunk)]
-    pieces = [p for p in pieces if any(len(w) > 1 for w in p.split())]
+    pieces = [p for p in pieces if any(len(w) > 1 and w.lower() not in _FRAME_WORDS for w in p.split())]
     questions, stem = [], ""
     for piece in pieces:
         match = _STEM.match(piece)
@@ -186,10 +192,19 @@ def _trim(piece: str) -> str:
     return " ".join(words).strip(_PUNCT)
 
 
-def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[Item]:
-    """The scope's papers, in a stable order: listed keys as given, a search's by rank, the rest by first
-    author, year and title. Collection and tags go through the search tool's filters (sub-collections
-    included; a fuzzy collection name resolves or asks)."""
+@dataclass(frozen=True, slots=True)
+class RowSource:
+    """A row of the matrix: the paper, or the key that names none (and why)."""
+
+    key: str
+    item: Item | None
+    problem: str = ""
+
+
+def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[RowSource]:
+    """The scope's papers, in a stable order: listed keys as given (a key that names no paper stays a row
+    that says so), a search's by rank, the rest by first author, year and title. Collection and tags go
+    through the search tool's filters (sub-collections included; a fuzzy collection name resolves or asks)."""
     from agent_zot.services.search import index_ready, resolve_filters
 
     if scope.empty:
@@ -202,20 +217,30 @@ def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[Item]:
     explicit = {"collection": scope.collection, "tags": list(scope.tags)}
     filters = resolve_filters(library, {}, explicit)
     if scope.item_keys:
-        listed = {item.key: item for item in (resolve_item(library, key) for key in scope.item_keys)}
-        items = [i for i in listed.values() if filters.admits(i)]
+        rows: dict[str, RowSource] = {}
+        for key in scope.item_keys:
+            try:
+                item = resolve_item(library, key)
+            except AgentZotError as exc:
+                rows.setdefault(key, RowSource(key, None, f"{exc.message} {exc.hint or ''}".strip()))
+                continue
+            if filters.admits(item):
+                rows.setdefault(item.key, RowSource(item.key, item))
+        listed = list(rows.values())
     else:
         items = sorted(
             (i for i in library.items.values() if filters.admits(i)),
             key=lambda i: (i.authors[0].last_name.casefold() if i.authors else "", i.year or 0, i.title),
         )
+        listed = [RowSource(i.key, i) for i in items]
     if not scope.search:
-        return items
+        return listed
+    known = [row.item for row in listed if row.item is not None]
     if not index_ready(ctx):  # no index: metadata words, as the export's search does
-        return match_items(items, scope.search)[:SEARCH_PAPERS]
+        return [RowSource(i.key, i) for i in match_items(known, scope.search)[:SEARCH_PAPERS]]
     from agent_zot.services.retrieval import search_papers
 
-    allowed = {i.key for i in items}
+    allowed = {i.key for i in known}
     found = search_papers(
         ctx.index(),
         scope.search,
@@ -224,4 +249,4 @@ def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[Item]:
         passages_per_paper=1,
         detail="full",
     )
-    return [library.items[p.item_key] for p in found if p.item_key in allowed]
+    return [RowSource(p.item_key, library.items[p.item_key]) for p in found if p.item_key in allowed]

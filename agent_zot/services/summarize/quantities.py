@@ -67,6 +67,7 @@ _NOT_NOUNS = words(
 )
 _WORD = re.compile(r"[a-z][a-z-]+")
 _NEAR = 40  # characters before a quantity in which a question word counts as naming it
+ANSWERS = 2.0  # a quantity answers when it is of the kind asked for or counts what the question names
 _YEAR = re.compile(r"^(?:18|19|20)\d\d$")
 _FIXED_UNITS = {"second of arc": ("second", "time")}  # "5 seconds" is time in papers, not an angle
 
@@ -122,7 +123,10 @@ def answer_quantity(question: str, text: str) -> Quantity | None:
             points += 1.0 if any(_stem(w) in terms for w in _WORD.findall(before)) else 0.0
         return points
 
-    return max(found, key=score)  # max keeps the first of equals
+    best = max(found, key=score)  # max keeps the first of equals
+    # No number rather than a wrong one: the quantity must be of the kind asked for, or counted in the
+    # question's own words ("→ 1 INTRODUCTION", a reference number or a year answers nothing).
+    return best if score(best) >= ANSWERS else None
 
 
 def find_quantities(text: str) -> list[Quantity]:

@@ -1,0 +1,473 @@
+"""The candidates of a review-matrix cell: up to three short, page-cited places in one paper that answer
+one question, for the assistant to choose from.
+
+Every sentence of the paper's indexed pages is a candidate (a paper has a few hundred; scoring them all
+costs milliseconds, and the answer to "how many machines" is often in a sentence no retrieved chunk
+opened with). Each is scored by:
+
+- its words against the question and the words papers answer that kind of question with (BM25, IDF over
+  the paper's own sentences, so a word the paper uses everywhere says little);
+- the rank of the indexed chunks holding it, for the question (the dense, paraphrase-tolerant signal);
+- how an answer of the question's kind reads (questions.py): a count is a number next to the thing
+  counted, a problem statement says "we address …", a limitation "however … does not";
+- where it is: problem and method statements sit in the abstract and introduction, limitations late;
+  a sentence in a related-work section is about other papers, and a heading or a table row is no answer.
+
+The best sentences become candidates (with the next sentence when one alone is a fragment), at most one
+per place, so three candidates are three different readings of the paper.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+
+from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.index.store import SearchFilter
+from agent_zot.services.context import AppContext
+from agent_zot.services.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
+from agent_zot.services.retrieval import search_papers
+from agent_zot.services.summarize.quantities import Quantity, answer_quantity, asks_quantity
+from agent_zot.services.summarize.questions import QuestionKind, classify, stem
+
+__all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
+
+ANSWER_WORDS = "answer_words.json"
+MAX_CANDIDATES = 3
+CHUNKS = 8  # the question's best chunks in the paper, for the rank signal
+# What each feature of a sentence (``features``) adds to its score; fitted on the dev papers of
+# scripts/bench_cells.py (scripts/fit_cells.py), the test third set aside.
+WEIGHTS: dict[str, float] = {
+    "lexical": 0.95,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
+    "chunk": 0.5,  # the rank of the retrieved chunks holding it
+    "cue": 1.01,  # reads like an answer of the question's kind
+    "early": 0.91,  # in the abstract or introduction, for kinds answered there
+    "late": 0.7,  # in the discussion or conclusion, for kinds answered there
+    "prose": 0.3,  # how much of it is words (not a table row or a formula)
+    "count": 1.99,  # a number next to the thing counted
+    "total": 0.51,  # ... said as a total ("a total of", "consisted of")
+    "number": 0.22,  # any other number, for a count question
+    "measured": 0.5,  # a measured result (±, %, an error with its number), for a result question
+    "opening": 0.87,  # among the first sentences of the abstract, for problem, method and result questions
+    "front_matter": -1.44,  # affiliations, addresses, licences
+    "off_kind": -0.51,  # plans for future work read as a result
+    "related_work": -0.86,  # about other papers
+    "roadmap": -0.88,  # the paper's outline ("Section 4 presents ...")
+    "own": 0.7,  # the paper speaks of itself ("this study", "we", "our")
+    "prior": -0.61,  # of earlier work ("approaches have been proposed", "previous studies")
+    "words": 2.48,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
+    "figure": -0.35,  # about a figure or table ("Figure 5 shows ...")
+}
+MIN_SCORE = 0.6  # below this the cell is "not found"
+ALTERNATIVE = 0.8  # a second or third candidate is shown when it scores this share of the first
+FRAGMENT_CHARS = 70  # a shorter sentence takes the next one along
+MAX_SENTENCE_CHARS = 600
+
+_HEADING = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?P<name>abstract|introduction|background|related\s+work|prior\s+work"
+    r"|previous\s+work|literature\s+review|methods?|methodology|materials\s+and\s+methods|approach|experiments?"
+    r"|experimental\s+(?:setup|results)|evaluation|results?(?:\s+and\s+discussion)?|discussion|conclusions?"
+    r"|limitations?|future\s+work|summary|acknowledge?ments?)\b",
+    re.IGNORECASE,
+)
+# Any other numbered heading ("2 Problem statement", "III. SIMULATIONS"): a section the names above do not
+# know, which ends the one before it. Alone on its line, or glued in capitals to the sentence after it.
+_NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][^.!?]{2,58})$")
+_GLUED_CAPITALS = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][A-Z&,\- ]{3,58}?)\s+(?=[A-Z][a-z])"
+)
+# A heading glued to the first sentence under it: "I. INTRODUCTION The rapid advances ...".
+_HEADING_PREFIX = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-H]\.)\s+)?(?P<name>Abstract|ABSTRACT|Introduction|INTRODUCTION|Background"
+    r"|BACKGROUND|Related\s+[Ww]ork|RELATED\s+WORK|Methods?|METHODS?|Methodology|Materials\s+and\s+[Mm]ethods"
+    r"|Experiments?|EXPERIMENTS?|Evaluation|EVALUATION|Results?|RESULTS?|Discussion|DISCUSSION|Conclusions?"
+    r"|CONCLUSIONS?|Limitations?|LIMITATIONS?|Future\s+[Ww]ork|Objectives?|Main\s+results|Significance"
+    r"|Approach|Summary)\b\s*[.:—–-]?\s+(?=[A-Z])"
+)
+_SECTION_NAMES = {
+    "objective": "abstract",
+    "objectives": "abstract",
+    "main results": "results",
+    "significance": "conclusion",
+}
+# The front matter and page furniture: affiliations, addresses, dates, licences. No answer is in them.
+_FRONT_MATTER = re.compile(
+    r"@|\b(?:universit(?:y|ies)|institute|department|dept\.|faculty|school\s+of|laboratory|correspondence|e-?mail"
+    r"|received|accepted|published|revised|copyright|©|licen[cs]e|creative\s+commons|doi|https?://|www\.|issn"
+    r"|keywords|index\s+terms|author\s+manuscript|arxiv|preprint|proceedings\s+of|vol\.|pp\.|supported\s+by"
+    r"|grants?|funded|funding|acknowledg\w*|thank)\b",
+    re.IGNORECASE,
+)
+_EARLY = ("abstract", "introduction", "background")
+_LATE = ("discussion", "conclusion", "limitation", "future work", "summary")
+_RELATED = ("related work", "prior work", "previous work", "literature review")
+# A number (with its scale), then within a few words the counted noun: "1800 machines", "24 healthy subjects".
+_NUMBER = re.compile(
+    r"(?<![\w.\[/-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<scale>k|K|thousand|million)\b)?(?![\d.,]*\d)"
+)
+_FOLLOWING = re.compile(r"[A-Za-z][A-Za-z-]*")
+_WORD = re.compile(r"[a-z]+")
+COUNT_WINDOW = 4  # words after the number in which the counted noun may come
+# What follows a number that is no count: a unit, a rate, a percentage, a range's other end.
+_NOT_A_COUNT = re.compile(
+    r"\s*(?:%|percent|°|[-–]\s*\d|/|per\b|hz\b|khz|mhz|ghz|ms\b|s\b|sec|min\b|mmhg|mm\b|cm\b|kg\b|mg\b|db\b"
+    r"|bits?\b|bytes?\b|kb\b|mb\b|gb\b|tb\b|x\b|×|times\b|fold\b|th\b|st\b|nd\b|rd\b|\)|\.\s|:)",
+    re.IGNORECASE,
+)
+_SCALES = {"k": 1e3, "thousand": 1e3, "million": 1e6}
+_LABEL_BEFORE = re.compile(
+    r"(?:\b(?:fig(?:ure)?s?|tables?|sections?|sec|eqs?|equations?|steps?|stages?|phases?|versions?|v|no|chapter"
+    r"|algorithm|appendix|case|class|layer|level|type|group|model|lines?)\.?|[\[(,])\s*$",
+    re.IGNORECASE,
+)
+_RATE = re.compile(r"\s*(?:/|per\b|each\s+(?:second|minute|hour|day))", re.IGNORECASE)
+_BEFORE_YEAR = re.compile(r"\b(?:in|since|by|from|until|during|of|before|after)\s+$", re.IGNORECASE)
+_WORDS_NOT_NUMBERS = re.compile(r"^(?:\d+(?:\.\d+)*\s+[A-Z][a-z]+)")  # "2 Related Work", a heading
+# About other papers: "Smith et al. [12] used ...", "(Jones et al., 2019) showed".
+_CITES_OTHERS = re.compile(
+    r"\b[A-Z][a-z]+\s+et\s+al\.?\s*(?:\[\d+|\(\d{4}|,?\s*\d{4})|\[\d+(?:[,–-]\s*\d+)*\]\s+(?:used|proposed|showed"
+    r"|presented|introduced|developed|reported|applied)"
+)
+_OWN_WORK = re.compile(
+    r"\b(?:we|our|us|(?:this|the\s+present|the\s+current|the\s+proposed)\s+(?:paper|work|article|study|research"
+    r"|thesis|chapter|letter|note|survey|review|report))\b",
+    re.IGNORECASE,
+)
+_PRIOR_WORK = re.compile(
+    r"\b(?:(?:have|has|had)\s+been\s+(?:proposed|reported|developed|studied|investigated|introduced|applied|used"
+    r"|explored|presented)|(?:previous|prior|earlier|existing|recent|other|conventional|traditional)\s+(?:studies"
+    r"|works?|research|approaches|methods|papers|techniques|literature)|in\s+the\s+literature|were\s+(?:also\s+)?"
+    r"reported|(?:many|several|some|various|numerous)\s+(?:studies|researchers|authors|approaches|methods|works))\b",
+    re.IGNORECASE,
+)
+_ROADMAP = re.compile(
+    r"\b(?:(?:in\s+)?sections?\s+\d|(?:the\s+)?(?:rest|remainder|outline)\s+of\s+(?:this|the)\s+(?:paper|article)"
+    r"|(?:is|are)\s+organi[sz]ed\s+as\s+follows|this\s+(?:paper|article)\s+is\s+organi[sz]ed)",
+    re.IGNORECASE,
+)
+_FIGURE = re.compile(r"^(?:as\s+(?:shown|seen)\s+in\s+)?(?:fig(?:ure)?\.?|table)\s*\d+", re.IGNORECASE)
+_TOTAL = re.compile(
+    r"\b(?:a\s+total\s+of|in\s+total|total(?:ly|ling)?|overall|consist(?:s|ed|ing)?\s+of"
+    r"|compris\w+|contain\w*|collected\s+from|recruited|enrolled|yield\w*|obtained)\b",
+    re.IGNORECASE,
+)
+_MEASURED = re.compile(
+    r"±|\d\s?%|\b(?:mae|rmse|mse|accuracy|error|auc|f1|precision|recall|correlation|sensitivity|specificity"
+    r"|speed-?up|faster|mmhg)\b[^.]{0,40}\d|\d[^.]{0,20}\b(?:mmhg|times\s+faster)\b",
+    re.IGNORECASE,
+)
+_FUTURE = re.compile(
+    r"\b(?:future\s+(?:work|research|study|studies)|we\s+plan|will\s+be\s+(?:needed|required)"
+    r"|further\s+(?:work|research|testing|studies)|is\s+(?:needed|required))\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str
+    page: int | None  # None: the abstract of a paper without indexed full text
+    index: int  # position in the paper
+    section: str  # the heading it falls under ("" before the first)
+
+
+@dataclass(slots=True)
+class PaperText:
+    """One paper's indexed pages as sentences, with their BM25 vectors: built once per row of a matrix."""
+
+    attachment_key: str | None  # None for an abstract
+    sentences: list[Sentence]
+    encoder: Bm25Encoder = field(default_factory=lambda: Bm25Encoder(avg_len=SENTENCE_AVG_TERMS))
+    _vectors: list[dict[int, float]] | None = None
+
+    @classmethod
+    def of(cls, attachment_key: str | None, pages: list[tuple[int | None, str]]) -> PaperText:
+        sentences: list[Sentence] = []
+        section = ""
+        for number, text in pages:
+            for start, end in sentence_spans(text):
+                piece = " ".join(text[start:end].split())
+                heading = _HEADING.match(piece)
+                if heading and len(piece) < 60:
+                    section = _section(heading.group("name"))
+                    continue
+                numbered = _NUMBERED_HEADING.match(piece)
+                if numbered and len(piece) < 60:
+                    section = _section(numbered.group("name"))
+                    continue
+                glued = _HEADING_PREFIX.match(piece) or _GLUED_CAPITALS.match(piece)
+                if glued:
+                    section = _section(glued.group("name"))
+                    piece = piece[glued.end() :]
+                if len(piece) < 15 or len(piece) > MAX_SENTENCE_CHARS * 2:
+                    continue
+                sentences.append(Sentence(piece, number, len(sentences), section))
+        return cls(attachment_key, sentences)
+
+    def abstract_order(self) -> dict[int, int]:
+        """The first sentences of the paper's abstract (or its opening, when no heading says where the
+        abstract is), by their place in it: problem statements and main results open a paper."""
+        opening = [
+            s for s in self.sentences if s.section in ("", "abstract") and not _FRONT_MATTER.search(s.text)
+        ]
+        return {s.index: n for n, s in enumerate(opening[:8])}
+
+    def vectors(self) -> list[dict[int, float]]:
+        if self._vectors is None:
+            encoded = self.encoder.encode_documents([s.text for s in self.sentences])
+            self._vectors = [dict(zip(v.indices, v.values, strict=True)) for v in encoded]
+        return self._vectors
+
+    def lexical(self, query: str) -> list[float]:
+        """BM25 of every sentence against ``query``, IDF from this paper's sentences, scaled to 0..1."""
+        terms = set(self.encoder.encode_query(query).indices)
+        vectors = self.vectors()
+        if not terms or not vectors:
+            return [0.0] * len(vectors)
+        frequency: dict[int, int] = {}
+        for vector in vectors:
+            for term in terms & vector.keys():
+                frequency[term] = frequency.get(term, 0) + 1
+        total = len(vectors)
+        idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+        scores = [sum(idf[t] * vector[t] for t in terms & vector.keys()) for vector in vectors]
+        top = max(scores, default=0.0) or 1.0
+        return [s / top for s in scores]
+
+
+@dataclass(slots=True)
+class Candidate:
+    text: str
+    page: int | None  # None: from the abstract
+    score: float
+    quantity: Quantity | None = None
+    focus: int = 0  # where in the text the answer starts (a count, a cue), for a cut excerpt
+
+
+def query_of(question: str) -> str:
+    """What is searched for a question: its words and the words papers answer its kind with."""
+    return f"{question} {classify(question).expansion}".strip()
+
+
+def candidates(
+    paper: PaperText, question: str, ranked: dict[int, float] | None = None, *, limit: int = MAX_CANDIDATES
+) -> list[Candidate]:
+    """Up to ``limit`` places in ``paper`` that answer ``question``, best first ([] when none does).
+    ``ranked``: each sentence's chunk-rank signal (``chunk_ranks``); none for an abstract."""
+    sentences = paper.sentences
+    if not sentences:
+        return []
+    kind = classify(question)
+    found = features(paper, question, ranked)
+    scored = [
+        (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
+        for sentence, (values, count) in zip(sentences, found, strict=True)
+    ]
+    scored.sort(key=lambda entry: (-entry[0], entry[1].index))
+    chosen: list[Candidate] = []
+    taken: set[int] = set()
+    for score, sentence, count in scored:
+        if score < MIN_SCORE or len(chosen) == limit or (chosen and score < ALTERNATIVE * chosen[0].score):
+            break
+        if sentence.index in taken:
+            continue
+        text, used = _window(sentences, sentence)
+        taken.update(used)
+        taken.update({sentence.index - 1, sentence.index + 1})
+        quantity = count if count is not None else _measured(question, kind, text)
+        chosen.append(Candidate(text, sentence.page, round(score, 3), quantity, _focus(text, kind, quantity)))
+    return chosen
+
+
+def features(
+    paper: PaperText, question: str, ranked: dict[int, float] | None = None
+) -> list[tuple[dict[str, float], Quantity | None]]:
+    """Each sentence's features for ``question`` (the names of ``WEIGHTS``), and the count it holds."""
+    kind = classify(question)
+    lexical = paper.lexical(query_of(question))
+    ranked = ranked or {}
+    opening = paper.abstract_order() if kind.name in ("problem", "method", "result") else {}
+    last = max(1, len(paper.sentences) - 1)
+    found = []
+    for sentence, words in zip(paper.sentences, lexical, strict=True):
+        text = sentence.text
+        count = _count(text, kind) if kind.name == "count" else None
+        early, late = _place(sentence, sentence.index / last)
+        values = {
+            "lexical": words,
+            "chunk": ranked.get(sentence.index, 0.0),
+            "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
+            "early": kind.early * early,
+            "late": kind.late * late,
+            "prose": prose_share(text),
+            "count": float(count is not None),
+            "total": float(count is not None and bool(_TOTAL.search(text))),
+            "number": float(kind.name == "count" and count is None and _has_number(text)),
+            "measured": float(kind.name == "result" and bool(_MEASURED.search(text))),
+            "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
+            "front_matter": float(bool(_FRONT_MATTER.search(text)) and sentence.page in (None, 1)),
+            "off_kind": float(_off_kind(kind, text)),
+            "related_work": float(sentence.section in _RELATED or bool(_CITES_OTHERS.search(text))),
+            "roadmap": float(bool(_ROADMAP.search(text))),
+            "own": float(kind.name != "count" and bool(_OWN_WORK.search(text))),
+            "prior": float(bool(_PRIOR_WORK.search(text))),
+            "words": answer_words(kind.name, text),
+            "figure": float(bool(_FIGURE.match(text))),
+        }
+        found.append((values, count))
+    return found
+
+
+def front_matter(text: str) -> bool:
+    """Whether a sentence holds front matter or page furniture (an affiliation, an address, a licence)."""
+    return bool(_FRONT_MATTER.search(text))
+
+
+def word_stems(text: str) -> set[str]:
+    """The words of a sentence as the answer-word model counts them: lower case, three letters or more,
+    cut to six (a crude stem: "collected" and "collection" agree)."""
+    return {w[:6] for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+def answer_words(kind: str, text: str) -> float:
+    """How much a sentence's words read like an answer of ``kind``: the sum of their log-odds in labelled
+    answers against the other sentences of the same papers (answer_words.json, written by
+    scripts/fit_cells.py --words from the dev papers; only words found in answers of three or more
+    papers, so a topic's vocabulary does not count), over the square root of the sentence's length."""
+    weights = _answer_words().get(kind)
+    if not weights:
+        return 0.0
+    stems = word_stems(text)
+    return sum(weights.get(w, 0.0) for w in stems) / math.sqrt(1 + len(stems))
+
+
+@cache
+def _answer_words() -> dict[str, dict[str, float]]:
+    return json.loads(resources.files(__package__).joinpath(ANSWER_WORDS).read_text(encoding="utf-8"))
+
+
+def chunk_ranks(ctx: AppContext, item_key: str, question: str, paper: PaperText) -> dict[int, float]:
+    """Each sentence's best rank among the question's best chunks in the paper, as (k + 1) / (k + rank)."""
+    sentences = paper.sentences
+    found = search_papers(
+        ctx.index(),
+        query_of(question),
+        limit=1,
+        search_filter=SearchFilter(item_keys=(item_key,), kinds=("chunk",)),
+        passages_per_paper=CHUNKS,
+        detail="full",
+    )
+    chunks = [" ".join(p.text.split()) for p in (found[0].passages if found else [])]
+    ranks: dict[int, float] = {}
+    for rank, chunk in enumerate(chunks, 1):
+        prior = (CHUNKS + 1) / (CHUNKS + rank)
+        for sentence in sentences:
+            if sentence.index not in ranks and sentence.text[:80] in chunk:
+                ranks[sentence.index] = prior
+    return ranks
+
+
+def _section(name: str) -> str:
+    plain = " ".join(name.lower().split())
+    known = _HEADING.match(plain)
+    plain = _SECTION_NAMES.get(plain, plain)
+    return (
+        " ".join(known.group("name").lower().split())
+        if known and plain not in _SECTION_NAMES.values()
+        else plain
+    )
+
+
+def _place(sentence: Sentence, position: float) -> tuple[float, float]:
+    """Whether a sentence is early in the paper (abstract, introduction) and whether it is late."""
+    early = sentence.section in _EARLY or (not sentence.section and position < 0.1)
+    late = any(sentence.section.startswith(name) for name in _LATE) or position > 0.85
+    return float(early), float(late)
+
+
+def _window(sentences: list[Sentence], sentence: Sentence) -> tuple[str, list[int]]:
+    """The sentence, with the next one on its page when it alone is a fragment."""
+    used = [sentence.index]
+    text = sentence.text
+    following = sentence.index + 1
+    if (
+        len(text) < FRAGMENT_CHARS
+        and following < len(sentences)
+        and sentences[following].page == sentence.page
+    ):
+        text = f"{text} {sentences[following].text}"
+        used.append(following)
+    return text, used
+
+
+def _focus(text: str, kind: QuestionKind, quantity: Quantity | None) -> int:
+    """Where the answer starts in a candidate: its number, else the words that mark its kind."""
+    if quantity is not None:
+        return quantity.start
+    cue = kind.cues.search(text) if kind.cues is not None else None
+    return cue.start() if cue else 0
+
+
+def _off_kind(kind: QuestionKind, text: str) -> bool:
+    """A sentence of the other kind: plans for future work are not a result."""
+    return kind.name == "result" and bool(_FUTURE.search(text))
+
+
+def _has_number(text: str) -> bool:
+    return any(not _YEAR.match(m.group("n")) for m in _NUMBER.finditer(text))
+
+
+def _count(text: str, kind: QuestionKind) -> Quantity | None:
+    """The count in ``text`` of what the question counts ("approximately 1800 machines", "657 PPG waveform
+    segments"): the counted noun within a few words after the number. Never a year, a rate ("125
+    samples/s"), a percentage, a reference or section number, or a number before a singular noun ("2524
+    switch" is a model)."""
+    if _WORDS_NOT_NUMBERS.match(text) and len(text) < 60:
+        return None
+    for match in _NUMBER.finditer(text):
+        raw = match.group("n")
+        after = text[match.end() :]
+        if _NOT_A_COUNT.match(after):
+            continue
+        if _YEAR.match(raw) and _BEFORE_YEAR.search(text[max(0, match.start() - 8) : match.start()]):
+            continue  # "in 2019 patients were enrolled"
+        if _LABEL_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
+            continue  # "Figure 3 nodes", "Section 4 presents", "[12]"
+        value = float(raw.replace(",", ""))
+        scale = match.group("scale")
+        if scale:
+            value *= _SCALES[scale.lower()]
+        if value != int(value):
+            continue  # "0.8 points" is a measure, not a count
+        noun = _counted_noun(_FOLLOWING.findall(after[:60])[:COUNT_WINDOW], kind, single=value == 1)
+        if noun is None:
+            continue
+        end = match.end() + after.find(noun) + len(noun)
+        if _RATE.match(text[end:]):
+            continue  # "125 samples/s", "30 frames per second"
+        return Quantity(value, noun.lower(), text[match.start() : end], "dimensionless", None, match.start())
+    return None
+
+
+def _counted_noun(words: list[str], kind: QuestionKind, *, single: bool) -> str | None:
+    """The first counted noun among the words after a number, in the number's grammatical number: a
+    plural ("657 PPG waveform segments" counts segments, not the waveform), or a singular after one."""
+    for position, word in enumerate(words):
+        if stem(word) not in kind.nouns:
+            continue
+        plural = word.lower() != stem(word) or word.lower().endswith(("people", "men", "data"))
+        if plural or (single and position == 0):  # "1 machine", not "1 The Root Node"
+            return word
+    return None
+
+
+def _measured(question: str, kind: QuestionKind, text: str) -> Quantity | None:
+    """For a question that asks for a measure (a dose, an accuracy), the quantity that fits it, if any."""
+    if kind.name == "count" or not asks_quantity(question):
+        return None
+    return answer_quantity(question, text)
