@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_zot.services.response import MAX_LIMIT
 from agent_zot.services.spec import (
@@ -134,7 +134,7 @@ TAG_MODES = (
 
 class TagsRequest(ToolRequest):
     tags: str | list[str] | None = Field(
-        None, description='Tag expression: "a || b" = a or b; "-c" = not c; commas = and.'
+        None, description='Tags: "a || b" = a or b; "-c" = not c; commas = and.'
     )
     item_keys: ItemKeys = None
     limit: int = _limit(50)  # type: ignore[assignment]
@@ -170,10 +170,22 @@ EXPORT_MODES = (
 )
 
 
+class PassageVerdict(BaseModel):
+    # The assistant's stance on one passage of a claim check, as the worksheet asks for it (no description
+    # here: the schema goes to the assistant with every tool list). ``claim`` picks the draft's claim.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim: str | None = None
+    item_key: str
+    page: int | None = None
+    quote: str
+    stance: Literal["supports", "contradicts", "unrelated"]
+    reason: str
+
+
 class ExportRequest(ToolRequest):
     path: str | None = Field(
-        None,
-        description="In the export folder; .bib .json .md .csv pick the format; a folder: one .md per item.",
+        None, description=".bib .json .md .csv pick the format; a folder: one .md per item."
     )
     collection: str | None = Field(None, description="This collection and below.")
     item_keys: list[str] | None = Field(None, description="These items.")
@@ -183,6 +195,7 @@ class ExportRequest(ToolRequest):
     node_types: list[str] | None = Field(None, description="GraphML: e.g. Paper, Author.")
     max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
     draft: str | None = Field(None, description="Review: draft or claims, one per line.")
+    verdicts: list[PassageVerdict] | None = Field(None, description="Review: your passage verdicts.")
     questions: list[str] | None = Field(None, description="Matrix columns.")
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
@@ -281,6 +294,7 @@ SPECS: tuple[ToolSpec, ...] = (
         fills={"path": "path", "collection": "collection", "item_keys": "item_keys", "tags": "tags"},
         implies=(
             Implied("draft", "review", over_query=True),
+            Implied("verdicts", "review", over_query=True),
             Implied("questions", "matrix", over_query=True),
         ),
     ),
