@@ -166,13 +166,11 @@ class ClientJudge:
             return unjudged
         if self.ledger is not None:
             self.ledger.answered(self.reply.digest)
-        return self._read(digest, asked, rest, unjudged)
+        return self._read(self.reply, digest, asked, rest, unjudged)
 
     def _read(
-        self, digest: str, asked: list[str], rest: list[Stance], unjudged: list[Stance]
+        self, reply: ClientReply, digest: str, asked: list[str], rest: list[Stance], unjudged: list[Stance]
     ) -> list[Stance]:
-        reply = self.reply
-        assert reply is not None
         who = f"the client's model ({reply.model})" if reply.model else "the client's model"
         if reply.digest != digest:
             self.status, self.note = "stale", "the passages changed since the client's model was asked"
