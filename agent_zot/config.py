@@ -104,23 +104,26 @@ class Settings(BaseSettings):
     )
     stance: Literal["auto", "client", "nli", "ollama", "none"] = Field(
         default="auto",
-        description="Who judges whether a passage supports or contradicts a claim (zot_search mode evidence): "
-        "client (the MCP client's own model, asked once per claim), nli (a local NLI cross-encoder, "
-        "nli_model), ollama (stance_model on the Ollama server) or none (passages come back unjudged). "
-        "auto: the client's model when the client can sample, else nli when nli_model is set, else none.",
+        description="Who judges whether a passage supports or contradicts a claim (zot_search mode evidence). "
+        "auto: nli when nli_model is set, else nobody: the answer is a worksheet the assistant judges, and "
+        "zot_export review checks its verdicts. nli: a local NLI cross-encoder (nli_model). ollama: "
+        "stance_model on the Ollama server. client (opt-in): the MCP client's own model, asked once per claim "
+        "by a multi round-trip request (SEP-2322, MCP 2026-07-28); sampling is deprecated (SEP-2577) and "
+        "Claude Desktop, Claude Code and VS Code never offer it. none: passages come back unjudged.",
     )
     stance_max_tokens: int = Field(
         default=1200,
         ge=50,
         le=8000,
-        description="The most tokens the client's model may spend judging one claim's passages.",
+        description="The most tokens the client's model may spend judging one claim's passages (stance = "
+        "client).",
     )
     stance_timeout_s: float = Field(
         default=120.0,
         gt=0,
         le=3600,
-        description="A client's judgement that takes longer than this is not used (its passages stay "
-        "unjudged).",
+        description="A client's judgement (stance = client) that takes longer than this is not used: the "
+        "passages come back unjudged, with the worksheet.",
     )
     nli_model: Path | None = Field(
         default=None,

@@ -178,7 +178,7 @@ def main() -> None:
         data_dir=work / "state",
         export_dir=work / "exports",
         nli_model=args.nli_model,
-        stance=args.stance,
+        stance="client" if args.client_model else args.stance,  # the client's model is asked only on opt-in
     )
     if not (work / "state" / "index").exists():
         index(settings)
@@ -187,7 +187,7 @@ def main() -> None:
     rows = asyncio.run(run(settings, corpus_ids(settings), claims, model))
     summary = {
         "split": args.split,
-        "stance": args.stance,
+        "stance": settings.stance,
         "nli_model": str(args.nli_model),
         "client_model": f"{args.client_model} (error {args.judge_error})" if args.client_model else None,
         **summarise(rows),

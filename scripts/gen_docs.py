@@ -139,6 +139,12 @@ def tools_page() -> str:
         "mode. Every answer carries a `route` (in its structured content) saying which mode ran and why. "
         "The example answers come from the demo library (`agent-zot demo`).",
         "",
+        "A claim check (`zot_search` mode `evidence`) answers with a worksheet the assistant judges: numbered "
+        "passages cited `[KEY p. N]`, the labels, and the form of the verdicts, which `zot_export` format "
+        "`review` checks (argument `verdicts`). The `stance` setting picks another judge: an NLI model, an "
+        "Ollama model, or the client's own model asked by an MCP multi round-trip request (SEP-2322, protocol "
+        "2026-07-28; SEP-2577 deprecates sampling, and most clients never offer it).",
+        "",
     ]
     for tool in tools:
         spec = specs[tool.name]
@@ -213,12 +219,28 @@ def _schema_type(schema: dict[str, Any]) -> str:
     for option in options:
         if "enum" in option:
             names.append(" / ".join(f"`{v}`" for v in option["enum"]))
+        elif option.get("type") == "array" and option.get("items", {}).get("properties"):
+            names.append(f"list of {_object_fields(option['items'])}")
         elif option.get("type") == "array":
             names.append(f"list of {option.get('items', {}).get('type', 'any')}")
         else:
             bounds = [f"{k[:3]} {option[k]}" for k in ("minimum", "maximum") if k in option]
             names.append(option.get("type", "any") + (f" ({', '.join(bounds)})" if bounds else ""))
     return " or ".join(names)
+
+
+def _object_fields(schema: dict[str, Any]) -> str:
+    """ "{a, b?, c: `x` / `y`}": an object's fields, optional ones marked, enums spelled out."""
+    required = set(schema.get("required", []))
+    fields = []
+    for name, field in schema["properties"].items():
+        enum = field.get("enum")
+        fields.append(
+            name
+            + ("" if name in required else "?")
+            + (": " + " / ".join(f"`{v}`" for v in enum) if enum else "")
+        )
+    return "{" + ", ".join(fields) + "}"
 
 
 def _cut(text: str) -> str:

@@ -468,7 +468,9 @@ async def test_review_package_holds_each_claim_its_evidence_and_the_failed_citat
     )
     assert "p. 1: “" + LANES[0][:40] in body  # the evidence, with its page
     assert "## Citations that failed the audit" in body and "| quotation not in the cited item |" in body
-    assert "Stance not judged" in body
+    assert "*Not judged (stance = auto and no nli_model is set).*" in body  # said plainly, never "no support"
+    assert "No passage was judged to support" not in body
+    assert "no verdicts were given" in result.content[0].text
 
 
 async def test_review_package_from_a_list_of_claims(library: tuple[Settings, dict[str, str], Path]) -> None:

@@ -79,7 +79,7 @@ def test_the_claim_is_what_follows_the_request(request_text: str, claim: str) ->
 # -- through the MCP client ----------------------------------------------------------------------
 
 
-async def test_evidence_mode_finds_passages_and_says_stance_is_unjudged(
+async def test_evidence_mode_finds_passages_as_a_worksheet_for_the_assistant(
     demo: Settings, tmp_path: Path
 ) -> None:
     result = await _evidence(demo, tmp_path / "home", query=f"is there evidence that {CLAIM}?")
@@ -91,9 +91,11 @@ async def test_evidence_mode_finds_passages_and_says_stance_is_unjudged(
     first = data["papers"][0]["passages"][0]
     assert first["page_start"] == 1 and "claim" in first["variants"] and first["stance"] == "unjudged"
     assert data["counts"]["unjudged"] == len(data["papers"]) and data["agreement"] is None
+    assert first["n"] == 1 and data["to_judge"][0] == 1 and data["judge_status"] == "worksheet"
     text = result.content[0].text
-    assert "Stance not judged: no judge is configured" in text and "refutation variants" in text
-    assert "SciBERT" in text and "p. 1" in text
+    assert "Not judged by agent-zot (stance = auto, no nli_model): you judge." in text
+    assert "refutation variants" in text and "Judge each passage: supports" in text
+    assert f"[1] [{data['papers'][0]['key']} p. 1" in text and "SciBERT" in text
 
 
 async def test_evidence_mode_takes_the_filters_and_detail(demo: Settings, tmp_path: Path) -> None:
@@ -209,7 +211,9 @@ async def test_evidence_answers_carry_the_judges_stance_and_the_tally(
     assert sum(data["counts"].values()) == len(data["papers"])
     labels = {p["stance"] for paper in data["papers"] for p in paper["passages"]}
     assert labels <= {"supports", "contradicts", "related", "unjudged"}
-    assert "Stance not judged" not in result.content[0].text
+    assert "Not judged" not in data["judged_by"] and data["judged_by"].startswith(
+        f"Judged by nli:{tiny_nli.name}"
+    )
 
 
 class _StanceOllama(FakeOllamaChat):

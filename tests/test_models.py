@@ -70,7 +70,7 @@ def test_installing_a_model_resumes_checks_and_sets_it(tmp_path: Path, tiny_nli:
     assert "/old/place" not in text and text.count("nli_model") == 1
     code, out = run("--config", str(config), "models", "--json")
     assert {r["name"]: r["in_use"] for r in json.loads(out)["models"]}["nli"] is True
-    judge = make_judge(settings)  # stance = auto with no client: the installed NLI model judges
+    judge = make_judge(settings)  # stance = auto: the installed NLI model judges
     assert isinstance(judge, NliJudge)
     assert [s.label for s in judge.judge(NLI_CLAIM, [SUPPORTING, CONTRADICTING])] == [
         "supports",

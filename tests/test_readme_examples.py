@@ -3,6 +3,7 @@ lands on the tool call Claude would make and answers with the demo's own papers.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -95,3 +96,39 @@ def test_route_shows_the_paper_and_direction(demo: Settings) -> None:
     assert result.exit_code == 0, result.output
     assert "paper: [" in result.output and "BERT: Pre-training" in result.output
     assert "direction: in" in result.output
+
+
+def _readme_block(after: str, language: str) -> str:
+    """The first fenced block of ``language`` after the words ``after`` in the README."""
+    text = README.read_text(encoding="utf-8")
+    rest = text[text.index(after) :]
+    start = rest.index(f"```{language}\n") + len(language) + 4
+    return rest[start : rest.index("```", start)].strip()
+
+
+CLAIM_QUESTION = (
+    "is there evidence that pretraining on scientific text improves results on scientific NLP tasks?"
+)
+
+
+async def test_the_claim_check_worksheet_and_the_verdicts_example(demo: Settings) -> None:
+    """The README's worksheet lines are what a claim check answers, and its verdicts example gets the
+    answer the README quotes."""
+    assert CLAIM_QUESTION in " ".join(README.read_text(encoding="utf-8").split())
+    worksheet = _readme_block("By default the judge is your assistant.", "text").splitlines()
+    example = json.loads(_readme_block("On the demo library", "json"))
+    ctx = AppContext(demo)
+    try:
+        async with Client(build_server(ctx)) as client:
+            checked = await client.call_tool("zot_search", {"query": CLAIM_QUESTION})
+            answer = checked.content[0].text
+            assert all(line in answer.splitlines() for line in worksheet), answer
+            keys = {p["key"]: p["title"] for p in checked.structured_content["papers"]}
+            assert keys[example["verdicts"][0]["item_key"]].startswith("SciBERT")  # the demo's own key
+            exported = await client.call_tool("zot_export", example)
+    finally:
+        ctx.close()
+    text = exported.content[0].text
+    assert text.startswith("Wrote a review package of 1 claim (") and "/pretraining-review.md." in text
+    assert "Judged by the assistant: 2 verdicts, 1 verified, 1 unverified." in text
+    assert "- verdict 2 [HKKAURKC p. 1]: the quoted words are not in the paper" in text

@@ -1,5 +1,5 @@
 """The tool list is the assistant's first impression and a per-conversation token cost: keep it stable,
-small and precise. Regenerate the snapshot deliberately with UPDATE_SNAPSHOTS=1 when a change is intended."""
+small and precise. Regenerate the snapshot deliberately with `pytest --update-snapshots` when a change is intended."""
 
 from __future__ import annotations
 

@@ -78,3 +78,18 @@ def read_draft_file(path: Path) -> str:
         except OSError as exc:
             raise InvalidArgumentError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
     return decode_file(raw)
+
+
+def read_json_list(path: Path) -> list[Any]:
+    """A JSON list from a file (the assistant's verdicts for a review package)."""
+    from agent_zot.errors import InvalidArgumentError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidArgumentError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidArgumentError(f"{path} is not JSON: {exc}.") from exc
+    if not isinstance(data, list):
+        raise InvalidArgumentError(f"{path} holds no JSON list.", hint='Write [{"item_key": …}, …].')
+    return data

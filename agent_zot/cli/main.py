@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from agent_zot import __version__
-from agent_zot.cli.common import State, _emit, _guard, json_option, read_draft_file
+from agent_zot.cli.common import State, _emit, _guard, json_option, read_draft_file, read_json_list
 from agent_zot.config import default_config_path
 from agent_zot.errors import AgentZotError
 
@@ -360,6 +360,13 @@ def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
     default=None,
     help="A review package for this draft (or list of claims, one per line).",
 )
+@click.option(
+    "--verdicts",
+    "verdicts_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Review: the assistant's verdicts on passages, a JSON list (each is checked).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace existing files.")
 @json_option
 @click.pass_obj
@@ -373,21 +380,25 @@ def export_cmd(
     tags: tuple[str, ...],
     fmt: str | None,
     draft: Path | None,
+    verdicts_file: Path | None,
     overwrite: bool,
     as_json: bool,
 ) -> None:
     """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown;
     .csv (or --format annotations with .json) for annotations and notes as rows; with --draft, a review
-    package (Markdown) of the draft's claims and their evidence."""
+    package (Markdown) of the draft's claims and their evidence (--verdicts: with the assistant's verdicts,
+    checked)."""
     from agent_zot.services.tools import call
 
+    review = draft is not None or verdicts_file is not None
     ctx = state.context()
     try:
         response = call(
             ctx,
             "zot_export",
-            force_mode="review" if draft is not None else fmt,
+            force_mode="review" if review else fmt,
             draft=read_draft_file(draft) if draft is not None else None,
+            verdicts=read_json_list(verdicts_file) if verdicts_file is not None else None,
             path=path,
             collection=collection,
             item_keys=list(item_keys) or None,

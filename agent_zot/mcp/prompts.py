@@ -88,10 +88,10 @@ def sceptical_review(claims: str) -> str:
     lines = [line.strip() for line in claims.splitlines() if line.strip()]
     return (
         "Review these claims as a sceptical reviewer, with evidence from my Zotero library only.\n"
-        '1. For each claim: zot_search(query=<the claim>, force_mode="evidence"). Weigh the passages that '
-        "support it against those that contradict or limit it, and how direct each is.\n"
-        '2. zot_export(force_mode="review", draft=<the claims, one per line>, path="review.md") writes the '
-        "review package.\n"
+        '1. For each claim: zot_search(query=<the claim>, force_mode="evidence"). Judge each numbered '
+        "passage (supports / contradicts / unrelated, a one-line reason); weigh how direct each is.\n"
+        '2. zot_export(force_mode="review", draft=<the claims, one per line>, verdicts=<your verdicts, each '
+        'with its claim>, path="review.md") checks your verdicts and writes the review package.\n'
         "3. Per claim: a verdict (supported / contested / unsupported), the best evidence each way as "
         "[KEY, p. N], and what evidence is missing.\n"
         f"Claims ({len(lines)}):\n" + "\n".join(lines)

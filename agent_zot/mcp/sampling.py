@@ -1,10 +1,13 @@
-"""Asking the client's model, the MCP side: whether this request's client can sample, its reply when the call
-comes back with one, and the question turned into MCP's request for input (SEP-2322: the tool answers with
-the question, the client fulfils it with its model and repeats the call with the answer attached).
+"""Asking the client's model, the MCP side (``stance = "client"`` only): what this request's client declared,
+its reply when the call comes back with one, and the question turned into MCP's request for input (SEP-2322,
+multi round-trip requests: the tool answers with the question, the client fulfils it with its model and
+repeats the call with the answer attached). Sampling is deprecated in MCP 2026-07-28 (SEP-2577).
 
 What to ask and how to read the answer live in services/evidence/client_judge.py; this module only carries
-them. Connections on a protocol older than 2026-07-28 cannot take a request for input, so they are treated
-as clients that cannot sample (the claim check then falls back to the configured judge, and says so).
+them. A request for input exists only from protocol 2026-07-28 on: a client on an older protocol that
+declared sampling is not asked, and the answer says so. A client that declines or fails never repeats the
+call (the official `mcp` client and fastmcp's raise the client's error to their caller), so the server
+remembers the question (`AskLedger`) and answers the next call for it with the worksheet, saying why.
 """
 
 from __future__ import annotations
@@ -20,33 +23,40 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.tools.base import InputRequiredToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from agent_zot.services.evidence.client_judge import CLIENT, ClientReply, ClientSampling, SamplingRequest
+from agent_zot.services.evidence.client_judge import (
+    CLIENT,
+    AskLedger,
+    ClientReply,
+    ClientSampling,
+    SamplingRequest,
+)
 
 _KEY = "stance"  # the one request for input a claim check makes
 
 
 @contextmanager
-def client_sampling() -> Iterator[None]:
+def client_sampling(ledger: AskLedger) -> Iterator[None]:
     """For the duration of a tool call: what the services may ask of this request's client."""
-    token = CLIENT.set(_current())
+    token = CLIENT.set(_current(ledger))
     try:
         yield
     finally:
         CLIENT.reset(token)
 
 
-def _current() -> ClientSampling | None:
+def _current(ledger: AskLedger) -> ClientSampling | None:
     try:
         ctx = get_context()
     except RuntimeError:  # called outside an MCP request (the CLI, a test calling services directly)
         return None
     request = ctx.request_context
-    if request is None or request.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-        return ClientSampling(can_sample=False)
+    version = request.protocol_version if request is not None else None
     params = ctx.session.client_params
     capabilities = params.capabilities if params is not None else None
-    can_sample = capabilities is not None and capabilities.sampling is not None
-    return ClientSampling(can_sample=can_sample, reply=_reply(ctx.input_responses, ctx.request_state))
+    declared = capabilities is not None and capabilities.sampling is not None
+    modern = version in MODERN_PROTOCOL_VERSIONS
+    reply = _reply(ctx.input_responses, ctx.request_state) if modern and declared else None
+    return ClientSampling(declared, version, modern, reply, ledger)
 
 
 def _reply(responses: Any, state: str | None) -> ClientReply | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import inspect
 import logging
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Annotated, Any
@@ -97,11 +98,29 @@ def _parameters(spec: ToolSpec) -> list[inspect.Parameter]:
     return found
 
 
-def _tool_function(ctx: AppContext, spec: ToolSpec) -> Callable[..., ToolResult]:
+class _Shared:
+    """What all tool calls of one server share: the questions put to clients' models whose answers have
+    not come back (services/evidence/client_judge.py), made on the first call (the evidence stack loads
+    then, not at startup)."""
+
+    def __init__(self) -> None:
+        self._ledger: Any = None
+        self._lock = threading.Lock()
+
+    def ledger(self) -> Any:
+        with self._lock:
+            if self._ledger is None:
+                from agent_zot.services.evidence.client_judge import AskLedger
+
+                self._ledger = AskLedger()
+            return self._ledger
+
+
+def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable[..., ToolResult]:
     def tool(**arguments: Any) -> ToolResult:
         from agent_zot.mcp.sampling import client_sampling  # the evidence stack loads on the first call
 
-        with client_sampling():
+        with client_sampling(shared.ledger()):
             return _result(lambda: _tools().call(ctx, spec.name, **arguments))
 
     parameters = _parameters(spec)
@@ -141,9 +160,10 @@ def build_server(ctx: AppContext, *, auth: AuthProvider | None = None, warm_up: 
         auth=auth,
         middleware=[WarmUpAfterListing(ctx)] if warm_up else None,
     )
+    shared = _Shared()
     for spec in SPECS:
         server.tool(
-            _tool_function(ctx, spec),
+            _tool_function(ctx, spec, shared),
             name=spec.name,
             description=spec.description,
             annotations=ANNOTATIONS[spec.access],

@@ -134,7 +134,7 @@ TAG_MODES = (
 
 class TagsRequest(ToolRequest):
     tags: str | list[str] | None = Field(
-        None, description='Tag expression: "a || b" = a or b; "-c" = not c; commas = and.'
+        None, description='Tags: "a || b" = a or b; "-c" = not c; commas = and.'
     )
     item_keys: ItemKeys = None
     limit: int = _limit(50)  # type: ignore[assignment]
@@ -171,33 +171,46 @@ EXPORT_MODES = (
 
 
 class FilledCell(BaseModel):
-    """One matrix cell as the assistant filled it, cited to the page and words it rests on."""
-
+    # One review-matrix cell as the assistant filled it, cited to the page (none: the abstract) and the words
+    # it rests on; ``question`` is its column (1 for Q1). No descriptions: the matrix answer says the form.
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    item_key: str = Field(description="The row's paper.")
-    question: int = Field(ge=1, description="Its column: 1 for Q1.")
-    answer: str = Field(description="The answer, in a few words.")
-    value: float | None = Field(None, description="The number it states, if any.")
-    page: int | None = Field(None, ge=1, description="PDF page of the quote (none: the abstract).")
-    quote: str = Field(description="Words quoted from that page.")
+    item_key: str
+    question: int = Field(ge=1)
+    answer: str
+    value: float | None = None
+    page: int | None = Field(None, ge=1)
+    quote: str
+
+
+class PassageVerdict(BaseModel):
+    # The assistant's stance on one passage of a claim check, as the worksheet asks for it (no description
+    # here: the schema goes to the assistant with every tool list). ``claim`` picks the draft's claim.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    claim: str | None = None
+    item_key: str
+    page: int | None = None
+    quote: str
+    stance: Literal["supports", "contradicts", "unrelated"]
+    reason: str
 
 
 class ExportRequest(ToolRequest):
     path: str | None = Field(
-        None,
-        description="In the export folder; .bib .json .md .csv pick the format; a folder: one .md per item.",
+        None, description=".bib .json .md .csv pick the format; a folder: one .md per item."
     )
     collection: str | None = Field(None, description="This collection and below.")
     item_keys: list[str] | None = Field(None, description="These items.")
     search: str | None = Field(None, description="Items with these metadata words.")
     tags: list[str] | None = Field(None, description="Items with any of these tags.")
     overwrite: bool = Field(False, description="Replace an existing file.")
-    node_types: list[str] | None = Field(None, description="GraphML: e.g. Paper, Author.")
+    node_types: list[str] | None = Field(None, description="GraphML node types.")
     max_nodes: int | None = Field(None, ge=1, description="GraphML: node cap.")
     draft: str | None = Field(None, description="Review: draft or claims, one per line.")
+    verdicts: list[PassageVerdict] | None = Field(None, description="Review: your verdicts.")
     questions: list[str] | None = Field(None, description="Matrix columns.")
-    cells: list[FilledCell] | None = Field(None, description="Matrix: your filled cells, each checked.")
+    cells: list[FilledCell] | None = Field(None, description="Matrix: filled cells.")
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -295,6 +308,7 @@ SPECS: tuple[ToolSpec, ...] = (
         fills={"path": "path", "collection": "collection", "item_keys": "item_keys", "tags": "tags"},
         implies=(
             Implied("draft", "review", over_query=True),
+            Implied("verdicts", "review", over_query=True),
             Implied("questions", "matrix", over_query=True),
             Implied("cells", "matrix", over_query=True),
         ),

@@ -55,7 +55,7 @@ MODELS: tuple[OptionalModel, ...] = (
         "nli",
         "cross-encoder/nli-deberta-v3-xsmall",
         290,
-        "claim checks: a local NLI model judges each passage's stance when the client's model cannot",
+        "claim checks: a local NLI model judges each passage's stance before the assistant reads it",
         lambda folder: {"nli_model": folder},
     ),
 )

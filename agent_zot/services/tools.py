@@ -32,7 +32,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
 from agent_zot.services.export_annotations import default_name as annotations_file_name
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolved_record
-from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens
+from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens, plural
 from agent_zot.services.routing import Route, resolve_tool, route
 from agent_zot.services.spec import ToolRequest, ToolSpec
 from agent_zot.zotero.models import Library
@@ -369,19 +369,29 @@ def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
     from agent_zot.services.audit.review import build_review  # the index stack loads on the first call
     from agent_zot.services.search import NO_INDEX, index_ready
 
-    if not req.draft or not req.draft.strip():
+    has_draft = bool(req.draft and req.draft.strip())
+    if not has_draft and not any(v.claim and v.claim.strip() for v in req.verdicts or ()):
         raise InvalidArgumentError(
             "The review package needs the draft (or the claims) to review.",
-            hint="Pass draft='<the draft text>' or draft='claim one\nclaim two'.",
+            hint="Pass draft='<the draft text>' or draft='claim one\nclaim two' (or name each verdict's claim).",
         )
     if not index_ready(ctx):
         raise NotFoundError(NO_INDEX, hint="The review package gathers evidence from the indexed passages.")
-    body, counts = build_review(ctx, req.draft)
+    body, counts = build_review(ctx, req.draft if has_draft else None, verdicts=list(req.verdicts or ()))
     target = write_review(ctx.settings, req.path, body, overwrite=req.overwrite)
     questions = counts["with_open_questions"]
+    text = (
+        f"Wrote a review package of {plural(counts['packaged'], 'claim')} ({questions} with open questions, "
+        f"{counts['failed_citations']} with failed citations) to {target}. {counts['judged_by']}"
+    )
+    failed = [c for c in counts.get("verdict_checks", []) if c["status"] != "verified"]
+    if failed:
+        text += "\nNot checked out (fix and export again with overwrite=true):"
+        text += "".join(
+            f"\n- verdict {c['n']} [{c['item_key']} p. {c['page']}]: {c['reason']}" for c in failed
+        )
     return ToolResponse(
-        f"Wrote a review package of {counts['packaged']} claims ({questions} with open questions, "
-        f"{counts['failed_citations']} with failed citations) to {target}. Hand that file to a reviewer.",
+        text + "\nHand that file to a reviewer.",
         {"format": "review", "path": str(target), "files": [str(target)], **counts},
     )
 

@@ -1,7 +1,9 @@
 """The review package (`zot_export` format `review`): a Markdown bundle a fresh-context reviewer can work
 from. For each claim of a draft (its citing sentences and the claims it leaves uncited) or of a list of
 claims: the evidence the library holds for and against it with pages, what the citation audit found,
-and the open questions left to judge. agent-zot gathers; the reviewer (a second assistant) judges.
+who judged each passage, and the open questions left to judge. agent-zot gathers; the assistant (its
+verdicts come back checked, verdicts.py) and the reviewer (a second assistant) judge. The package never asks
+the client's model (that round trip belongs to one tool call), and says plainly when nobody judged.
 """
 
 from __future__ import annotations
@@ -9,13 +11,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from agent_zot.services.audit import AuditResult, SentenceAudit, audit_draft
 from agent_zot.services.audit.checks import FAULTS
 from agent_zot.services.audit.draft import checked_text
+from agent_zot.services.audit.verdicts import (
+    CheckedVerdict,
+    check_verdicts,
+    claims_named,
+    covers,
+    summary,
+    unverified_line,
+    verdict_lines,
+)
+from agent_zot.services.catalog import PassageVerdict
 from agent_zot.services.context import AppContext
-from agent_zot.services.evidence import Evidence, EvidencePaper, gather_evidence
+from agent_zot.services.evidence import Evidence, EvidencePaper, EvidencePassage, gather_evidence
+from agent_zot.services.evidence.client_judge import ClientJudge
 from agent_zot.services.evidence.stance import NoJudge
+from agent_zot.services.evidence.worksheet import judge_label
 from agent_zot.services.response import clip, item_line
 from agent_zot.zotero.models import Library
 
@@ -33,6 +48,7 @@ class Claim:
     audit: SentenceAudit | None = None
     evidence: Evidence | None = None
     questions: list[str] = field(default_factory=list)
+    verdicts: list[CheckedVerdict] = field(default_factory=list)
 
 
 def claims_of(ctx: AppContext, text: str) -> tuple[list[Claim], AuditResult | None]:
@@ -55,21 +71,50 @@ def claims_of(ctx: AppContext, text: str) -> tuple[list[Claim], AuditResult | No
     return claims, result
 
 
-def build_review(ctx: AppContext, text: str, *, title: str = "the draft") -> tuple[str, dict[str, object]]:
-    """The package as Markdown, and counts for the tool's answer."""
-    claims, audit = claims_of(ctx, text)
+def build_review(
+    ctx: AppContext,
+    text: str | None,
+    *,
+    verdicts: list[PassageVerdict] | None = None,
+    title: str = "the draft",
+) -> tuple[str, dict[str, Any]]:
+    """The package as Markdown, and counts for the tool's answer. Without ``text`` the claims are the
+    ones the verdicts name."""
+    given = verdicts or []
+    if text and text.strip():
+        claims, audit = claims_of(ctx, text)
+    else:
+        claims, audit = [Claim(claim) for claim in claims_named(given)], None
     library = ctx.library()
     shown = claims[:MAX_CLAIMS]
     for claim in shown:
-        claim.evidence = gather_evidence(ctx, _searchable(claim.text), limit=PAPERS_PER_CLAIM)
+        claim.evidence = gather_evidence(
+            ctx, _searchable(claim.text), limit=PAPERS_PER_CLAIM, ask_client=False
+        )
+    checked = check_verdicts(ctx, given, [c.text for c in shown], [c.evidence for c in shown])
+    for one in checked:
+        if one.claim is not None:
+            shown[one.claim].verdicts.append(one)
+    for claim in shown:
         claim.questions = _questions(claim)
-    body = _render(library, shown, audit, title=title, left_out=len(claims) - len(shown))
-    counts = {
+    unplaced = [c for c in checked if c.claim is None]
+    body = _render(library, shown, audit, title=title, left_out=len(claims) - len(shown), unplaced=unplaced)
+    counts: dict[str, Any] = {
         "claims": len(claims),
         "packaged": len(shown),
         "with_open_questions": sum(1 for c in shown if c.questions),
         "failed_citations": sum(1 for c in shown if c.audit and any(f.fault for f in c.audit.findings)),
+        "judged_by": _package_judged_by(shown, checked),
     }
+    if checked:
+        placed = [c for c in checked if c.claim is not None]
+        counts["verdicts"] = {
+            "given": len(checked),
+            "verified": sum(c.check.verified for c in placed),
+            "unverified": sum(not c.check.verified for c in placed),
+            "unplaced": len(unplaced),
+        }
+        counts["verdict_checks"] = [c.to_dict() for c in checked]
     return body, counts
 
 
@@ -77,22 +122,63 @@ def _searchable(text: str) -> str:
     return " ".join(text.replace("“", " ").replace("”", " ").split())
 
 
+def _judge_line(evidence: Evidence | None) -> tuple[bool, str]:
+    """Whether the configured judge judged any of a claim's passages, and who (or why nobody did)."""
+    if evidence is None or not evidence.papers:
+        return False, ""
+    judged = sum(
+        1 for paper in evidence.papers for p in paper.passages if p.stance and p.stance.label != "unjudged"
+    )
+    if judged:
+        return True, f"judged by {judge_label(evidence.judge)}"
+    judge = evidence.judge
+    if isinstance(judge, (NoJudge, ClientJudge)) and judge.note:
+        return False, f"not judged ({judge.note})"
+    return False, f"not judged ({judge_label(judge)} was unsure of every passage)"
+
+
+def _package_judged_by(claims: list[Claim], checked: list[CheckedVerdict]) -> str:
+    """One line for the tool's answer: the assistant's verdicts, and who judged the other passages."""
+    lines = [_judge_line(c.evidence) for c in claims]
+    by_judge = sorted({line for judged, line in lines if judged})
+    others = by_judge or sorted({line for _, line in lines if line})
+    rest = "; ".join(others)
+    if checked:
+        return summary(checked) + (f". Other passages {rest}." if rest else ".")
+    if by_judge:
+        return rest[0].upper() + rest[1:] + "."
+    if rest:
+        return f"{rest[0].upper()}{rest[1:]}; no verdicts were given (verdicts=[…] records yours, checked)."
+    return "Nothing to judge: no passages bear on the claims."
+
+
 def _questions(claim: Claim) -> list[str]:
     questions = []
     evidence = claim.evidence
-    judged = evidence is not None and not isinstance(evidence.judge, NoJudge)
-    sides = _sides(evidence.papers) if evidence else {}
-    if evidence is not None and not evidence.papers:
+    judge_judged, judge_line = _judge_line(evidence)
+    verified = [c for c in claim.verdicts if c.check.verified]
+    sides = _sides(evidence.papers) if evidence and judge_judged else {}
+    stances = {c.given.stance for c in verified} | set(sides)
+    judges = ["the assistant"] if verified else []
+    judges += [judge_line.removeprefix("judged by ")] if judge_judged else []
+    who = " and ".join(judges)
+    if evidence is not None and not evidence.papers and not claim.verdicts:
         questions.append(
             "The library holds nothing on this claim: is it the author's own result, or is a source missing?"
         )
-    if judged and sides.get("contradicts"):
+    if "contradicts" in stances:
         questions.append("Part of the library contradicts this claim: does the draft acknowledge it?")
-    if judged and evidence and evidence.papers and not sides.get("supports"):
-        questions.append("No passage was judged to support the claim.")
-    if not judged and evidence and evidence.papers:
+    if (verified or judge_judged) and "supports" not in stances:
+        questions.append(f"No passage was judged to support the claim (judged by {who}).")
+    if not verified and not judge_judged and evidence is not None and evidence.papers:
         questions.append(
-            "Stance not judged (no stance model configured): does each passage support or contradict it?"
+            f"Nobody judged these passages {judge_line.removeprefix('not judged ')}: does each support or "
+            "contradict the claim?"
+        )
+    failed = [c for c in claim.verdicts if not c.check.verified]
+    if failed:
+        questions.append(
+            f"{len(failed)} of the assistant's verdicts did not check out (see Unverified verdicts)."
         )
     if claim.audit is not None:
         for finding in claim.audit.findings:
@@ -115,12 +201,18 @@ _SIDE_TITLES = {
     "supports": "Supporting evidence",
     "contradicts": "Contradicting evidence",
     "related": "Related (neither side)",
-    "unjudged": "Evidence (stance not judged)",
+    "unjudged": "Evidence (not judged)",
 }
 
 
 def _render(
-    library: Library, claims: list[Claim], audit: AuditResult | None, *, title: str, left_out: int
+    library: Library,
+    claims: list[Claim],
+    audit: AuditResult | None,
+    *,
+    title: str,
+    left_out: int,
+    unplaced: list[CheckedVerdict],
 ) -> str:
     out = [
         f"# Review package: {title}",
@@ -142,9 +234,13 @@ def _render(
         out += [f"## Claim {number}{where}", "", f"> {claim.text}", ""]
         if claim.audit is not None:
             out += _citations(claim.audit)
-        out += _evidence(library, claim.evidence)
+        out += _who_judged(claim)
+        out += verdict_lines(library, claim.verdicts)
+        out += _evidence(library, claim.evidence, claim.verdicts)
         if claim.questions:
             out += ["**Open questions:**", *[f"- {q}" for q in claim.questions], ""]
+    if unplaced:
+        out += ["## Verdicts on no packaged claim", "", *[unverified_line(c) for c in unplaced], ""]
     if audit is not None:
         failed = [(s, f) for s in audit.sentences for f in s.findings if f.fault]
         out += ["## Citations that failed the audit", ""]
@@ -174,29 +270,60 @@ def _citations(audit: SentenceAudit) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def _evidence(library: Library, evidence: Evidence | None) -> list[str]:
+def _who_judged(claim: Claim) -> list[str]:
+    _, line = _judge_line(claim.evidence)
+    if claim.verdicts:
+        rest = f" Other passages {line}." if line and _unjudged_rest(claim) else ""
+        return [f"*{summary(claim.verdicts)}.{rest}*", ""]
+    if not line:
+        return []
+    return [f"*{line[0].upper()}{line[1:]}.*", ""]
+
+
+def _unjudged_rest(claim: Claim) -> bool:
+    verified = [c for c in claim.verdicts if c.check.verified]
+    return claim.evidence is not None and any(
+        not _covered(paper.item_key, passage, verified)
+        for paper in claim.evidence.papers
+        for passage in paper.passages
+    )
+
+
+def _covered(item_key: str, passage: EvidencePassage, verified: list[CheckedVerdict]) -> bool:
+    return any(
+        c.given.item_key.strip().upper() == item_key and covers(passage, c.given.page) for c in verified
+    )
+
+
+def _evidence(library: Library, evidence: Evidence | None, verdicts: list[CheckedVerdict]) -> list[str]:
     if evidence is None or not evidence.papers:
-        return ["No passages in the library bear on this claim.", ""]
+        return [] if verdicts else ["No passages in the library bear on this claim.", ""]
+    verified = [c for c in verdicts if c.check.verified]
     out = []
     for label, papers in _sides(evidence.papers).items():
-        out += [f"**{_SIDE_TITLES.get(label, label)}:**", ""]
+        rows = []
         for paper in papers:
             item = library.items.get(paper.item_key)
-            if item is None:
+            passages = [p for p in paper.passages if not _covered(paper.item_key, p, verified)]
+            if item is None or not passages:
                 continue
             score = (
                 f" ({paper.stance.label} {paper.stance.score:.2f})"
                 if paper.stance and label != "unjudged"
                 else ""
             )
-            out.append(f"- {item_line(item)}{score}")
-            for passage in paper.passages[:PASSAGES_PER_PAPER]:
+            rows.append(f"- {item_line(item)}{score}")
+            for passage in passages[:PASSAGES_PER_PAPER]:
                 where = passage.passage.pages or (
                     "abstract" if passage.passage.kind == "metadata" else "no page"
                 )
                 found_by = "" if "claim" in passage.variants else f" *found by {', '.join(passage.variants)}*"
-                out.append(f"  - {where}{found_by}: “{clip(passage.passage.text, PASSAGE_CHARS)}”")
-        out.append("")
+                rows.append(f"  - {where}{found_by}: “{clip(passage.passage.text, PASSAGE_CHARS)}”")
+        if rows:
+            title = _SIDE_TITLES.get(label, label)
+            if verdicts and label == "unjudged":
+                title = "Other passages (no verdict)"
+            out += [f"**{title}:**", "", *rows, ""]
     return out
 
 

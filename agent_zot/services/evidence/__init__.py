@@ -1,10 +1,12 @@
 """Claim check (`zot_search` mode `evidence`): the passages of the library that bear on one claim, each
-labelled supports / contradicts / related / unjudged, with how many papers stand on each side.
+numbered and cited [KEY p. N], with how many papers stand on each side once they are judged.
 
 Counter-evidence is sought on purpose: besides the claim, its refutation variants (variants.py) run as
 sub-queries through the same hybrid retrieval; the rankings are fused by weighted reciprocal rank (the
-claim counts most) and each passage records which variants found it. The stance judge (stance.py) reads
-each kept passage against the claim.
+claim counts most) and each passage records which variants found it. By default nobody but the assistant
+judges: the answer is a worksheet (worksheet.py) whose verdicts come back checked through `zot_export`
+format `review`. A configured judge (stance.py: an NLI model, Ollama, or, opt-in, the client's model by an
+MCP multi round-trip request) labels each passage first, and the answer says who judged.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.evidence.client_judge import ClientJudge
-from agent_zot.services.evidence.stance import NoJudge, Stance, StanceJudge, make_judge
+from agent_zot.services.evidence.stance import Stance, StanceJudge, make_judge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
+from agent_zot.services.evidence.worksheet import judged_by, worksheet
 from agent_zot.services.passages import Passage
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
 from agent_zot.services.retrieval import PaperHit, search_papers
@@ -134,8 +137,10 @@ def gather_evidence(
     limit: int = DEFAULT_LIMIT,
     search_filter: SearchFilter | None = None,
     detail: str = "sentences",
+    ask_client: bool = True,
 ) -> Evidence:
-    """The claim and its refutation variants searched, fused, judged and reordered by bearing."""
+    """The claim and its refutation variants searched, fused, judged and reordered by bearing
+    (``ask_client`` False: never by the client's model, whatever the stance setting)."""
     variants = refutation_variants(claim)
     resources = ctx.index()
     rankings = {
@@ -150,7 +155,7 @@ def gather_evidence(
         )
         for v in variants
     }
-    judge = make_judge(ctx.settings)
+    judge = make_judge(ctx.settings, ask_client=ask_client)
     pool = fuse(rankings, limit=limit + RERANK_EXTRA)
     judge_papers(judge, claim, pool)
     return Evidence(claim, variants, by_bearing(pool, decisive=judge.decisive)[:limit], judge)
@@ -240,7 +245,6 @@ def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:
 
 def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: str) -> ToolResponse:
     variants, papers, judge = found.variants, found.papers, found.judge
-    judged = not isinstance(judge, NoJudge) and not (isinstance(judge, ClientJudge) and not judge.judged)
     counts = counts_of(papers)
     sides = counts["supports"] + counts["contradicts"]
     agreement = round(counts["supports"] / sides, 3) if sides else None
@@ -258,19 +262,27 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
                 "variants": _variants(variants),
             },
         )
-    tally = ", ".join(f"{label} {n}" for label, n in counts.items() if n) if judged else "stance not judged"
-    lines = [f"Evidence on {quoted(claim, 160)}{where}: {plural(len(papers), 'paper')} ({tally}). {searched}"]
-    rows = []
-    for number, paper in enumerate(papers, 1):
+    body, rows, to_judge, number = [], [], [], 0
+    for paper in papers:
         item = library.items.get(paper.item_key)
         if item is None:
             continue
-        side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if judged and paper.stance else ""
-        lines.append(f"{number}. {side}{item_line(item)}")
+        side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if _judged(paper.stance) else ""
+        body.append(f"{len(rows) + 1}. {side}{item_line(item)}")
+        passages = []
         for p in paper.passages:
-            stance = f" · {p.stance.label} {p.stance.score:.2f}" if judged and p.stance else ""
-            lines.append(
-                f"   [{passage_label(p.passage)}{stance}{_found_by(p)}] {clip(p.passage.text, PASSAGE_CHARS[detail])}"
+            number += 1
+            stance = f" · {p.stance.label} {p.stance.score:.2f}" if _judged(p.stance) else ""
+            if not _judged(p.stance):
+                to_judge.append(number)
+            cited = f"{item.key} {passage_label(p.passage)}"
+            text = clip(p.passage.text, PASSAGE_CHARS[detail])
+            body.append(f"   [{number}] [{cited}{stance}{_found_by(p)}] {text}")
+            passages.append(
+                {"n": number}
+                | locator(p.passage)
+                | {"variants": p.variants}
+                | (p.stance.to_dict() if p.stance else {})
             )
         rows.append(
             {
@@ -280,14 +292,16 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
                 "score": round(paper.score, 4),
                 **(paper.stance.to_dict() if paper.stance else {}),
                 "variants": sorted(paper.variants),
-                "passages": [
-                    locator(p.passage) | {"variants": p.variants} | (p.stance.to_dict() if p.stance else {})
-                    for p in paper.passages
-                ],
+                "passages": passages,
             }
         )
-    who = _who_judged(judge)
-    lines.append(who)
+    status, who = judged_by(judge, number - len(to_judge), number)
+    tally = ", ".join(f"{label} {n}" for label, n in counts.items() if n and label != "unjudged")
+    head = (
+        f"Evidence on {quoted(claim, 160)}{where}: {plural(len(rows), 'paper')}, {plural(number, 'passage')}"
+    )
+    head += f" ({tally}). " if tally else ". "
+    lines = [head + searched, *body, who, *worksheet(to_judge, number)]
     lines.append("More: zot_summarize item_key=KEY with the claim reads one paper's best passages.")
     data = {
         "claim": claim,
@@ -296,26 +310,16 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
         "counts": counts,
         "agreement": agreement,
         "stance_judge": judge.name,
+        "judge_status": status,
         "judged_by": who,
     }
+    if to_judge:
+        data["to_judge"] = to_judge
     return ToolResponse("\n".join(lines), data)
 
 
-def _who_judged(judge: StanceJudge) -> str:
-    """One line saying who judged the stances, or why nobody did and what the assistant should do."""
-    if isinstance(judge, ClientJudge):
-        if judge.judged:
-            return (
-                f"Stances judged by the client's model ({judge.name.removeprefix('client:')}), one request."
-            )
-        return f"Stance not judged: {judge.note or 'the client did not answer'}; read the passages and judge yourself."
-    if isinstance(judge, NoJudge):
-        why = judge.reason or (
-            "no judge is configured (the client cannot sample, and no nli_model is set; stance='ollama' uses "
-            "an Ollama model)"
-        )
-        return f"Stance not judged: {why}; read the passages and judge each side yourself."
-    return f"Stances judged by {judge.name}."
+def _judged(stance: Stance | None) -> bool:
+    return stance is not None and stance.label != "unjudged"
 
 
 def _found_by(passage: EvidencePassage) -> str:

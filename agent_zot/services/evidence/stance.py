@@ -1,15 +1,18 @@
 """Stance of a passage toward a claim: supports, contradicts, related (on topic, takes no side), or
-unjudged (no judge configured, or the judge is unsure) so the assistant judges.
+unjudged (no judge, or the judge is unsure) so the assistant judges.
 
 Backends behind one small Protocol:
 - ``nli``: a local natural-language-inference cross-encoder folder (``nli_model``): sentence-transformers'
   ``CrossEncoder`` whose labels name entailment, contradiction and neutral; the passage is the premise and
   the claim the hypothesis.
 - ``ollama``: a chat model on an Ollama server answering in a JSON schema (``stance_model``).
-- ``client``: the client's own model, asked through MCP (client_judge.py): the default (``auto``) when the
-  client can sample.
-- ``none``: every passage unjudged, so the assistant judges. ``auto`` falls to it when the client cannot be
-  asked and no NLI model is set: no NLI model's weights are on PyPI and nothing is downloaded at run time.
+- ``client``: the client's own model, asked through an MCP multi round-trip request (client_judge.py);
+  opt-in only: sampling is deprecated (SEP-2577) and the clients most people use never offer it.
+- ``none``: every passage unjudged.
+
+``auto`` (the default) is ``nli`` when ``nli_model`` is set, else no judge: the answer is a worksheet the
+assistant fills (worksheet.py). It never asks the client's model. No NLI model's weights are on PyPI and
+nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -70,11 +73,13 @@ class StanceJudge(Protocol):
 
 
 class NoJudge:
+    """Nobody judges here; ``status`` (a short code) and ``note`` say why, for the answer."""
+
     name = "none"
     decisive = False
 
-    def __init__(self, reason: str | None = None) -> None:
-        self.reason = reason  # why nothing judges, for the answer
+    def __init__(self, status: str, note: str) -> None:
+        self.status, self.note = status, note
 
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         return [UNJUDGED for _ in passages]
@@ -223,23 +228,21 @@ _JUDGES: dict[tuple[str, str], StanceJudge] = {}
 _JUDGES_LOCK = threading.Lock()
 
 
-def make_judge(settings: Settings) -> StanceJudge:
-    """The configured judge, shared per configuration (a model loads once per process). ``client`` and
-    ``auto`` take the client's own model when the request's client can sample (client_judge.py); ``auto``
-    then falls back to the NLI model when one is set, else to none."""
+def make_judge(settings: Settings, *, ask_client: bool = True) -> StanceJudge:
+    """The configured judge, shared per configuration (a model loads once per process). ``auto`` is the
+    NLI model when one is set, else no judge (the assistant judges the worksheet). ``client`` asks the
+    request's client's model when it declared sampling and its protocol can carry the request (never with
+    ``ask_client`` False: the review package cannot make the round trip)."""
     kind = settings.stance
     model = settings.nli_model
-    if kind in ("auto", "client"):
-        from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
-
-        client = CLIENT.get()
-        if client is not None and client.can_sample:
-            return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens)
-        if kind == "client":
-            return NoJudge("the client cannot be asked: its MCP connection offers no sampling")
-        kind = "nli" if model is not None else "none"
+    if kind == "auto":
+        if model is None:
+            return NoJudge("worksheet", "stance = auto and no nli_model is set")
+        kind = "nli"
+    if kind == "client":
+        return _client_judge(settings, ask_client)
     if kind == "none":
-        return NoJudge()
+        return NoJudge("off", "stance = none")
     if kind == "nli":
         if model is None:
             raise StanceError("stance = nli needs a model folder.", hint=_SETTING_HINT)
@@ -254,3 +257,25 @@ def make_judge(settings: Settings) -> StanceJudge:
                 else OllamaJudge(settings.ollama_url, settings.stance_model)
             )
         return _JUDGES[key]
+
+
+def _client_judge(settings: Settings, ask_client: bool) -> StanceJudge:
+    from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
+
+    if not ask_client:
+        return NoJudge(
+            "not_here",
+            "the review package does not ask the client's model; stance = client works in evidence mode",
+        )
+    client = CLIENT.get()
+    if client is None:
+        return NoJudge("no_client", "stance = client, but no MCP client made this request")
+    if not client.declared:
+        return NoJudge("no_sampling", "the client declared no sampling (stance = client)")
+    if not client.carries_requests:
+        return NoJudge(
+            "old_protocol",
+            f"this client speaks MCP {client.protocol or 'of an older version'}; agent-zot asks a client's "
+            "model only by a 2026-07-28 multi round-trip request (SEP-2322)",
+        )
+    return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens, client.ledger)
