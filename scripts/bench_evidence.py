@@ -8,7 +8,7 @@ SUPPORT or CONTRADICT evidence (../shared/data/scifact/claims_train.csv). A thir
 of the claim id before anything was tuned, is the test split; tuning used the dev split only.
 
 Per claim: is a gold evidence abstract among the first 5 papers of plain `zot_search` (force_mode fast)
-and of `evidence` mode; for evidence mode also the stance given to a found gold paper against the gold
+and of `evidence` mode, and anywhere in the default claim-check answer (no limit given), with its size; for evidence mode also the stance given to a found gold paper against the gold
 label (supports / contradicts; unjudged counts as wrong and is reported as coverage), and the latency.
 
 `--client-model oracle` answers the claim check's request to the client's model (the stance judge that
@@ -116,6 +116,10 @@ async def run(
                 raise_on_error=False,
             )
             elapsed = time.perf_counter() - started
+            default = await client.call_tool(  # the answer the assistant gets: every argument left out
+                "zot_search", {"query": claim["claim"], "force_mode": "evidence"}, raise_on_error=False
+            )
+            shown = [ids.get(p["key"], "") for p in (default.structured_content or {}).get("papers", [])]
             plain_top = [ids.get(p["key"], "") for p in (plain.structured_content or {}).get("papers", [])][
                 :TOP
             ]
@@ -128,6 +132,8 @@ async def run(
                     "label": next(iter(claim["gold"].values())),
                     "plain_hit": any(doc in claim["gold"] for doc in plain_top),
                     "evidence_hit": bool(gold_found),
+                    "in_answer": any(doc in claim["gold"] for doc in shown),
+                    "answer_chars": sum(len(b.text) for b in default.content if hasattr(b, "text")),
                     "stance_right": bool(gold_found) and gold_found[0][1] == claim["gold"][gold_found[0][0]],
                     "judged": bool(gold_found) and gold_found[0][1] != "unjudged",
                     "ms": elapsed * 1000,
@@ -147,9 +153,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "claims": len(part),
             f"plain_top{TOP}": round(sum(r["plain_hit"] for r in part) / max(len(part), 1), 3),
             f"evidence_top{TOP}": round(len(found) / max(len(part), 1), 3),
+            "in_default_answer": round(sum(r["in_answer"] for r in part) / max(len(part), 1), 3),
             "stance_accuracy_on_found": round(sum(r["stance_right"] for r in found) / max(len(found), 1), 3),
             "stance_coverage_on_found": round(sum(r["judged"] for r in found) / max(len(found), 1), 3),
         }
+    sizes = sorted(r["answer_chars"] for r in rows)
+    out["default_answer_chars_p50"] = sizes[len(sizes) // 2] if sizes else 0
     times = sorted(r["ms"] for r in rows)
     out["evidence_p50_ms"] = round(statistics.median(times), 1) if times else 0
     out["evidence_p95_ms"] = round(times[int(0.95 * (len(times) - 1))], 1) if times else 0

@@ -51,6 +51,7 @@ NAMES = list(WEIGHTS)
 WORDS_FILE = Path(__file__).resolve().parents[1] / "agent_zot" / "services" / "summarize" / ANSWER_WORDS
 MIN_PAPERS = 3
 MIN_LIBRARIES = 2  # a stem in answers of one library only is its topic's word (or its authors' names)
+SUPPORTS = ((3, 2), (5, 2), (3, 3), (8, 3))  # (papers, libraries) thresholds compared by cross-validation
 
 
 def main() -> None:
@@ -76,12 +77,21 @@ def main() -> None:
     papers = sorted({c["paper"] for c in cells})
     random.Random(7).shuffle(papers)
     fold_of = {paper: n % args.folds for n, paper in enumerate(papers)}
-    held: list[dict[str, Any]] = []
-    for fold in range(args.folds):
-        train = [c for c in cells if fold_of[c["paper"]] != fold]
-        weights = _fit(train, current, args.l2)
-        held += [dict(c, weights=weights) for c in cells if fold_of[c["paper"]] == fold]
-    print("fitted on the other folds:", _recall_each(held))
+    for min_papers, min_libraries in SUPPORTS:
+        held: list[dict[str, Any]] = []
+        for fold in range(args.folds):
+            train = [c for c in cells if fold_of[c["paper"]] != fold]
+            model = _answer_words(train, min_papers, min_libraries)  # learned without the held-out papers
+            train = [_with_words(c, model) for c in train]
+            weights = _fit(train, current, args.l2)
+            held += [
+                dict(_with_words(c, model), weights=weights) for c in cells if fold_of[c["paper"]] == fold
+            ]
+        print(
+            f"everything fitted on the other folds, answer words in {min_papers}+ papers of "
+            f"{min_libraries}+ libraries:",
+            _recall_each(held),
+        )
     final = _fit(cells, current, args.l2)
     print("fitted on all dev papers:")
     print(json.dumps({n: round(float(w), 2) for n, w in zip(NAMES, final, strict=True)}, indent=4))
@@ -127,6 +137,7 @@ def _cells(rows: list[dict[str, Any]], work: Path) -> list[dict[str, Any]]:
                         "stems": [
                             set() if front_matter(s.text) else word_stems(s.text) for s in paper.sentences
                         ],
+                        "all_stems": [word_stems(s.text) for s in paper.sentences],
                     }
                 )
         finally:
@@ -134,7 +145,9 @@ def _cells(rows: list[dict[str, Any]], work: Path) -> list[dict[str, Any]]:
     return cells
 
 
-def _answer_words(cells: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def _answer_words(
+    cells: list[dict[str, Any]], min_papers: int = MIN_PAPERS, min_libraries: int = MIN_LIBRARIES
+) -> dict[str, dict[str, float]]:
     model: dict[str, dict[str, float]] = {}
     for kind in sorted({c["kind"] for c in cells}):
         positive: Counter[str] = Counter()
@@ -151,7 +164,7 @@ def _answer_words(cells: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         kept = sorted(
             stem
             for stem, found in papers.items()
-            if len(found) >= MIN_PAPERS and len({paper.split("/")[0] for paper in found}) >= MIN_LIBRARIES
+            if len(found) >= min_papers and len({paper.split("/")[0] for paper in found}) >= min_libraries
         )
         model[kind] = {
             stem: round(
@@ -162,6 +175,17 @@ def _answer_words(cells: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
             for stem in kept
         }
     return model
+
+
+def _with_words(cell: dict[str, Any], model: dict[str, dict[str, float]]) -> dict[str, Any]:
+    """The cell with its "words" feature computed from ``model`` (cells.answer_words, with another model)."""
+    weights = model.get(cell["kind"], {})
+    column = [
+        sum(weights.get(w, 0.0) for w in stems) / math.sqrt(1 + len(stems)) for stems in cell["all_stems"]
+    ]
+    x = cell["x"].copy()
+    x[:, NAMES.index("words")] = column
+    return dict(cell, x=x)
 
 
 def _loss(weights: np.ndarray, cells: list[dict[str, Any]], l2: float, anchor: np.ndarray) -> float:

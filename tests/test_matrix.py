@@ -115,14 +115,15 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 def cell_lines(text: str) -> dict[str, list[str]]:
-    """The text's cells per paper title: '   Q1 [p. 2]: ...' lines under '1. [KEY] ... Title'."""
+    """The text's cells per paper title: each cell's first line ('   Q1 [p. 2]: ...', its best candidate)
+    under '1. [KEY] ... Title'; the other candidates ('   or [p. 3]: ...') are left out."""
     rows: dict[str, list[str]] = {}
     current = ""
     for line in text.splitlines():
         if re.match(r"^\d+\. \[", line):
             current = line
             rows[current] = []
-        elif current and line.startswith("   "):
+        elif current and line.startswith("   ") and not line.startswith("   or "):
             rows[current].append(line.strip())
     return rows
 
@@ -152,7 +153,8 @@ async def test_the_request_routes_to_a_matrix_of_the_collection_with_page_cited_
     assert clark[1].startswith("Q1 [abstract]:") and "64 adults" in clark[1]
     by_key = {row["title"]: row for row in data["rows"]}
     first = by_key["Metformin and glycaemic control"]["cells"][0]
-    assert first["page_start"] == 2 and first["quantity"] == {"value": 120, "unit": "patients", "text": "120"}
+    assert first["candidates"][0]["page"] == 2
+    assert first["quantity"] == {"value": 120, "unit": "patients", "text": "120 patients"}
     assert by_key["A walking programme for adults with diabetes"]["source"] == "abstract"
     assert "Statins" not in text  # not in the collection
     assert data["tokens"] == (len(text) + 3) // 4
@@ -240,8 +242,8 @@ async def test_tags_search_and_max_tokens_take_effect(library: Settings) -> None
         collection="Trials",
         max_tokens=200,
     )
-    assert "Cells cut to 120 characters" in big.content[0].text and "…" in big.content[0].text
-    assert "Cells cut" not in small.content[0].text and "…" not in small.content[0].text
+    assert "Candidates cut to 110 characters" in big.content[0].text and "…" in big.content[0].text
+    assert "Candidates cut" not in small.content[0].text and "…" not in small.content[0].text
 
 
 async def test_bad_requests_say_what_to_do(library: Settings) -> None:
@@ -350,3 +352,101 @@ async def _key(settings: Settings, title: str) -> str:
         return next(i.key for i in ctx.library().items.values() if i.title == title)
     finally:
         ctx.close()
+
+
+async def test_a_key_the_matrix_cannot_use_is_said_in_its_row_and_the_others_are_answered(
+    library: Settings,
+) -> None:
+    key = await _key(library, "Metformin and glycaemic control")
+    result = await call_tool(
+        library, "zot_summarize", questions=["how many patients"], item_keys=[key, "BADKEY99"]
+    )
+    assert not result.is_error
+    text, data = result.content[0].text, result.structured_content
+    assert "We enrolled 120 patients" in text
+    assert "2. [BADKEY99]" in text and "No item with key 'BADKEY99' in this library" in text
+    bad = data["rows"][1]
+    assert bad["item_key"] == "BADKEY99" and bad["cells"] == [] and "No item with key" in bad["error"]
+
+
+async def test_a_matrix_with_no_questions_is_a_clear_error(library: Settings) -> None:
+    result = await call_tool(
+        library, "zot_summarize", query="review matrix", collection="Trials", force_mode="matrix"
+    )
+    assert result.is_error and "Which questions?" in result.content[0].text
+
+
+async def test_the_answer_asks_the_assistant_to_fill_the_cells_with_checked_citations(
+    library: Settings,
+) -> None:
+    result = await call_tool(library, "zot_summarize", query=REQUEST)
+    text = result.content[0].text
+    assert "Fill each cell" in text and "[KEY p. N]" in text and "cells=[{item_key, question: N" in text
+
+
+async def test_filled_cells_are_written_only_after_each_citation_is_checked(library: Settings) -> None:
+    metformin = await _key(library, "Metformin and glycaemic control")
+    walking = await _key(library, "Walking and blood pressure")
+    cells = [
+        {"item_key": metformin, "question": 1, "answer": "120 patients", "value": 120, "page": 2,
+         "quote": "We enrolled 120 patients with type 2 diabetes"},  # right
+        {"item_key": metformin, "question": 2, "answer": "change in HbA1c", "page": 2,
+         "quote": "The primary outcome was the change in HbA1c"},  # on p. 3, not p. 2
+        {"item_key": walking, "question": 1, "answer": "48 people", "value": 84, "page": 2,
+         "quote": "A total of 48 participants took part"},  # the value is not in the quote
+        {"item_key": walking, "question": 2, "answer": "diastolic pressure", "page": 2,
+         "quote": "The primary outcome was diastolic pressure at one year"},  # words not in the paper
+        {"item_key": "NOSUCH99", "question": 1, "answer": "12", "page": 1, "quote": "twelve of them took part"},
+    ]  # fmt: skip
+    result = await call_tool(
+        library,
+        "zot_export",
+        questions=["sample size", "primary outcome"],
+        collection="Trials",
+        cells=cells,
+        path="filled.csv",
+    )
+    data, text = result.structured_content, result.content[0].text
+    assert data["route"]["mode"] == "matrix" and data["verified"] == 1
+    reasons = {(u["item_key"], u["question"]): u["reason"] for u in data["unverified"]}
+    assert reasons[(metformin, 2)] == "the quoted words are on p. 3, not p. 2"
+    assert reasons[(walking, 1)] == "the value 84 is not among the quoted words"
+    assert reasons[(walking, 2)].startswith("the quoted words are not in the paper")
+    assert "not a row of this matrix" in reasons[("NOSUCH99", 1)]
+    assert "1 cells verified, 4 unverified, 2 not filled" in text and "on p. 3, not p. 2" in text
+    rows = {r["item_key"]: r for r in csv.DictReader(io.StringIO(Path(data["path"]).read_text("utf-8-sig")))}
+    adams = rows[metformin]
+    assert (adams["Q1 sample size"], adams["Q1 value"], adams["Q1 check"]) == (
+        "120 patients",
+        "120",
+        "verified",
+    )
+    assert adams["Q1 citation"] == f"[{metformin} p. 2]"
+    assert adams["Q2 primary outcome"] == "" and adams["Q2 check"].startswith(
+        "unverified: the quoted words are on p. 3"
+    )
+    assert rows[walking]["Q1 sample size"] == "" and "answer given: 48 people" in rows[walking]["Q1 check"]
+    clark = next(r for r in rows.values() if r["title"].startswith("A walking"))
+    assert clark["Q1 check"] == "not filled"
+    fixed = await call_tool(
+        library,
+        "zot_export",
+        questions=["sample size", "primary outcome"],
+        collection="Trials",
+        cells=[cells[0], {**cells[1], "page": 3}],
+        path="filled.md",
+    )
+    markdown = Path(fixed.structured_content["path"]).read_text()
+    assert fixed.structured_content["verified"] == 2 and fixed.structured_content["unverified"] == []
+    assert "Cells filled by the assistant" in markdown and f"change in HbA1c [{metformin} p. 3] ✓" in markdown
+
+
+async def test_a_targeted_review_question_reads_the_whole_paper_for_its_kind_of_answer(
+    library: Settings,
+) -> None:
+    key = await _key(library, "Metformin and glycaemic control")
+    result = await call_tool(
+        library, "zot_summarize", query="how many patients took part", item_key=key, force_mode="targeted"
+    )
+    first = next(line for line in result.content[0].text.splitlines() if line.startswith("1. "))
+    assert first.startswith("1. [p. 2]") and "We enrolled 120 patients" in first

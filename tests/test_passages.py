@@ -19,11 +19,15 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.passages import (
     WINDOW_CHARS,
     ChunkHit,
+    Passage,
     PassagePicker,
+    focus_of,
     prose_share,
     sentence_spans,
     windows,
 )
+from agent_zot.services.retrieval import PaperHit
+from agent_zot.services.search_present import paper_response
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
 
@@ -197,3 +201,35 @@ async def test_summarize_targeted_shares_the_passage_ranking(client: Client) -> 
     text, data = await call(client, "zot_summarize", query=QUESTION, item_key=key, force_mode="targeted")
     assert data["passages"][0]["page_end"] == 3 and ANSWER in text.splitlines()[2]
     assert "every recording session" not in json.dumps(data)
+
+
+def test_a_question_that_names_its_paper_is_asked_within_it_by_what_it_asks() -> None:
+    named = "In the study that recorded whales with hydrophones off Iceland, how many kilohertz was the sampling rate?"
+    assert focus_of(named) == "how many kilohertz was the sampling rate?"
+    assert focus_of("According to the grazing survey, did soil carbon rise?") == "did soil carbon rise?"
+    for plain in (QUESTION, "In 2020, soil carbon rose under grazing.", "What does it do, and how?"):
+        assert focus_of(plain) == plain  # no naming clause: the whole question
+
+
+async def test_a_question_naming_its_paper_finds_the_answer_inside_it(client: Client) -> None:
+    named = (
+        "In the paper on listening to whales across four seasons of field recordings, how many kilohertz was "
+        "the hydrophone sampling rate?"
+    )
+    text, data = await call(client, "zot_search", query=named)
+    assert data["papers"][0]["title"] == "Listening to Whales" and ANSWER in text.splitlines()[2]
+
+
+def test_a_long_answer_keeps_the_first_papers_passages_and_says_what_it_left_out(library: Settings) -> None:
+    ctx = AppContext(library)
+    try:
+        papers = [
+            PaperHit(key, 1.0 / (n + 1), [Passage("word " * 120, "chunk", None, n + 1, n + 1, None, 1.0)] * 4)
+            for n, key in enumerate(ctx.library().items)
+        ] * 6
+        answer = paper_response(ctx.library(), papers, scope="", query="words", detail="sentences")
+    finally:
+        ctx.close()
+    assert len(answer.text) <= 8000
+    assert answer.data["papers"][0]["passages"] and not answer.data["papers"][-1]["passages"]
+    assert "shown without all passages, to keep this answer short" in answer.text

@@ -118,6 +118,24 @@ class Window:
     score: float
 
 
+# "In the study that used a deep belief network on ICU recordings, how many subjects were used for
+# training?": the words before the comma say which paper, the question after it what to find in it.
+_FOCUS = re.compile(
+    r"^(?:in|for|according\s+to|on|with|from|across|using|within|among|regarding|about|of)\b[^?]{12,}?,\s+"
+    r"(?P<focus>(?:how|what|which|why|when|where|who|whose|whom|did|does|do|is|are|was|were|can|could|has|have"
+    r"|had|should|would)\b.{8,})$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def focus_of(query: str) -> str:
+    """What a question asks within the paper it names: the question after a leading clause that only says
+    which paper ("In the ImageNet CNN paper, why was ..."), else the whole query. Inside the right paper
+    the naming words match every passage and drown the words of what is asked."""
+    match = _FOCUS.match(" ".join(query.split()))
+    return match.group("focus") if match else query
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``, whitespace trimmed; numbered headings on their own
     line ("2.4 Assembling the corpus") are kept apart from the sentence that follows them."""

@@ -18,7 +18,7 @@ from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
-from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, passage_of
+from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, focus_of, passage_of
 from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8
@@ -82,7 +82,11 @@ def search_papers(
     pools: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
-    picker = PassagePicker(resources, query, detail=detail, reranker=reranker)
+    # Within a paper, what the question asks (not the words that named the paper) picks the passages.
+    focus = focus_of(query)
+    if focus != query:
+        vectors = QueryVectors(resources, focus, fusion)
+    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker)
     with_text = _with_full_text(resources, [p.item_key for p in papers[:REFINED_PAPERS]])
     for rank, paper in enumerate(papers):
         pool = pools.get(paper.item_key, [])

@@ -8,6 +8,7 @@ score) without repeating the authors, venues, sections or words, so an answer co
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agent_zot.services.passages import Passage
@@ -17,6 +18,10 @@ from agent_zot.zotero.models import Item, Library
 
 PASSAGE_CHARS = {"sentences": 700, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
 SECTION_CHARS = 48
+# The passages of a default (sentence) answer, all together: the first papers' passages are kept first, so a
+# long answer loses the lowest papers' passages (their titles stay), and the whole answer stays within
+# about 8,000 characters.
+PASSAGES_BUDGET = {"sentences": 5600, "full": None}
 
 
 def paper_response(
@@ -29,12 +34,27 @@ def paper_response(
         )
     body: list[str] = []
     rows = []
+    left = PASSAGES_BUDGET[detail]
+    trimmed = 0
     for paper in papers:
         item = library.items.get(paper.item_key)
         if item is None:  # indexed, but deleted from Zotero since the last update-db
             continue
         body.append(f"{len(rows) + 1}. {item_line(item)}")
-        body += [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+        shown = [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+        if left is not None:
+            kept = []
+            for line in shown:
+                if len(line) > left:
+                    break
+                kept.append(line)
+                left -= len(line) + 1
+            if len(kept) < len(shown):
+                left = 0  # what follows gets no passage: the answer keeps its order
+                trimmed += 1
+                paper = replace(paper, passages=paper.passages[: len(kept)])
+            shown = kept
+        body += shown
         rows.append(
             listed(item)
             | {
@@ -50,6 +70,8 @@ def paper_response(
         "force_mode='full' pages='N' reads a page"
         + ("; detail='full' returns whole passages." if detail == "sentences" else ".")
     )
+    if trimmed:
+        more = f"({plural(trimmed, 'paper')} shown without all passages, to keep this answer short.) " + more
     rest = "\n".join(["", *body, more])
     tokens = estimate_tokens(head + rest)
     for _ in range(3):  # the count is part of the text it counts

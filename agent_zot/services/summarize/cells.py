@@ -31,8 +31,9 @@ from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
 from agent_zot.services.retrieval import search_papers
-from agent_zot.services.summarize.quantities import Quantity, answer_quantity, asks_quantity
-from agent_zot.services.summarize.questions import QuestionKind, classify, stem
+from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in
+from agent_zot.services.summarize.quantities import Quantity
+from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
 
@@ -42,28 +43,32 @@ CHUNKS = 8  # the question's best chunks in the paper, for the rank signal
 # What each feature of a sentence (``features``) adds to its score; fitted on the dev papers of
 # scripts/bench_cells.py (scripts/fit_cells.py), the test third set aside.
 WEIGHTS: dict[str, float] = {
-    "lexical": 0.95,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
-    "chunk": 0.5,  # the rank of the retrieved chunks holding it
-    "cue": 1.01,  # reads like an answer of the question's kind
-    "early": 0.91,  # in the abstract or introduction, for kinds answered there
-    "late": 0.7,  # in the discussion or conclusion, for kinds answered there
-    "prose": 0.3,  # how much of it is words (not a table row or a formula)
-    "count": 1.99,  # a number next to the thing counted
-    "total": 0.51,  # ... said as a total ("a total of", "consisted of")
-    "number": 0.22,  # any other number, for a count question
-    "measured": 0.5,  # a measured result (±, %, an error with its number), for a result question
-    "opening": 0.87,  # among the first sentences of the abstract, for problem, method and result questions
-    "front_matter": -1.44,  # affiliations, addresses, licences
-    "off_kind": -0.51,  # plans for future work read as a result
-    "related_work": -0.86,  # about other papers
-    "roadmap": -0.88,  # the paper's outline ("Section 4 presents ...")
-    "own": 0.7,  # the paper speaks of itself ("this study", "we", "our")
-    "prior": -0.61,  # of earlier work ("approaches have been proposed", "previous studies")
-    "words": 2.48,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
-    "figure": -0.35,  # about a figure or table ("Figure 5 shows ...")
+    "lexical": 0.8,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
+    "chunk": 0.42,  # the rank of the retrieved chunks holding it
+    "cue": 1.13,  # reads like an answer of the question's kind
+    "early": 1.2,  # in the abstract or introduction, for kinds answered there
+    "late": 0.85,  # in the discussion or conclusion, for kinds answered there
+    "prose": 0.26,  # how much of it is words (not a table row or a formula)
+    "count": 2.32,  # a number next to the thing counted
+    "measure": 1.99,  # a quantity of the kind a measure question asks for ("what dose" → 500 mg)
+    "total": 0.68,  # ... said as a total ("a total of", "consisted of")
+    "number": 0.18,  # any other number, for a count question
+    "measured": 0.59,  # a measured result (±, %, an error with its number), for a result question
+    "opening": 1.22,  # among the first sentences of the abstract, for problem, method and result questions
+    "front_matter": -1.37,  # affiliations, addresses, licences
+    "off_kind": -0.52,  # plans for future work read as a result
+    "related_work": -0.9,  # about other papers
+    "roadmap": -0.95,  # the paper's outline ("Section 4 presents ...")
+    "own": 0.81,  # the paper speaks of itself ("this study", "we", "our")
+    "prior": -0.65,  # of earlier work ("approaches have been proposed", "previous studies")
+    "words": 2.95,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
+    "figure": -0.4,  # about a figure or table ("Figure 5 shows ...")
 }
 MIN_SCORE = 0.6  # below this the cell is "not found"
-ALTERNATIVE = 0.8  # a second or third candidate is shown when it scores this share of the first
+MIN_WORDS = (
+    0.3  # a sentence without its kind's cues answers a review question when its words read this much like one
+)
+ALTERNATIVE = 0.6  # a second or third candidate is shown when it scores this share of the first
 FRAGMENT_CHARS = 70  # a shorter sentence takes the next one along
 MAX_SENTENCE_CHARS = 600
 
@@ -96,37 +101,17 @@ _SECTION_NAMES = {
 }
 # The front matter and page furniture: affiliations, addresses, dates, licences. No answer is in them.
 _FRONT_MATTER = re.compile(
-    r"@|\b(?:universit(?:y|ies)|institute|department|dept\.|faculty|school\s+of|laboratory|correspondence|e-?mail"
-    r"|received|accepted|published|revised|copyright|©|licen[cs]e|creative\s+commons|doi|https?://|www\.|issn"
-    r"|keywords|index\s+terms|author\s+manuscript|arxiv|preprint|proceedings\s+of|vol\.|pp\.|supported\s+by"
-    r"|grants?|funded|funding|acknowledg\w*|thank)\b",
-    re.IGNORECASE,
+    r"@\w|https?://|www\.|\bdoi\s*[:.]?\s*10\.\d|doi\.org|\barXiv:\s*\d|©|\b[Cc]opyright\b|\bCorrespond"
+    r"|\b(?:University|Universit[àäéy]|Institute|Department|Faculty|School\s+of|Laborator(?:y|ies|oire))\b"
+    r"|\b(?:Received|Accepted|Published|Revised)\b:?\s*(?:\d|[A-Z][a-z]+\s+\d)|\blicen[cs]ed?\b|\bKeywords\b"
+    r"|\bIndex\s+Terms\b|\b(?:supported|funded)\s+(?:in\s+part\s+)?by\b|\bgrants?\s+(?:no\.?|number|[A-Z]{2,}\d)"
+    r"|\backnowledge?ments?\b|\bwe\s+thank\b"
 )
+_WORD = re.compile(r"[a-z]+")
 _EARLY = ("abstract", "introduction", "background")
 _LATE = ("discussion", "conclusion", "limitation", "future work", "summary")
 _RELATED = ("related work", "prior work", "previous work", "literature review")
-# A number (with its scale), then within a few words the counted noun: "1800 machines", "24 healthy subjects".
-_NUMBER = re.compile(
-    r"(?<![\w.\[/-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<scale>k|K|thousand|million)\b)?(?![\d.,]*\d)"
-)
-_FOLLOWING = re.compile(r"[A-Za-z][A-Za-z-]*")
-_WORD = re.compile(r"[a-z]+")
-COUNT_WINDOW = 4  # words after the number in which the counted noun may come
-# What follows a number that is no count: a unit, a rate, a percentage, a range's other end.
-_NOT_A_COUNT = re.compile(
-    r"\s*(?:%|percent|°|[-–]\s*\d|/|per\b|hz\b|khz|mhz|ghz|ms\b|s\b|sec|min\b|mmhg|mm\b|cm\b|kg\b|mg\b|db\b"
-    r"|bits?\b|bytes?\b|kb\b|mb\b|gb\b|tb\b|x\b|×|times\b|fold\b|th\b|st\b|nd\b|rd\b|\)|\.\s|:)",
-    re.IGNORECASE,
-)
-_SCALES = {"k": 1e3, "thousand": 1e3, "million": 1e6}
-_LABEL_BEFORE = re.compile(
-    r"(?:\b(?:fig(?:ure)?s?|tables?|sections?|sec|eqs?|equations?|steps?|stages?|phases?|versions?|v|no|chapter"
-    r"|algorithm|appendix|case|class|layer|level|type|group|model|lines?)\.?|[\[(,])\s*$",
-    re.IGNORECASE,
-)
-_RATE = re.compile(r"\s*(?:/|per\b|each\s+(?:second|minute|hour|day))", re.IGNORECASE)
-_BEFORE_YEAR = re.compile(r"\b(?:in|since|by|from|until|during|of|before|after)\s+$", re.IGNORECASE)
-_WORDS_NOT_NUMBERS = re.compile(r"^(?:\d+(?:\.\d+)*\s+[A-Z][a-z]+)")  # "2 Related Work", a heading
+_REFERENCE = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]")
 # About other papers: "Smith et al. [12] used ...", "(Jones et al., 2019) showed".
 _CITES_OTHERS = re.compile(
     r"\b[A-Z][a-z]+\s+et\s+al\.?\s*(?:\[\d+|\(\d{4}|,?\s*\d{4})|\[\d+(?:[,–-]\s*\d+)*\]\s+(?:used|proposed|showed"
@@ -165,7 +150,6 @@ _FUTURE = re.compile(
     r"|further\s+(?:work|research|testing|studies)|is\s+(?:needed|required))\b",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,31 +239,41 @@ def query_of(question: str) -> str:
 
 
 def candidates(
-    paper: PaperText, question: str, ranked: dict[int, float] | None = None, *, limit: int = MAX_CANDIDATES
+    paper: PaperText,
+    question: str,
+    ranked: dict[int, float] | None = None,
+    *,
+    limit: int = MAX_CANDIDATES,
+    alternative: float = ALTERNATIVE,
 ) -> list[Candidate]:
-    """Up to ``limit`` places in ``paper`` that answer ``question``, best first ([] when none does).
-    ``ranked``: each sentence's chunk-rank signal (``chunk_ranks``); none for an abstract."""
+    """Up to ``limit`` places in ``paper`` that answer ``question``, best first ([] when none does): the
+    second and later only when they score ``alternative`` of the first. ``ranked``: each sentence's
+    chunk-rank signal (``chunk_ranks``); none for an abstract."""
     sentences = paper.sentences
     if not sentences:
         return []
     kind = classify(question)
     found = features(paper, question, ranked)
+    telling = telling_words(question)
     scored = [
         (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
         for sentence, (values, count) in zip(sentences, found, strict=True)
+        if _answers(kind, sentence.text, values, count, telling)
     ]
     scored.sort(key=lambda entry: (-entry[0], entry[1].index))
     chosen: list[Candidate] = []
     taken: set[int] = set()
     for score, sentence, count in scored:
-        if score < MIN_SCORE or len(chosen) == limit or (chosen and score < ALTERNATIVE * chosen[0].score):
+        if score < MIN_SCORE or len(chosen) == limit or (chosen and score < alternative * chosen[0].score):
             break
         if sentence.index in taken:
             continue
         text, used = _window(sentences, sentence)
         taken.update(used)
         taken.update({sentence.index - 1, sentence.index + 1})
-        quantity = count if count is not None else _measured(question, kind, text)
+        quantity = count if count is not None or sentence.text == text else measure_in(question, kind, text)
+        if quantity is not None and not _own_value(sentence, text, quantity):
+            quantity = None  # the candidate stays; its number is not the paper's own answer to report
         chosen.append(Candidate(text, sentence.page, round(score, 3), quantity, _focus(text, kind, quantity)))
     return chosen
 
@@ -294,20 +288,21 @@ def features(
     opening = paper.abstract_order() if kind.name in ("problem", "method", "result") else {}
     last = max(1, len(paper.sentences) - 1)
     found = []
-    for sentence, words in zip(paper.sentences, lexical, strict=True):
+    for sentence, matched in zip(paper.sentences, lexical, strict=True):
         text = sentence.text
-        count = _count(text, kind) if kind.name == "count" else None
+        count = count_in(text, kind) if kind.name == "count" else measure_in(question, kind, text)
         early, late = _place(sentence, sentence.index / last)
         values = {
-            "lexical": words,
+            "lexical": matched,
             "chunk": ranked.get(sentence.index, 0.0),
             "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
             "early": kind.early * early,
             "late": kind.late * late,
             "prose": prose_share(text),
-            "count": float(count is not None),
-            "total": float(count is not None and bool(_TOTAL.search(text))),
-            "number": float(kind.name == "count" and count is None and _has_number(text)),
+            "count": float(kind.name == "count" and count is not None),
+            "measure": float(kind.name != "count" and count is not None),
+            "total": float(kind.name == "count" and count is not None and bool(_TOTAL.search(text))),
+            "number": float(kind.name == "count" and count is None and has_number(text)),
             "measured": float(kind.name == "result" and bool(_MEASURED.search(text))),
             "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
             "front_matter": float(bool(_FRONT_MATTER.search(text)) and sentence.page in (None, 1)),
@@ -405,6 +400,28 @@ def _window(sentences: list[Sentence], sentence: Sentence) -> tuple[str, list[in
     return text, used
 
 
+def _answers(
+    kind: QuestionKind, text: str, values: dict[str, float], count: Quantity | None, telling: set[str]
+) -> bool:
+    """Whether a sentence can answer at all, so that a paper that never speaks of the question's subject
+    answers "not found": a count question needs the count; a review question the words of its kind or of
+    the question; any other question one of its telling words."""
+    if kind.name == "count":
+        return count is not None
+    if telling & word_stems(text):
+        return True
+    return kind.name != "other" and (values["cue"] > 0 or values["words"] > MIN_WORDS)
+
+
+def _own_value(sentence: Sentence, text: str, quantity: Quantity) -> bool:
+    """Whether a number may be reported as the cell's value: not about cited work ("dataset [109]
+    comprises 112120 images"), not an average or a bound ("on average 15", "at least 256"), not a world
+    statistic ("17.3 million people")."""
+    if sentence.section in _RELATED or _REFERENCE.search(text) or _CITES_OTHERS.search(text):
+        return False
+    return exact(text, quantity)
+
+
 def _focus(text: str, kind: QuestionKind, quantity: Quantity | None) -> int:
     """Where the answer starts in a candidate: its number, else the words that mark its kind."""
     if quantity is not None:
@@ -416,58 +433,3 @@ def _focus(text: str, kind: QuestionKind, quantity: Quantity | None) -> int:
 def _off_kind(kind: QuestionKind, text: str) -> bool:
     """A sentence of the other kind: plans for future work are not a result."""
     return kind.name == "result" and bool(_FUTURE.search(text))
-
-
-def _has_number(text: str) -> bool:
-    return any(not _YEAR.match(m.group("n")) for m in _NUMBER.finditer(text))
-
-
-def _count(text: str, kind: QuestionKind) -> Quantity | None:
-    """The count in ``text`` of what the question counts ("approximately 1800 machines", "657 PPG waveform
-    segments"): the counted noun within a few words after the number. Never a year, a rate ("125
-    samples/s"), a percentage, a reference or section number, or a number before a singular noun ("2524
-    switch" is a model)."""
-    if _WORDS_NOT_NUMBERS.match(text) and len(text) < 60:
-        return None
-    for match in _NUMBER.finditer(text):
-        raw = match.group("n")
-        after = text[match.end() :]
-        if _NOT_A_COUNT.match(after):
-            continue
-        if _YEAR.match(raw) and _BEFORE_YEAR.search(text[max(0, match.start() - 8) : match.start()]):
-            continue  # "in 2019 patients were enrolled"
-        if _LABEL_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
-            continue  # "Figure 3 nodes", "Section 4 presents", "[12]"
-        value = float(raw.replace(",", ""))
-        scale = match.group("scale")
-        if scale:
-            value *= _SCALES[scale.lower()]
-        if value != int(value):
-            continue  # "0.8 points" is a measure, not a count
-        noun = _counted_noun(_FOLLOWING.findall(after[:60])[:COUNT_WINDOW], kind, single=value == 1)
-        if noun is None:
-            continue
-        end = match.end() + after.find(noun) + len(noun)
-        if _RATE.match(text[end:]):
-            continue  # "125 samples/s", "30 frames per second"
-        return Quantity(value, noun.lower(), text[match.start() : end], "dimensionless", None, match.start())
-    return None
-
-
-def _counted_noun(words: list[str], kind: QuestionKind, *, single: bool) -> str | None:
-    """The first counted noun among the words after a number, in the number's grammatical number: a
-    plural ("657 PPG waveform segments" counts segments, not the waveform), or a singular after one."""
-    for position, word in enumerate(words):
-        if stem(word) not in kind.nouns:
-            continue
-        plural = word.lower() != stem(word) or word.lower().endswith(("people", "men", "data"))
-        if plural or (single and position == 0):  # "1 machine", not "1 The Root Node"
-            return word
-    return None
-
-
-def _measured(question: str, kind: QuestionKind, text: str) -> Quantity | None:
-    """For a question that asks for a measure (a dose, an accuracy), the quantity that fits it, if any."""
-    if kind.name == "count" or not asks_quantity(question):
-        return None
-    return answer_quantity(question, text)

@@ -41,7 +41,7 @@ PAGE_CHARS = 1300  # the page's own lines: the header, the questions, the next c
 MIN_CANDIDATE_CHARS, MAX_CANDIDATE_CHARS = 110, 600
 FILL = (
     "Fill each cell: a short answer from its candidates, cited [KEY p. N] with words quoted from the "
-    "candidate. To save the filled matrix, call zot_export(format='matrix', questions=[…same…], <same scope>, "
+    "candidate. To save the filled matrix, call zot_export(format='matrix', the same questions and scope, "
     "cells=[{item_key, question: N, answer, value?, page, quote}]): each citation is checked (the paper, the "
     "page, the quoted words on it) before it is written."
 )
@@ -67,16 +67,18 @@ class Cell:
         return page_name(candidate.page, self.labels.get(candidate.page))
 
     def to_dict(self) -> dict[str, Any]:
-        """Where each candidate is and the number it holds; the words are in the text form (once)."""
+        """Where each candidate is, and the cell's value (its first candidate's number); the words are in
+        the text form (once)."""
         if not self.candidates:
             return {"found": False, "searched": self.searched}
-        shown = []
-        for candidate in self.candidates:
-            entry: dict[str, Any] = {"page": candidate.page, "pages": self.where(candidate)}
-            if candidate.quantity is not None:
-                entry["quantity"] = candidate.quantity.to_dict()
-            shown.append(entry)
-        return {"found": True, "source": self.source, "candidates": shown}
+        cell: dict[str, Any] = {
+            "found": True,
+            "source": self.source,
+            "candidates": [{"page": c.page, "pages": self.where(c)} for c in self.candidates],
+        }
+        if self.candidates[0].quantity is not None:
+            cell["quantity"] = self.candidates[0].quantity.to_dict()
+        return cell
 
 
 @dataclass(slots=True)

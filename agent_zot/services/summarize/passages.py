@@ -15,6 +15,7 @@ from agent_zot.services.summarize.common import FullText, page_name, pages_of
 from agent_zot.zotero.models import Item
 
 TARGETED_PASSAGES = 8
+KIND_PASSAGES = 4  # of them, for a review question: the review matrix's places first
 PER_ASPECT = 2
 ASPECT_FETCH = 8  # candidates per aspect before de-duplication
 
@@ -126,7 +127,10 @@ def answering(
 def targeted(
     ctx: AppContext, item: Item, full_text: FullText, question: str, budget: int
 ) -> tuple[list[str], dict[str, object]]:
-    found = answering(ctx, item, question, _labels(ctx, full_text), TARGETED_PASSAGES)
+    labels = _labels(ctx, full_text)
+    found = _merged(
+        _by_kind(ctx, item, full_text, question), answering(ctx, item, question, labels, TARGETED_PASSAGES)
+    )
     kept = _within(found, budget)
     if not kept:
         return [f"No passage of this paper matches {question!r}."], {"passages": []}
@@ -135,6 +139,40 @@ def targeted(
     if len(kept) < len(found):
         lines.append(f"({len(found) - len(kept)} more passages left out to stay within max_tokens={budget}.)")
     return lines, {"question": question, "passages": [c.to_dict() for c in kept]}
+
+
+def _by_kind(ctx: AppContext, item: Item, full_text: FullText, question: str) -> list[Cited]:
+    """For a review question (the problem, the method, the data, a count, the results, the limitations):
+    the places the review matrix would offer (cells.py), which read the whole paper for an answer of that
+    kind. Nothing for any other question: the passage picker answers those."""
+    from agent_zot.services.summarize.cells import PaperText, candidates, chunk_ranks
+    from agent_zot.services.summarize.questions import classify
+
+    attachment = full_text.attachment
+    if classify(question).name == "other" or attachment is None:
+        return []
+    pages = pages_of(ctx, attachment)
+    paper = PaperText.of(attachment.attachment_key, [(p.number, p.text) for p in pages])
+    found = candidates(
+        paper, question, chunk_ranks(ctx, item.key, question, paper), limit=KIND_PASSAGES, alternative=0.0
+    )
+    labels = {p.number: p.label for p in pages}
+    return [
+        Cited(Passage(c.text, "chunk", attachment.attachment_key, c.page, c.page, None, c.score), labels)
+        for c in found
+    ]
+
+
+def _merged(first: list[Cited], rest: list[Cited]) -> list[Cited]:
+    """``first``, then the passages of ``rest`` that do not repeat one of them, up to TARGETED_PASSAGES."""
+    merged = list(first)
+    for cited in rest:
+        if len(merged) == TARGETED_PASSAGES:
+            break
+        text = " ".join(cited.passage.text.split())
+        if not any(" ".join(m.passage.text.split())[:80] in text for m in first):
+            merged.append(cited)
+    return merged
 
 
 def comprehensive(

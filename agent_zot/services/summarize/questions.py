@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from agent_zot.services.routing.scan import words
 
-__all__ = ["QuestionKind", "classify", "counted_nouns"]
+__all__ = ["QuestionKind", "classify", "counted_nouns", "telling_words"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,12 +134,27 @@ _KINDS: tuple[tuple[re.Pattern[str], QuestionKind], ...] = (
     (re.compile(r"\blimitations?\b|\bweakness|\bshortcoming|\bdrawback|\bcaveat|\bfuture\s+work", re.I), LIMITATION),
     (re.compile(r"\bproblem\b|\baddress\w*\b|\bmotivat|\baims?\b|\bgoals?\b|\bpurpose\b|\bobjective|\bresearch\s+question"
                 r"|\bchallenge|\bwhy\b.*\bneeded", re.I), PROBLEM),
-    (re.compile(r"\bresults?\b|\bfindings?\b|\bfind\b|\bfound\b|\bconclu\w+|\boutcome|\bperformance|\bhow\s+well"
-                r"|\baccura|\beffect\b", re.I), RESULT),
+    # Not "outcome": a trial's primary outcome is what it measured, asked for by name.
+    (re.compile(r"\bresults?\b|\bfindings?\b|\bfind\b|\bfound\b|\bconclu\w+|\bperformance|\bhow\s+well"
+                r"|\baccura", re.I), RESULT),
     (re.compile(r"\bdata\b|\bdata\s*sets?\b|\bcorpus\b|\bbenchmarks?\b|\bevaluated\s+on\b|\bsamples?\b", re.I), DATA),
     (re.compile(r"\bmethods?\b|\bapproach\w*\b|\btechniques?\b|\bpropos\w+|\balgorithms?\b|\bhow\s+does\b"
                 r"|\bframework\b|\barchitecture\b|\bmodel\b", re.I), METHOD),
 )  # fmt: skip
+
+
+# Words of a question that say nothing about where its answer is ("what did the paper report").
+_GENERIC = words(
+    "what which how who when where why was were is are did do does the a an of in on to for by with this that these "
+    "paper papers study studies article work authors author report reported reports use used uses each every "
+    "many much main its their it they acknowledge acknowledged"
+)
+
+
+def telling_words(question: str) -> set[str]:
+    """The words of ``question`` that say what it is about ("funding agency" in "what was the funding
+    agency?"), as cells.word_stems cuts them."""
+    return {w[:6] for w in re.findall(r"[a-z]+", question.lower()) if len(w) > 2 and w not in _GENERIC}
 
 
 def classify(question: str) -> QuestionKind:
