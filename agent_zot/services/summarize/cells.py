@@ -32,7 +32,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
 from agent_zot.services.retrieval import search_papers
 from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in
-from agent_zot.services.summarize.quantities import Quantity
+from agent_zot.services.summarize.quantities import Quantity, asks_quantity
 from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
@@ -69,6 +69,9 @@ MIN_WORDS = (
     0.3  # a sentence without its kind's cues answers a review question when its words read this much like one
 )
 ALTERNATIVE = 0.6  # a second or third candidate is shown when it scores this share of the first
+MEASURED_FIRST = 12  # a measure question reads the quantities of this many of its best sentences
+# Features of a sentence whatever the question (PaperText.static), computed once per paper.
+_STATIC = ("prose", "front_matter", "related_work", "roadmap", "prior", "figure")
 FRAGMENT_CHARS = 70  # a shorter sentence takes the next one along
 MAX_SENTENCE_CHARS = 600
 
@@ -168,6 +171,9 @@ class PaperText:
     sentences: list[Sentence]
     encoder: Bm25Encoder = field(default_factory=lambda: Bm25Encoder(avg_len=SENTENCE_AVG_TERMS))
     _vectors: list[dict[int, float]] | None = None
+    _static: list[dict[str, float]] | None = None
+    _words: dict[str, list[float]] = field(default_factory=dict)
+    _stems: list[set[str]] | None = None
 
     @classmethod
     def of(cls, attachment_key: str | None, pages: list[tuple[int | None, str]]) -> PaperText:
@@ -200,6 +206,43 @@ class PaperText:
             s for s in self.sentences if s.section in ("", "abstract") and not _FRONT_MATTER.search(s.text)
         ]
         return {s.index: n for n, s in enumerate(opening[:8])}
+
+    def static(self) -> list[dict[str, float]]:
+        """What each sentence is, whatever the question: its place, how much of it is prose, and whether it
+        is front matter, about other work, the paper's outline, about a figure, its own statement."""
+        if self._static is None:
+            last = max(1, len(self.sentences) - 1)
+            self._static = []
+            for sentence in self.sentences:
+                text = sentence.text
+                early, late = _place(sentence, sentence.index / last)
+                self._static.append(
+                    {
+                        "early": early,
+                        "late": late,
+                        "prose": prose_share(text),
+                        "front_matter": float(
+                            bool(_FRONT_MATTER.search(text)) and sentence.page in (None, 1)
+                        ),
+                        "related_work": float(
+                            sentence.section in _RELATED or bool(_CITES_OTHERS.search(text))
+                        ),
+                        "roadmap": float(bool(_ROADMAP.search(text))),
+                        "prior": float(bool(_PRIOR_WORK.search(text))),
+                        "figure": float(bool(_FIGURE.match(text))),
+                        "own": float(bool(_OWN_WORK.search(text))),
+                        "number": float(has_number(text)),
+                    }
+                )
+        return self._static
+
+    def answer_words(self, kind: str) -> list[float]:
+        """Each sentence's answer-word score for ``kind`` (``answer_words``), kept per kind."""
+        if kind not in self._words:
+            if self._stems is None:
+                self._stems = [word_stems(s.text) for s in self.sentences]
+            self._words[kind] = [stems_read_as(kind, stems) for stems in self._stems]
+        return self._words[kind]
 
     def vectors(self) -> list[dict[int, float]]:
         if self._vectors is None:
@@ -253,7 +296,7 @@ def candidates(
     if not sentences:
         return []
     kind = classify(question)
-    found = features(paper, question, ranked)
+    found = features(paper, question, ranked, measures=False)
     telling = telling_words(question)
     scored = [
         (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
@@ -261,6 +304,8 @@ def candidates(
         if _answers(kind, sentence.text, values, count, telling)
     ]
     scored.sort(key=lambda entry: (-entry[0], entry[1].index))
+    if kind.name != "count" and asks_quantity(question):
+        scored = _with_measures(scored, question, kind)
     chosen: list[Candidate] = []
     taken: set[int] = set()
     for score, sentence, count in scored:
@@ -278,42 +323,54 @@ def candidates(
     return chosen
 
 
+def _with_measures(
+    scored: list[tuple[float, Sentence, Quantity | None]], question: str, kind: QuestionKind
+) -> list[tuple[float, Sentence, Quantity | None]]:
+    """The best sentences of a measure question ("what dose", "what accuracy") with the quantity each
+    holds, and its weight added: parsing quantities is the slow part, so only the MEASURED_FIRST best are
+    read, which is where a measure that answers sits."""
+    head, tail = scored[:MEASURED_FIRST], scored[MEASURED_FIRST:]
+    read = []
+    for score, sentence, _ in head:
+        quantity = measure_in(question, kind, sentence.text)
+        read.append((score + (WEIGHTS["measure"] if quantity is not None else 0.0), sentence, quantity))
+    read.sort(key=lambda entry: (-entry[0], entry[1].index))
+    return read + tail
+
+
 def features(
-    paper: PaperText, question: str, ranked: dict[int, float] | None = None
+    paper: PaperText, question: str, ranked: dict[int, float] | None = None, *, measures: bool = True
 ) -> list[tuple[dict[str, float], Quantity | None]]:
-    """Each sentence's features for ``question`` (the names of ``WEIGHTS``), and the count it holds."""
+    """Each sentence's features for ``question`` (the names of ``WEIGHTS``), and the count or measure it
+    holds; ``measures=False`` leaves the measure of a measure question unread (``_with_measures``)."""
     kind = classify(question)
     lexical = paper.lexical(query_of(question))
     ranked = ranked or {}
     opening = paper.abstract_order() if kind.name in ("problem", "method", "result") else {}
-    last = max(1, len(paper.sentences) - 1)
+    words = paper.answer_words(kind.name)
     found = []
-    for sentence, matched in zip(paper.sentences, lexical, strict=True):
+    for sentence, matched, static, read in zip(paper.sentences, lexical, paper.static(), words, strict=True):
         text = sentence.text
-        count = count_in(text, kind) if kind.name == "count" else measure_in(question, kind, text)
-        early, late = _place(sentence, sentence.index / last)
+        if kind.name == "count":
+            count = count_in(text, kind)
+        else:
+            count = measure_in(question, kind, text) if measures else None
         values = {
             "lexical": matched,
             "chunk": ranked.get(sentence.index, 0.0),
             "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
-            "early": kind.early * early,
-            "late": kind.late * late,
-            "prose": prose_share(text),
+            "early": kind.early * static["early"],
+            "late": kind.late * static["late"],
             "count": float(kind.name == "count" and count is not None),
             "measure": float(kind.name != "count" and count is not None),
             "total": float(kind.name == "count" and count is not None and bool(_TOTAL.search(text))),
-            "number": float(kind.name == "count" and count is None and has_number(text)),
+            "number": float(kind.name == "count" and count is None and static["number"] > 0),
             "measured": float(kind.name == "result" and bool(_MEASURED.search(text))),
             "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
-            "front_matter": float(bool(_FRONT_MATTER.search(text)) and sentence.page in (None, 1)),
             "off_kind": float(_off_kind(kind, text)),
-            "related_work": float(sentence.section in _RELATED or bool(_CITES_OTHERS.search(text))),
-            "roadmap": float(bool(_ROADMAP.search(text))),
-            "own": float(kind.name != "count" and bool(_OWN_WORK.search(text))),
-            "prior": float(bool(_PRIOR_WORK.search(text))),
-            "words": answer_words(kind.name, text),
-            "figure": float(bool(_FIGURE.match(text))),
-        }
+            "own": float(kind.name != "count" and static["own"] > 0),
+            "words": read,
+        } | {name: static[name] for name in _STATIC}
         found.append((values, count))
     return found
 
@@ -334,10 +391,14 @@ def answer_words(kind: str, text: str) -> float:
     answers against the other sentences of the same papers (answer_words.json, written by
     scripts/fit_cells.py --words from the dev papers; only words found in answers of three or more
     papers, so a topic's vocabulary does not count), over the square root of the sentence's length."""
+    return stems_read_as(kind, word_stems(text))
+
+
+def stems_read_as(kind: str, stems: set[str]) -> float:
+    """``answer_words`` of a sentence whose stems are known."""
     weights = _answer_words().get(kind)
     if not weights:
         return 0.0
-    stems = word_stems(text)
     return sum(weights.get(w, 0.0) for w in stems) / math.sqrt(1 + len(stems))
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
+from agent_zot.services.passages import focus_of
 from agent_zot.services.response import estimate_tokens
 from agent_zot.services.retrieval import Passage, search_papers
 from agent_zot.services.summarize.common import FullText, page_name, pages_of
@@ -16,6 +17,9 @@ from agent_zot.zotero.models import Item
 
 TARGETED_PASSAGES = 8
 KIND_PASSAGES = 4  # of them, for a review question: the review matrix's places first
+# A review question is short and general ("what problem does it address", "how many participants took
+# part"); a question with more telling words than this asks for a particular detail, and its own words find it.
+REVIEW_WORDS = 5
 PER_ASPECT = 2
 ASPECT_FETCH = 8  # candidates per aspect before de-duplication
 
@@ -144,18 +148,24 @@ def targeted(
 def _by_kind(ctx: AppContext, item: Item, full_text: FullText, question: str) -> list[Cited]:
     """For a review question (the problem, the method, the data, a count, the results, the limitations):
     the places the review matrix would offer (cells.py), which read the whole paper for an answer of that
-    kind. Nothing for any other question: the passage picker answers those."""
+    kind. Nothing for any other question, or one that asks for a particular detail: the passage picker
+    answers those."""
     from agent_zot.services.summarize.cells import PaperText, candidates, chunk_ranks
-    from agent_zot.services.summarize.questions import classify
+    from agent_zot.services.summarize.questions import classify, telling_words
 
     attachment = full_text.attachment
-    if classify(question).name == "other" or attachment is None:
+    asked = focus_of(question)  # "In the study of X, how many subjects ...?" asks a count
+    kind = classify(asked).name
+    if (
+        kind == "other"
+        or (kind != "count" and len(telling_words(asked)) > REVIEW_WORDS)
+        or attachment is None
+    ):
         return []
     pages = pages_of(ctx, attachment)
     paper = PaperText.of(attachment.attachment_key, [(p.number, p.text) for p in pages])
-    found = candidates(
-        paper, question, chunk_ranks(ctx, item.key, question, paper), limit=KIND_PASSAGES, alternative=0.0
-    )
+    ranked = chunk_ranks(ctx, item.key, asked, paper)
+    found = candidates(paper, asked, ranked, limit=KIND_PASSAGES, alternative=0.0)
     labels = {p.number: p.label for p in pages}
     return [
         Cited(Passage(c.text, "chunk", attachment.attachment_key, c.page, c.page, None, c.score), labels)
