@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,14 +113,20 @@ def prepare_corpus(corpus: str, work: Path) -> Settings:
 
 def item_keys_by_path(settings: Settings) -> dict[str, str]:
     """The item key of each attachment file, by its path in the library folder ("storage/KEY/name.pdf")."""
+    return _item_keys(settings, lambda attachment: f"storage/{attachment.key}/{attachment.path.name}")
+
+
+def _item_keys(settings: Settings, name: Callable[[Any], str]) -> dict[str, str]:
     ctx = AppContext(settings)
-    keys = {}
-    for item in ctx.library().items.values():
-        for attachment in item.attachments:
-            if attachment.path is not None:
-                keys[f"storage/{attachment.key}/{attachment.path.name}"] = item.key
-    ctx.close()
-    return keys
+    try:
+        return {
+            name(attachment): item.key
+            for item in ctx.library().items.values()
+            for attachment in item.attachments
+            if attachment.path is not None
+        }
+    finally:
+        ctx.close()
 
 
 def prepare(work: Path, pdfs: Path | None = None) -> Settings:
@@ -139,14 +146,8 @@ def prepare(work: Path, pdfs: Path | None = None) -> Settings:
 
 
 def item_keys_by_file(settings: Settings) -> dict[str, str]:
-    ctx = AppContext(settings)
-    keys = {}
-    for item in ctx.library().items.values():
-        for attachment in item.attachments:
-            if attachment.path is not None:
-                keys[attachment.path.name] = item.key
-    ctx.close()
-    return keys
+    """The item key of each attachment file, by its file name (the shared PDFs' names are unique)."""
+    return _item_keys(settings, lambda attachment: attachment.path.name)
 
 
 def shown_passages(result: Any) -> list[Shown]:

@@ -22,18 +22,9 @@ from agent_zot.services.audit.report import patch
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database, index_library
+from tests.paper_texts import LANES, REEF
 from tests.pdf_factory import write_paper
 
-REEF = [
-    "Marine heatwaves caused mass coral bleaching across the northern reef during the summer of 2016.",
-    "Bleached corals recovered within four years wherever water temperatures stayed below the seasonal maximum.",
-    "Reef fish diversity declined by thirty percent at sites where living coral cover fell below ten percent.",
-]
-LANES = [
-    "Protected bicycle lanes reduced cyclist injuries by forty percent in the twelve studied cities.",
-    "Commuter cycling doubled within two years on streets that received a continuous protected lane network.",
-    "Retail revenue along the redesigned corridors did not fall after parking spaces were replaced by lanes.",
-]
 SLEEP = [
     "Students who slept eight hours after learning word pairs recalled twenty percent more of them the next day.",
     "Slow-wave sleep predicted overnight memory consolidation better than total sleep time did.",

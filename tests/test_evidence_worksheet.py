@@ -20,18 +20,9 @@ from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database, index_library
+from tests.paper_texts import LANES, REEF
 from tests.pdf_factory import write_paper
 
-REEF = [
-    "Marine heatwaves caused mass coral bleaching across the northern reef during the summer of 2016.",
-    "Bleached corals recovered within four years wherever water temperatures stayed below the seasonal maximum.",
-    "Reef fish diversity declined by thirty percent at sites where living coral cover fell below ten percent.",
-]
-LANES = [
-    "Protected bicycle lanes reduced cyclist injuries by forty percent in the twelve studied cities.",
-    "Commuter cycling doubled within two years on streets that received a continuous protected lane network.",
-    "Retail revenue along the redesigned corridors did not fall after parking spaces were replaced by lanes.",
-]
 CORALS = "Bleached corals recover within a few years when the water stays cool"
 CYCLING = "Protected bicycle lanes make cycling safer"
 FILLER = "The remaining paragraphs of this page describe the study sites and the data collection."

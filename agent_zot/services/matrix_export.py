@@ -183,13 +183,13 @@ def _filled_answer(
 ) -> ToolResponse:
     failed = [(where, c) for where, c in checked.items() if not c.verdict.verified]
     verified = len(checked) - len(failed)
-    missing = sum(1 for r in rows if r.item is not None) * len(questions) - sum(
-        1 for (key, n), c in checked.items() if n <= len(questions) and any(r.key == key for r in rows)
-    )
+    keys = {r.key for r in rows if r.item is not None}
+    filled = sum(1 for key, n in checked if key in keys and n <= len(questions))
+    missing = len(keys) * len(questions) - filled
     lines = [
         f"Wrote the filled review matrix ({plural(len(rows), 'paper')} × {plural(len(questions), 'question')}, "
         f"{scope}) as {fmt} to {written}: {verified} cells verified, {len(failed)} unverified, "
-        f"{max(0, missing)} not filled."
+        f"{missing} not filled."
     ]
     for (key, n), c in failed[:LISTED_PROBLEMS]:
         lines.append(f"- [{key}] Q{n}: {c.verdict.reason}")
@@ -217,7 +217,7 @@ def _filled_answer(
                 }
                 for (key, n), c in failed
             ],
-            "not_filled": max(0, missing),
+            "not_filled": missing,
         },
     )
 

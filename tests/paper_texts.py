@@ -1,0 +1,14 @@
+"""Sentences of made-up papers that more than one test indexes and checks claims against."""
+
+from __future__ import annotations
+
+REEF = [
+    "Marine heatwaves caused mass coral bleaching across the northern reef during the summer of 2016.",
+    "Bleached corals recovered within four years wherever water temperatures stayed below the seasonal maximum.",
+    "Reef fish diversity declined by thirty percent at sites where living coral cover fell below ten percent.",
+]
+LANES = [
+    "Protected bicycle lanes reduced cyclist injuries by forty percent in the twelve studied cities.",
+    "Commuter cycling doubled within two years on streets that received a continuous protected lane network.",
+    "Retail revenue along the redesigned corridors did not fall after parking spaces were replaced by lanes.",
+]
