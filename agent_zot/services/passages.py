@@ -34,8 +34,10 @@ NUMBER_BONUS = 0.6  # a sentence with a digit, when the question asks how many /
 DEFINITION_BONUS = 0.6  # a defining sentence ("is termed", "we define"), for what-is questions
 PROSE_WEIGHT = 0.3  # the share of the sentence that reads as words (1.0 for prose)
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
-WINDOW_SENTENCES = 2  # the best sentence and its better neighbour
-WINDOW_CHARS = 600  # a neighbour joins only while the window stays within this many characters
+WINDOW_SENTENCES = 3  # the best sentence and its neighbours, the better one first
+WINDOW_CHARS = 800  # a neighbour joins only while the window stays within this many characters
+JOIN_GAP = 1  # chosen windows of one chunk this many sentences apart (or fewer) are shown as one passage
+JOINED_CHARS = 1000  # ... while the joined passage stays within this many characters
 SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
 _PRIOR_K = 10
 
@@ -262,10 +264,14 @@ class PassagePicker:
         candidates.sort(key=lambda c: (-c[1].score, c[0]))
         if self.reranker is not None:
             candidates = self._reranked(self.reranker, candidates, texts, spans)
+
         sentences = [
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
-        chosen: list[Passage] = []
+        # Chosen windows as [chunk, first, last, score, joined]; a window touching one already chosen in the
+        # same chunk (at most one sentence between them) joins it, once, so an answer told over four or five
+        # sentences reads as one passage rather than two halves in different places.
+        chosen: list[list[Any]] = []
         used: set[str] = set()
         for n, window in candidates:
             keys = sentences[n]
@@ -276,12 +282,30 @@ class PassagePicker:
                 lo += 1
             while hi > window.peak and keys[hi] in used:
                 hi -= 1
+            near = next(
+                (
+                    c
+                    for c in chosen
+                    if c[0] == n
+                    and not c[4]
+                    and lo <= c[2] + JOIN_GAP + 1
+                    and hi >= c[1] - JOIN_GAP - 1
+                    and _width(spans[n], min(lo, c[1]), max(hi, c[2])) <= JOINED_CHARS
+                ),
+                None,
+            )
+            if near is not None:
+                near[1], near[2], near[4] = min(lo, near[1]), max(hi, near[2]), True
+                used.update(keys[near[1] : near[2] + 1])
+                continue
             used.update(keys[lo : hi + 1])
-            text = texts[n][spans[n][lo][0] : spans[n][hi][1]]
-            chosen.append(self._passage(chunks[n].hit, text, window.score))
+            chosen.append([n, lo, hi, window.score, False])
             if len(chosen) == count:
                 break
-        return chosen
+        return [
+            self._passage(chunks[n].hit, texts[n][spans[n][lo][0] : spans[n][hi][1]], score)
+            for n, lo, hi, score, _ in chosen
+        ]
 
     def _reranked(
         self,

@@ -16,12 +16,12 @@ from agent_zot.services.response import ToolResponse, clip, estimate_tokens, ite
 from agent_zot.services.retrieval import PaperHit
 from agent_zot.zotero.models import Item, Library
 
-PASSAGE_CHARS = {"sentences": 700, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
+PASSAGE_CHARS = {"sentences": 1000, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
 SECTION_CHARS = 48
-# The passages of a default (sentence) answer, all together: the first papers' passages are kept first, so a
-# long answer loses the lowest papers' passages (their titles stay), and the whole answer stays within
-# about 8,000 characters.
-PASSAGES_BUDGET = {"sentences": 5600, "full": None}
+# A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
+# passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
+ANSWER_BUDGET = {"sentences": 8000, "full": None}
+_FRAME_CHARS = 450  # the head line and the "More:" footer
 
 
 def paper_response(
@@ -34,13 +34,15 @@ def paper_response(
         )
     body: list[str] = []
     rows = []
-    left = PASSAGES_BUDGET[detail]
+    listed_papers = [(p, library.items[p.item_key]) for p in papers if p.item_key in library.items]
+    # (a paper indexed but deleted from Zotero since the last update-db is left out)
+    heads = [f"{n}. {item_line(item)}" for n, (_, item) in enumerate(listed_papers, 1)]
+    left = ANSWER_BUDGET[detail]
+    if left is not None:
+        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in heads)
     trimmed = 0
-    for paper in papers:
-        item = library.items.get(paper.item_key)
-        if item is None:  # indexed, but deleted from Zotero since the last update-db
-            continue
-        body.append(f"{len(rows) + 1}. {item_line(item)}")
+    for paper_line, (paper, item) in zip(heads, listed_papers, strict=True):
+        body.append(paper_line)
         shown = [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
         if left is not None:
             kept = []

@@ -30,7 +30,7 @@ _NOT_A_COUNT = re.compile(
 _SCALES = {"k": 1e3, "thousand": 1e3, "million": 1e6}
 _LABEL_BEFORE = re.compile(
     r"(?:\b(?:fig(?:ure)?s?|tables?|sections?|sec|eqs?|equations?|steps?|stages?|phases?|versions?|v|no|chapter"
-    r"|algorithm|appendix|case|class|layer|level|type|group|model|lines?)\.?|[\[(,])\s*$",
+    r"|algorithm|appendix|case|class|layer|level|type|group|model|lines?)\.?|[\[(]|[\d\]]\s*,)\s*$",
     re.IGNORECASE,
 )
 _NOT_EXACT = re.compile(
@@ -39,6 +39,8 @@ _NOT_EXACT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_START = re.compile(r"[,;:(]")
+_INTRODUCER_WORDS = 3  # the last words of the clause before, which may qualify the number ("on average,")
+_CODE = re.compile(r"<-|>>>|\bR>|^\s*[$#]\s")  # a console or script line set in the text
 _WORLD = re.compile(r"\b(?:million|billion)\b", re.IGNORECASE)
 _DIMENSION_BEFORE = re.compile(r"[×x]\s*$")
 _PHRASE_END = re.compile(r"[;:()\[\],]|\.\s")
@@ -47,6 +49,9 @@ _NOT_COUNTED = words(
     "hidden input output sensor leaf child parent graph tree layer neural network hour hours minute minutes day days "
     "week weeks month months year years second seconds"
 )
+# Words just after a count that make it a network's size, not a count of machines: "40 nodes h2 40 nodes
+# Input Layer", "64 units in the hidden layer".
+_NETWORK_AFTER = words("hidden layer layers neuron neurons input output")
 _RATE = re.compile(r"\s*(?:/|per\b|each\s+(?:second|minute|hour|day))", re.IGNORECASE)
 _BEFORE_YEAR = re.compile(r"\b(?:in|since|by|from|until|during|of|before|after)\s+$", re.IGNORECASE)
 _WORDS_NOT_NUMBERS = re.compile(r"^(?:\d+(?:\.\d+)*\s+[A-Z][a-z]+)")  # "2 Related Work", a heading
@@ -84,6 +89,7 @@ def count_in(text: str, kind: QuestionKind) -> Quantity | None:
         if _DIMENSION_BEFORE.search(text[max(0, match.start() - 3) : match.start()]):
             continue  # "32 × 32 images"
         phrase = _PHRASE_END.split(after[:60], maxsplit=1)[0]  # "8 male and 2 female; 8 PhD students"
+        phrase = _DIGIT.split(phrase, maxsplit=1)[0]  # "126 citations over the 9 papers" counts citations
         following = _FOLLOWING.findall(phrase)[:COUNT_WINDOW]
         noun = _counted_noun(following, kind, single=False)
         if noun is None or any(w.lower() in _NOT_COUNTED for w in following[: following.index(noun)]):
@@ -96,6 +102,8 @@ def count_in(text: str, kind: QuestionKind) -> Quantity | None:
         end = match.end() + after.find(noun) + len(noun)
         if _RATE.match(text[end:]):
             continue  # "125 samples/s", "30 frames per second"
+        if any(w.lower() in _NETWORK_AFTER for w in _FOLLOWING.findall(text[end : end + 40])):
+            continue
         return Quantity(value, noun.lower(), text[match.start() : end], "dimensionless", None, match.start())
     return None
 
@@ -120,7 +128,15 @@ def measure_in(question: str, kind: QuestionKind, text: str) -> Quantity | None:
 
 
 def exact(text: str, quantity: Quantity) -> bool:
-    """Whether a number is reported as it is: not an average or a bound ("on average 15", "at least 256"),
-    not a world statistic ("17.3 million people")."""
-    clause = _CLAUSE_START.split(text[: quantity.start])[-1]
-    return not _NOT_EXACT.search(clause) and not _WORLD.search(quantity.surface)
+    """Whether a number is reported as it is: not an average or a bound ("on average 15", "on average, a
+    bytecode takes about 35 cycles", "at least 256"), not a world statistic ("17.3 million people"), not
+    one part of a breakdown in brackets ("(8 male and 2 female; 8 PhD students, 1 postdoc)"), not a line
+    of code ("R> readData(...) Read 181063 items")."""
+    before = text[: quantity.start]
+    clauses = _CLAUSE_START.split(before)
+    clause = clauses[-1]
+    if len(clauses) > 1:  # "... shows that on average, a bytecode takes 35 cycles"
+        clause = " ".join(clauses[-2].split()[-_INTRODUCER_WORDS:]) + " " + clause
+    if _NOT_EXACT.search(clause) or _WORLD.search(quantity.surface) or _CODE.search(text):
+        return False
+    return before.count("(") <= before.count(")")

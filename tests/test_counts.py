@@ -1,0 +1,67 @@
+"""The number a review-matrix cell shows: a count of what its question counts, reported as the paper's own
+exact figure, or nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_zot.services.summarize.counts import count_in, exact
+from agent_zot.services.summarize.questions import classify
+
+PEOPLE = classify("How many participants or subjects took part?")
+MACHINES = classify("How many machines, servers or processors are used in the experiments or deployment?")
+DATA = classify("How large is the data set (how many records, samples, documents or examples)?")
+
+
+def value(text: str, kind=PEOPLE) -> float | None:
+    """The cell's value for ``text``: a count that is also exact, else None."""
+    found = count_in(text, kind)
+    return found.value if found is not None and exact(text, found) else None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "want"),
+    [
+        ("The study enrolled 24 healthy subjects aged 20 to 30.", PEOPLE, 24),
+        ("In total, 24 subjects took part in both sessions.", PEOPLE, 24),
+        ("We ran the jobs on a cluster of approximately 1800 machines.", MACHINES, 1800),
+        ("Each experiment ran on 32 servers in one rack.", MACHINES, 32),
+        ("A total of 657 PPG waveform segments were kept after filtering.", DATA, 657),
+        ("The corpus holds 4,539 documents with their summaries.", DATA, 4539),
+    ],
+)
+def test_a_count_of_what_the_question_counts_is_the_value(text: str, kind, want: float) -> None:
+    assert value(text, kind) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("In 2019 patients were recruited from two hospitals.", PEOPLE),  # a year
+        ("Section 4 subjects the design to a stress test.", PEOPLE),  # a section number
+        ("as reported in [3, 12 subjects] before", PEOPLE),  # a reference list
+        ("The 2524 switch connects each rack.", MACHINES),  # a model number before a singular noun
+        ("Signals were sampled at 125 samples/s from each lead.", DATA),  # a rate
+        ("Images of 32 × 32 pixels were used.", DATA),  # a dimension
+        ("On average 15 participants attended each workshop.", PEOPLE),  # an average
+        ("Each job used at least 256 machines.", MACHINES),  # a bound
+        # a network's size, not machines: "h1 40 nodes ... Input Layer"
+        (
+            "The classifier is given by: h1 40 nodes h2 40 nodes h3 10 nodes Input Layer Output Layer",
+            MACHINES,
+        ),
+        # the average comes in the clause before the number
+        ("Dividing the time by the bytecodes shows that on average, a bytecode executes in 35 cycles.", DATA),
+        # one part of a breakdown in brackets, not how many took part
+        ("We sampled participants (mean age: 28.3; 8 male and 2 female; 8 PhD students, 1 postdoc).", PEOPLE),
+        # a console line set in the text
+        ('The data is read via R> psi <- readData("psi.txt") Read 181063 items into memory.', DATA),
+    ],
+)
+def test_no_number_rather_than_a_wrong_one(text: str, kind) -> None:
+    assert value(text, kind) is None
+
+
+def test_the_counted_noun_belongs_to_its_own_number() -> None:
+    found = count_in("This gave a total of 126 citations over the 9 papers tested.", DATA)
+    assert found is not None and found.value == 9 and found.unit == "papers"  # not "126 papers"
