@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_zot.services.summarize.counts import count_in, exact
+from agent_zot.services.summarize.counts import count_in, exact, the_only_count
 from agent_zot.services.summarize.questions import classify
 
 PEOPLE = classify("How many participants or subjects took part?")
@@ -28,6 +28,11 @@ def value(text: str, kind=PEOPLE) -> float | None:
         ("Each experiment ran on 32 servers in one rack.", MACHINES, 32),
         ("A total of 657 PPG waveform segments were kept after filtering.", DATA, 657),
         ("The corpus holds 4,539 documents with their summaries.", DATA, 4539),
+        ("The dataset was recorded from 32 cases in one hospital.", PEOPLE, 32),
+        ("Ten healthy subjects were involved in this study.", PEOPLE, 10),
+        ("This study was carried out in three healthy male individuals.", PEOPLE, 3),
+        ("Twenty-four volunteers wore the band for a week.", PEOPLE, 24),
+        ("The models are trained on 2 RTX A6000 GPUs of an internal cluster.", MACHINES, 2),
     ],
 )
 def test_a_count_of_what_the_question_counts_is_the_value(text: str, kind, want: float) -> None:
@@ -56,6 +61,10 @@ def test_a_count_of_what_the_question_counts_is_the_value(text: str, kind, want:
         ("We sampled participants (mean age: 28.3; 8 male and 2 female; 8 PhD students, 1 postdoc).", PEOPLE),
         # a console line set in the text
         ('The data is read via R> psi <- readData("psi.txt") Read 181063 items into memory.', DATA),
+        # spelled out, only people are counted: prose says "two cases" and "three clusters" all the time
+        ("The other two cases are straightforward.", PEOPLE),
+        ("Given two nodes of the graph, a path joins them.", MACHINES),
+        ("We expect the tool to appeal to two groups of users.", PEOPLE),  # it counts groups
     ],
 )
 def test_no_number_rather_than_a_wrong_one(text: str, kind) -> None:
@@ -65,3 +74,9 @@ def test_no_number_rather_than_a_wrong_one(text: str, kind) -> None:
 def test_the_counted_noun_belongs_to_its_own_number() -> None:
     found = count_in("This gave a total of 126 citations over the 9 papers tested.", DATA)
     assert found is not None and found.value == 9 and found.unit == "papers"  # not "126 papers"
+
+
+def test_a_sentence_with_two_counts_of_its_things_gives_no_single_value() -> None:
+    split = "After filtering, 53000 samples were used for training, while the testing data comprised 9000 samples."
+    assert not the_only_count(split, DATA)
+    assert the_only_count("After filtering, 53000 samples were used for training.", DATA)

@@ -31,7 +31,7 @@ from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
 from agent_zot.services.retrieval import search_papers
-from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in
+from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in, the_only_count
 from agent_zot.services.summarize.quantities import Quantity, asks_quantity
 from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words
 
@@ -316,10 +316,13 @@ def candidates(
         text, used = _window(sentences, sentence)
         taken.update(used)
         taken.update({sentence.index - 1, sentence.index + 1})
-        quantity = count if count is not None or sentence.text == text else measure_in(question, kind, text)
-        if quantity is not None and not _own_value(sentence, text, quantity):
-            quantity = None  # the candidate stays; its number is not the paper's own answer to report
-        chosen.append(Candidate(text, sentence.page, round(score, 3), quantity, _focus(text, kind, quantity)))
+        # a count was read from the sentence, a measure from the whole candidate: each is checked in its own
+        source = sentence.text if count is not None or sentence.text == text else text
+        found = count if source is sentence.text else measure_in(question, kind, text)
+        focus = _focus(text, kind, found, max(0, text.find(source)))
+        reported = found if found is not None and _own_value(sentence, source, found, kind) else None
+        # (a number that is not the paper's own answer to report still says where the candidate's answer is)
+        chosen.append(Candidate(text, sentence.page, round(score, 3), reported, focus))
     return chosen
 
 
@@ -474,19 +477,23 @@ def _answers(
     return kind.name != "other" and (values["cue"] > 0 or values["words"] > MIN_WORDS)
 
 
-def _own_value(sentence: Sentence, text: str, quantity: Quantity) -> bool:
+def _own_value(sentence: Sentence, text: str, quantity: Quantity, kind: QuestionKind) -> bool:
     """Whether a number may be reported as the cell's value: not about cited work ("dataset [109]
     comprises 112120 images"), not an average or a bound ("on average 15", "at least 256"), not a world
-    statistic ("17.3 million people")."""
+    statistic ("17.3 million people"), not one of several counts of the same things ("six subjects for
+    training, the remaining 24 for testing")."""
     if sentence.section in _RELATED or _REFERENCE.search(text) or _CITES_OTHERS.search(text):
+        return False
+    if kind.name == "count" and not the_only_count(text, kind):
         return False
     return exact(text, quantity)
 
 
-def _focus(text: str, kind: QuestionKind, quantity: Quantity | None) -> int:
-    """Where the answer starts in a candidate: its number, else the words that mark its kind."""
+def _focus(text: str, kind: QuestionKind, quantity: Quantity | None, offset: int) -> int:
+    """Where the answer starts in a candidate: its number (found ``offset`` characters in), else the words
+    that mark its kind."""
     if quantity is not None:
-        return quantity.start
+        return offset + quantity.start
     cue = kind.cues.search(text) if kind.cues is not None else None
     return cue.start() if cue else 0
 

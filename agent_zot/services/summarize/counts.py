@@ -6,18 +6,48 @@ number, a model number ("2524 switch"), a rate, a dimension, an average or a bou
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 
 from agent_zot.services.routing.scan import words
 from agent_zot.services.summarize.quantities import Quantity, answer_quantity, asks_quantity
-from agent_zot.services.summarize.questions import QuestionKind, stem
+from agent_zot.services.summarize.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
 
-__all__ = ["count_in", "exact", "has_number", "measure_in"]
+__all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_only_count"]
 
 # A number (with its scale), then within a few words the counted noun: "1800 machines", "24 healthy subjects".
 _NUMBER = re.compile(
     r"(?<![\w.\[/-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<scale>k|K|thousand|million)\b)?(?![\d.,]*\d)"
 )
+# A count spelled out, as papers write small ones: "ten participants", "three healthy male individuals".
+_UNITS = ("two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SPELLED_VALUES = (
+    {"one": 1}
+    | {w: n for n, w in enumerate(_UNITS, 2)}
+    | {w: n for n, w in enumerate(_TEENS, 10)}
+    | {w: 10 * n for n, w in enumerate(_TENS, 2)}
+)
+_SPELLED = re.compile(
+    rf"\b(?P<tens>{'|'.join(_TENS)})(?:[-\s](?P<unit>one|{'|'.join(_UNITS)}))?\b"
+    rf"|\b(?P<word>{'|'.join(_UNITS + _TEENS)})\b|\b(?:a|one)\s+(?P<hundred>hundred)\b",
+    re.IGNORECASE,
+)
+# Spelled out, a count is read only of people: "ten participants", not "two cases" or "three clusters".
+_SPELLED_NOUNS = PEOPLE_NOUNS - {"case", "control"}
 _FOLLOWING = re.compile(r"[A-Za-z][A-Za-z-]*")
 COUNT_WINDOW = 4  # words after the number in which the counted noun may come
 # What follows a number that is no count: a unit, a rate, a percentage, a range's other end.
@@ -47,7 +77,7 @@ _PHRASE_END = re.compile(r"[;:()\[\],]|\.\s")
 # Words between a number and a counted noun that make it something else: "64 hidden nodes", "3 output units".
 _NOT_COUNTED = words(
     "hidden input output sensor leaf child parent graph tree layer neural network hour hours minute minutes day days "
-    "week weeks month months year years second seconds"
+    "week weeks month months year years second seconds groups kinds types categories classes"
 )
 # Words just after a count that make it a network's size, not a count of machines: "40 nodes h2 40 nodes
 # Input Layer", "64 units in the hidden layer".
@@ -57,6 +87,7 @@ _BEFORE_YEAR = re.compile(r"\b(?:in|since|by|from|until|during|of|before|after)\
 _WORDS_NOT_NUMBERS = re.compile(r"^(?:\d+(?:\.\d+)*\s+[A-Z][a-z]+)")  # "2 Related Work", a heading
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _DIGIT = re.compile(r"\d")
+_NEXT_NUMBER = re.compile(r"(?<!\w)\d")  # "the 9 papers", not "RTX A6000 GPUs"
 
 
 def has_number(text: str) -> bool:
@@ -69,10 +100,15 @@ def count_in(text: str, kind: QuestionKind) -> Quantity | None:
     segments"): the counted noun within a few words after the number. Never a year, a rate ("125
     samples/s"), a percentage, a reference or section number, or a number before a singular noun ("2524
     switch" is a model)."""
+    return next(counts_in(text, kind), None)
+
+
+def counts_in(text: str, kind: QuestionKind) -> Iterator[Quantity]:
+    """Every count in ``text`` of what the question counts, in reading order (see ``count_in``)."""
     if _WORDS_NOT_NUMBERS.match(text) and len(text) < 60:
-        return None
-    for match in _NUMBER.finditer(text):
-        raw = match.group("n")
+        return
+    for match, value in _numbers(text):
+        raw = match.group(0)
         after = text[match.end() :]
         if _NOT_A_COUNT.match(after):
             continue
@@ -80,21 +116,19 @@ def count_in(text: str, kind: QuestionKind) -> Quantity | None:
             continue  # "in 2019 patients were enrolled"
         if _LABEL_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
             continue  # "Figure 3 nodes", "Section 4 presents", "[12]"
-        value = float(raw.replace(",", ""))
-        scale = match.group("scale")
-        if scale:
-            value *= _SCALES[scale.lower()]
         if value != int(value) or value < 2:
             continue  # "0.8 points" is a measure; a lone "1" is far more often a label than a count
         if _DIMENSION_BEFORE.search(text[max(0, match.start() - 3) : match.start()]):
             continue  # "32 × 32 images"
         phrase = _PHRASE_END.split(after[:60], maxsplit=1)[0]  # "8 male and 2 female; 8 PhD students"
-        phrase = _DIGIT.split(phrase, maxsplit=1)[0]  # "126 citations over the 9 papers" counts citations
+        phrase = _NEXT_NUMBER.split(phrase, maxsplit=1)[0]  # "126 citations over the 9 papers": citations
         following = _FOLLOWING.findall(phrase)[:COUNT_WINDOW]
         noun = _counted_noun(following, kind, single=False)
         if noun is None or any(w.lower() in _NOT_COUNTED for w in following[: following.index(noun)]):
             continue
-        if any(
+        if match.re is _SPELLED and stem(noun) not in _SPELLED_NOUNS:
+            continue  # "two nodes", "three cases", "two runs": prose more often than a count
+        if stem(noun) in MACHINE_NOUNS and any(
             w.lower() in _NOT_COUNTED
             for w in _FOLLOWING.findall(text[max(0, match.start() - 40) : match.start()])
         ):
@@ -104,8 +138,22 @@ def count_in(text: str, kind: QuestionKind) -> Quantity | None:
             continue  # "125 samples/s", "30 frames per second"
         if any(w.lower() in _NETWORK_AFTER for w in _FOLLOWING.findall(text[end : end + 40])):
             continue
-        return Quantity(value, noun.lower(), text[match.start() : end], "dimensionless", None, match.start())
-    return None
+        yield Quantity(value, noun.lower(), text[match.start() : end], "dimensionless", None, match.start())
+
+
+def _numbers(text: str) -> list[tuple[re.Match[str], float]]:
+    """The numbers of ``text`` in reading order, with their values: digits (with a scale, "5 k") and
+    counts spelled out ("twenty-four")."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        value = float(match.group("n").replace(",", ""))
+        scale = match.group("scale")
+        found.append((match, value * _SCALES[scale.lower()] if scale else value))
+    for match in _SPELLED.finditer(text):
+        spelled = [match.group(g).lower() for g in ("tens", "unit", "word") if match.group(g)]
+        value = 100 if match.group("hundred") else sum(_SPELLED_VALUES[w] for w in spelled)
+        found.append((match, float(value)))
+    return sorted(found, key=lambda pair: pair[0].start())
 
 
 def _counted_noun(words: list[str], kind: QuestionKind, *, single: bool) -> str | None:
@@ -118,6 +166,12 @@ def _counted_noun(words: list[str], kind: QuestionKind, *, single: bool) -> str 
         if plural or (single and position == 0):  # "1 machine", not "1 The Root Node"
             return word
     return None
+
+
+def the_only_count(text: str, kind: QuestionKind) -> bool:
+    """Whether ``text`` counts the question's things once: "six subjects were used for training and the
+    remaining 24 for testing" gives no single answer, so no value."""
+    return len(list(itertools.islice(counts_in(text, kind), 2))) == 1
 
 
 def measure_in(question: str, kind: QuestionKind, text: str) -> Quantity | None:

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 from agent_zot.services.routing.scan import words
 
-__all__ = ["QuestionKind", "classify", "counted_nouns", "telling_words"]
+__all__ = [
+    "MACHINE_NOUNS",
+    "PEOPLE_NOUNS",
+    "RECORD_NOUNS",
+    "QuestionKind",
+    "classify",
+    "counted_nouns",
+    "telling_words",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,7 @@ _NOUN_GROUPS: tuple[tuple[str, ...], ...] = (
      "conversation", "post", "page", "table", "graph", "edge", "task", "run", "trace", "log", "event",
      "transaction", "reading", "datum", "data point", "observation", "spectrum", "spectra", "lightcurve"),
 )  # fmt: skip
+PEOPLE_NOUNS, MACHINE_NOUNS, RECORD_NOUNS = (frozenset(group) for group in _NOUN_GROUPS)
 _COUNT_QUESTION = re.compile(
     r"\bhow\s+(?:many|large|big)\b|\bnumber\s+of\b|\bsample\s+sizes?\b|\bsize\s+of\s+the\s+(?:data|sample|corpus)"
     r"|\bhow\s+much\s+data\b",
@@ -201,7 +210,7 @@ def _stem(word: str) -> str:
     """Singular for the plural forms counted nouns take ("subjects", "people" stays)."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith(("ses", "xes", "ches", "shes")):
+    if word.endswith(("sses", "xes", "ches", "shes")):  # "processes", not "cases"
         return word[:-2]
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         return word[:-1]
