@@ -22,12 +22,14 @@ from agent_zot.services.passages import (
     ChunkHit,
     Passage,
     PassagePicker,
+    asks_a_question,
     focus_of,
     prose_share,
     sentence_spans,
     windows,
 )
 from agent_zot.services.retrieval import PaperHit
+from agent_zot.services.search import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search_present import paper_response
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
@@ -199,6 +201,16 @@ async def test_search_answers_with_the_sentence_and_its_own_page(client: Client)
     assert "every recording session" not in json.dumps(data)
     assert data["tokens"] == (len(text) + 3) // 4 and f"≈{data['tokens']:,} tokens" in lines[0]
     assert "zot_summarize item_key=KEY" in lines[-1] and "detail='full'" in lines[-1]
+
+
+async def test_a_question_reads_its_first_paper_in_depth_and_a_topic_keeps_its_breadth(
+    client: Client,
+) -> None:
+    _, asked = await call(client, "zot_search", query=QUESTION)
+    _, topic = await call(client, "zot_search", query="hydrophone recordings of whales")
+    deep, broad = len(asked["papers"][0]["passages"]), len(topic["papers"][0]["passages"])
+    assert QUESTION_PASSAGES_BY_RANK[0] >= deep > PASSAGES_BY_RANK["sentences"][0] >= broad
+    assert asks_a_question(QUESTION) and not asks_a_question("hydrophone recordings of whales")
 
 
 async def test_detail_full_returns_whole_chunks(client: Client) -> None:

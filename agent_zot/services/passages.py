@@ -111,6 +111,22 @@ class ChunkHit:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowShape:
+    """How large a passage grows around its best sentence: up to ``sentences`` sentences within ``chars``
+    characters, and whether two chosen windows of a chunk that touch are joined into one passage."""
+
+    sentences: int = WINDOW_SENTENCES
+    chars: int = WINDOW_CHARS
+    join: bool = True
+
+
+# An answer to read (search, summarize): the statement and its neighbours, told over several sentences.
+READING = WindowShape()
+# Passages to judge one by one (a claim check): the sentence and its better neighbour, never joined.
+JUDGING = WindowShape(sentences=2, chars=600, join=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Window:
     """Sentences ``first``..``last`` of one chunk, chosen for its best sentence ``peak``."""
 
@@ -128,6 +144,19 @@ _FOCUS = re.compile(
     r"|had|should|would)\b.{8,})$",
     re.IGNORECASE | re.DOTALL,
 )
+
+
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:how|what|which|why|when|where|who|whom|whose|did|does|do|is|are|was|were|can|could|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_a_question(query: str) -> bool:
+    """Whether ``query`` asks something (a question mark, a question word first, or a clause naming the
+    paper before one) rather than naming a topic."""
+    query = query.strip()
+    return bool(_QUESTION.search(query)) or focus_of(query) != query
 
 
 def focus_of(query: str) -> str:
@@ -183,16 +212,18 @@ class SentenceScorer:
         return [sum(idf[t] * w for t, w in found.items()) for found in weights]
 
 
-def windows(spans: Sequence[tuple[int, int]], scores: Sequence[float]) -> list[Window]:
+def windows(
+    spans: Sequence[tuple[int, int]], scores: Sequence[float], shape: WindowShape = READING
+) -> list[Window]:
     """The window around every sentence, best first: the sentence and its neighbours (the better one
-    first) while the window fits ``WINDOW_CHARS``."""
+    first) while the window fits the shape's sentences and characters."""
     found = []
     for peak, score in enumerate(scores):
         lo = hi = peak
         neighbours = [n for n in (peak - 1, peak + 1) if 0 <= n < len(spans)]
         for neighbour in sorted(neighbours, key=lambda n: -scores[n]):
             first, last = min(lo, neighbour), max(hi, neighbour)
-            if last - first < WINDOW_SENTENCES and _width(spans, first, last) <= WINDOW_CHARS:
+            if last - first < shape.sentences and _width(spans, first, last) <= shape.chars:
                 lo, hi = first, last
         found.append(Window(lo, hi, peak, score))
     found.sort(key=lambda w: -w.score)
@@ -233,9 +264,16 @@ class PassagePicker:
     """Chooses one paper's passages for one query from its candidate chunks (best first)."""
 
     def __init__(
-        self, resources: IndexResources, query: str, *, detail: str, reranker: Reranker | None = None
+        self,
+        resources: IndexResources,
+        query: str,
+        *,
+        detail: str,
+        reranker: Reranker | None = None,
+        shape: WindowShape = READING,
     ) -> None:
         self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
+        self.shape = shape
         self.scorer = SentenceScorer(query)
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
@@ -260,7 +298,7 @@ class PassagePicker:
         scores = self._sentence_scores(texts, spans)
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
-            candidates += [(n, w) for w in windows(found, values)]
+            candidates += [(n, w) for w in windows(found, values, self.shape)]
         candidates.sort(key=lambda c: (-c[1].score, c[0]))
         if self.reranker is not None:
             candidates = self._reranked(self.reranker, candidates, texts, spans)
@@ -286,7 +324,8 @@ class PassagePicker:
                 (
                     c
                     for c in chosen
-                    if c[0] == n
+                    if self.shape.join
+                    and c[0] == n
                     and not c[4]
                     and lo <= c[2] + JOIN_GAP + 1
                     and hi >= c[1] - JOIN_GAP - 1

@@ -18,7 +18,16 @@ from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
-from agent_zot.services.passages import DETAILS, ChunkHit, Passage, PassagePicker, focus_of, passage_of
+from agent_zot.services.passages import (
+    DETAILS,
+    READING,
+    ChunkHit,
+    Passage,
+    PassagePicker,
+    WindowShape,
+    focus_of,
+    passage_of,
+)
 from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8
@@ -65,11 +74,13 @@ def search_papers(
     reranker: Reranker | None = None,
     rerank_candidates: int = 50,
     detail: str = "sentences",
+    shape: WindowShape = READING,
 ) -> list[PaperHit]:
     """The best ``limit`` papers for ``query`` with their passages: sentence windows that answer the query
     (``detail="sentences"``) or whole chunks (``"full"``). ``passages_per_paper`` is a count, or counts by
     rank (the last one repeats: ``(4, 2, 1)`` gives the first paper 4, the second 2, every other 1). With a
-    reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first."""
+    reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first. ``shape``
+    is how large a sentence window grows."""
     counts = [passages_per_paper] if isinstance(passages_per_paper, int) else list(passages_per_paper)
     if detail not in DETAILS:
         raise ValueError(f"unknown detail {detail!r}")
@@ -86,7 +97,7 @@ def search_papers(
     focus = focus_of(query)
     if focus != query:
         vectors = QueryVectors(resources, focus, fusion)
-    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker)
+    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker, shape=shape)
     with_text = _with_full_text(resources, [p.item_key for p in papers[:REFINED_PAPERS]])
     for rank, paper in enumerate(papers):
         pool = pools.get(paper.item_key, [])

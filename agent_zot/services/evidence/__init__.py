@@ -22,7 +22,7 @@ from agent_zot.services.evidence.client_judge import ClientJudge
 from agent_zot.services.evidence.stance import Stance, StanceJudge, make_judge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
 from agent_zot.services.evidence.worksheet import judged_by, worksheet
-from agent_zot.services.passages import Passage
+from agent_zot.services.passages import JUDGING, Passage
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
 from agent_zot.services.retrieval import PaperHit, search_papers
 from agent_zot.services.routing import Route
@@ -154,6 +154,7 @@ def gather_evidence(
             passages_per_paper=(PASSAGES_PER_PAPER, 2),
             fusion=ctx.settings.search_fusion,
             detail=detail,
+            shape=JUDGING,  # each passage is judged on its own: short, and never two joined
         )
         for v in variants
     }
