@@ -41,28 +41,28 @@ ANSWER_WORDS = "answer_words.json"
 MAX_CANDIDATES = 3
 CHUNKS = 8  # the question's best chunks in the paper, for the rank signal
 # What each feature of a sentence (``features``) adds to its score; fitted on the dev papers of
-# scripts/bench_cells.py (scripts/fit_cells.py, L2 0.5 towards the previous fit), the test third set aside.
+# scripts/bench_cells.py (scripts/fit_cells.py), the test third set aside.
 WEIGHTS: dict[str, float] = {
-    "lexical": 0.94,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
-    "chunk": 0.52,  # the rank of the retrieved chunks holding it
-    "cue": 1.3,  # reads like an answer of the question's kind
-    "early": 1.27,  # in the abstract or introduction, for kinds answered there
-    "late": 0.9,  # in the discussion or conclusion, for kinds answered there
-    "prose": 0.29,  # how much of it is words (not a table row or a formula)
-    "count": 2.42,  # a number next to the thing counted
+    "lexical": 0.8,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
+    "chunk": 0.42,  # the rank of the retrieved chunks holding it
+    "cue": 1.13,  # reads like an answer of the question's kind
+    "early": 1.2,  # in the abstract or introduction, for kinds answered there
+    "late": 0.85,  # in the discussion or conclusion, for kinds answered there
+    "prose": 0.26,  # how much of it is words (not a table row or a formula)
+    "count": 2.32,  # a number next to the thing counted
     "measure": 1.99,  # a quantity of the kind a measure question asks for ("what dose" → 500 mg)
-    "total": 0.74,  # ... said as a total ("a total of", "consisted of")
-    "number": 0.17,  # any other number, for a count question
-    "measured": 0.62,  # a measured result (±, %, an error with its number), for a result question
-    "opening": 1.3,  # among the first sentences of the abstract, for problem, method and result questions
+    "total": 0.68,  # ... said as a total ("a total of", "consisted of")
+    "number": 0.18,  # any other number, for a count question
+    "measured": 0.59,  # a measured result (±, %, an error with its number), for a result question
+    "opening": 1.22,  # among the first sentences of the abstract, for problem, method and result questions
     "front_matter": -1.37,  # affiliations, addresses, licences
     "off_kind": -0.52,  # plans for future work read as a result
-    "related_work": -0.91,  # about other papers
-    "roadmap": -0.96,  # the paper's outline ("Section 4 presents ...")
-    "own": 0.9,  # the paper speaks of itself ("this study", "we", "our")
+    "related_work": -0.9,  # about other papers
+    "roadmap": -0.95,  # the paper's outline ("Section 4 presents ...")
+    "own": 0.81,  # the paper speaks of itself ("this study", "we", "our")
     "prior": -0.65,  # of earlier work ("approaches have been proposed", "previous studies")
-    "words": 2.97,  # the words data-set answers use (ANSWER_WORDS, learned from labelled answers; data kind only)
-    "figure": -0.41,  # about a figure or table ("Figure 5 shows ...")
+    "words": 2.95,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
+    "figure": -0.4,  # about a figure or table ("Figure 5 shows ...")
 }
 MIN_SCORE = 0.6  # below this the cell is "not found"
 MIN_WORDS = (
