@@ -8,8 +8,9 @@ in this paper, like its system's name, says little about where in the paper the 
 of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
 number when the question asks for a quantity, plus a bonus for a defining sentence ("is termed", "we
 define") when the question asks what something is, plus how much of it is prose (running titles, table
-cells and affiliations read low). The best sentences become windows: the sentence and its better
-neighbour.
+cells and affiliations read low). The best sentences become windows (``WindowShape``): the sentence and its
+neighbours, and two chosen windows of a chunk that touch are shown as one passage, so an answer told over
+several sentences is read whole.
 
 The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
 """
