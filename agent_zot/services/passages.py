@@ -127,6 +127,17 @@ READING = WindowShape()
 JUDGING = WindowShape(sentences=2, chars=600, join=False)
 
 
+@dataclass(slots=True)
+class _Chosen:
+    """A window chosen for a passage: sentences ``first``..``last`` of candidate chunk ``chunk``."""
+
+    chunk: int
+    first: int
+    last: int
+    score: float
+    joined: bool = False
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """Sentences ``first``..``last`` of one chunk, chosen for its best sentence ``peak``."""
@@ -303,14 +314,10 @@ class PassagePicker:
         candidates.sort(key=lambda c: (-c[1].score, c[0]))
         if self.reranker is not None:
             candidates = self._reranked(self.reranker, candidates, texts, spans)
-
         sentences = [
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
-        # Chosen windows as [chunk, first, last, score, joined]; a window touching one already chosen in the
-        # same chunk (at most one sentence between them) joins it, once, so an answer told over four or five
-        # sentences reads as one passage rather than two halves in different places.
-        chosen: list[list[Any]] = []
+        chosen: list[_Chosen] = []
         used: set[str] = set()
         for n, window in candidates:
             keys = sentences[n]
@@ -321,31 +328,42 @@ class PassagePicker:
                 lo += 1
             while hi > window.peak and keys[hi] in used:
                 hi -= 1
-            near = next(
-                (
-                    c
-                    for c in chosen
-                    if self.shape.join
-                    and c[0] == n
-                    and not c[4]
-                    and lo <= c[2] + JOIN_GAP + 1
-                    and hi >= c[1] - JOIN_GAP - 1
-                    and _width(spans[n], min(lo, c[1]), max(hi, c[2])) <= JOINED_CHARS
-                ),
-                None,
-            )
+            near = self._joinable(chosen, n, lo, hi, spans[n])
             if near is not None:
-                near[1], near[2], near[4] = min(lo, near[1]), max(hi, near[2]), True
-                used.update(keys[near[1] : near[2] + 1])
+                near.first, near.last, near.joined = min(lo, near.first), max(hi, near.last), True
+                used.update(keys[near.first : near.last + 1])
                 continue
             used.update(keys[lo : hi + 1])
-            chosen.append([n, lo, hi, window.score, False])
+            chosen.append(_Chosen(n, lo, hi, window.score))
             if len(chosen) == count:
                 break
         return [
-            self._passage(chunks[n].hit, texts[n][spans[n][lo][0] : spans[n][hi][1]], score)
-            for n, lo, hi, score, _ in chosen
+            self._passage(
+                chunks[c.chunk].hit,
+                texts[c.chunk][spans[c.chunk][c.first][0] : spans[c.chunk][c.last][1]],
+                c.score,
+            )
+            for c in chosen
         ]
+
+    def _joinable(
+        self, chosen: list[_Chosen], chunk: int, lo: int, hi: int, spans: Sequence[tuple[int, int]]
+    ) -> _Chosen | None:
+        """The chosen window a new one (sentences ``lo``..``hi`` of ``chunk``) joins, if any: one of the
+        same chunk, not joined yet, at most ``JOIN_GAP`` sentences away, joined within ``JOINED_CHARS``. An
+        answer told over four or five sentences then reads as one passage, not two halves in two places."""
+        if not self.shape.join:
+            return None
+        for c in chosen:
+            if (
+                c.chunk == chunk
+                and not c.joined
+                and lo <= c.last + JOIN_GAP + 1
+                and hi >= c.first - JOIN_GAP - 1
+                and _width(spans, min(lo, c.first), max(hi, c.last)) <= JOINED_CHARS
+            ):
+                return c
+        return None
 
     def _reranked(
         self,
