@@ -3,7 +3,7 @@
 A tool names one `ui://` resource (`_meta.ui.resourceUri`), and one tool has many modes, so a page belongs to
 a tool, not to a mode: it holds one renderer per mode that has a view (zot_summarize: `matrix`) and shows
 any other result plainly, as its text. A later view (figures, the claim worksheet) adds a renderer script
-here and to the page of its tool. The page inlines the vendored Apps SDK, the shared shell (app.js: connect,
+(assets/MODE.js) and names its mode on the page of its tool. The page inlines the vendored Apps SDK, the shared shell (app.js: connect,
 theme, fallback) and the renderers: it loads nothing, under a Content-Security-Policy that allows no
 network at all.
 """
@@ -25,12 +25,12 @@ _MARKER = re.compile(r"@@([A-Z]+)@@")
 
 @dataclass(frozen=True, slots=True)
 class ToolView:
-    """The page of one tool: its renderers (one script per mode with a view), inlined after the shell."""
+    """The page of one tool: a renderer for each of ``modes`` (assets/MODE.js), inlined after the shell."""
 
     tool: str
     name: str
     title: str
-    renderers: tuple[str, ...]
+    modes: tuple[str, ...]
 
     @property
     def uri(self) -> str:
@@ -38,7 +38,7 @@ class ToolView:
 
 
 VIEWS: tuple[ToolView, ...] = (
-    ToolView("zot_summarize", "summarize", "agent-zot · summary and review matrix", ("matrix.js",)),
+    ToolView("zot_summarize", "summarize", "agent-zot · summary and review matrix", ("matrix",)),
 )
 
 
@@ -52,7 +52,7 @@ def asset(name: str) -> str:
 
 def app_page(view: ToolView) -> str:
     """The view's HTML: the SDK, the shell and the renderers inlined, with the shared style."""
-    scripts = (SDK, SHELL, *view.renderers)
+    scripts = (SDK, SHELL, *(f"{mode}.js" for mode in view.modes))
     values = {
         "TITLE": html.escape(view.title),
         "VERSION": html.escape(__version__),
