@@ -1,7 +1,8 @@
 """The review matrix as an MCP App, as a person meets it: a small host page on the official host-side SDK
 (tests/assets: AppBridge + the MCP client) talks to a real `agent-zot serve --transport http` on loopback
 and renders the view in a sandboxed iframe in Chromium (Playwright). A matrix is shown, a cell is chosen
-with the keyboard, Export writes the file and the view shows the cell verified; the next rows come from
+with the keyboard, another edited to a number its quote does not state, Export writes the file and
+the view shows the first verified and the second unverified with the reason; the next rows come from
 the server; the host's dark theme is followed. The page Playwright serves at the server's own origin (so
 the browser's calls are same-origin and the server's Origin guard stays strict) never reaches the server.
 Skipped with the reason when Chromium is missing on a developer machine; CI must run it."""
@@ -26,9 +27,9 @@ from tests.test_http_server import _serve
 from tests.view_fixtures import chromium, require_browser
 
 ASSETS = Path(__file__).parent / "assets"
-# Screenshots are kept in $AGENT_ZOT_SCREENSHOTS when set (the README's picture: AGENT_ZOT_SCREENSHOTS=docs/images
+# Screenshots are kept in $SCREENSHOTS_DIR when set (the README's picture: SCREENSHOTS_DIR=docs/images
 # pytest tests/test_app_matrix_browser.py), else in the test's temporary folder.
-SCREENSHOTS = "AGENT_ZOT_SCREENSHOTS"
+SCREENSHOTS = "SCREENSHOTS_DIR"
 QUESTIONS = ["sample size", "primary outcome", "funding agency"]
 
 
@@ -130,15 +131,23 @@ def test_a_chosen_cell_is_exported_and_shown_verified(
         assert row.locator(".cand").first.get_attribute("aria-pressed") == "true"
         assert row.locator(".answer").input_value() == "120"
         row.locator(".answer").fill("120 patients")
+        # An edited number the quote does not state is exported unverified, with the reason.
+        walking = frame.locator("tbody tr", has_text="Walking and blood pressure")
+        walking.locator("td").nth(0).locator(".cand").first.click()
+        walking = frame.locator("tbody tr", has_text="Walking and blood pressure")
+        assert walking.locator(".answer").input_value() == "48"
+        walking.locator(".answer").fill("84 participants")
         frame.locator("#export").click()
         deadline = time.monotonic() + 60
         while "Wrote" not in hosted.status() and "failed" not in hosted.status():
             assert time.monotonic() < deadline, "the export never answered"
             time.sleep(0.05)
         status = hosted.status()
-        assert "1 verified, 0 unverified" in status, status
+        assert "1 verified, 1 unverified" in status, status
         verdict = frame.locator("tbody tr", has_text="Metformin and glycaemic control").locator(".verdict")
         assert verdict.inner_text() == "✓ verified"
+        wrong = frame.locator("tbody tr", has_text="Walking and blood pressure").locator(".verdict")
+        assert wrong.inner_text() == "✗ unverified: the value 84 is not among the quoted words"
         written = Path(status.split("Wrote ", 1)[1].split(":", 1)[0])
         assert written.parent == exports and written.name == "review-matrix.csv"
         rows = list(csv.DictReader(written.read_text("utf-8-sig").splitlines()))

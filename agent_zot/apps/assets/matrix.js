@@ -1,5 +1,6 @@
 // The review matrix (zot_summarize mode matrix): papers × questions, each cell's candidates with their
-// pages. Choosing a candidate (click, Enter or Space) fills the cell's answer, which stays editable;
+// pages. Choosing a candidate (click, Enter or Space) fills the cell's answer, which stays editable (the
+// number an edited answer states is its value, checked against the quote);
 // "not found" cells are marked and can be the only rows shown; a column header sorts; "Next rows" asks
 // the server for the next page; Export sends the chosen cells to zot_export (mode matrix), which checks
 // each citation, and every cell then says verified, or unverified and why.
@@ -35,6 +36,12 @@
       }));
       state.rows.push({ ...row, cells, number: data.offset + i });
     });
+  }
+
+  // The number an answer states, which the export checks among the quoted words; none without one.
+  function valueOf(answer) {
+    const match = /-?\d+(?:[.,]\d+)?/.exec(answer.replace(/(\d),(\d{3})/g, "$1$2"));
+    return match ? Number(match[0].replace(",", ".")) : null;
   }
 
   const key = (row, n) => `${row.item_key}|${n + 1}`;
@@ -103,7 +110,11 @@
     if (chosen) {
       parts.push(el("input", {
         class: "answer", value: chosen.answer, "aria-label": `Answer to Q${n + 1} for ${row.title || row.item_key}`,
-        oninput: (event) => { chosen.answer = event.target.value; state.verdicts.delete(id); },
+        oninput: (event) => {
+          chosen.answer = event.target.value;
+          chosen.value = valueOf(chosen.answer);
+          state.verdicts.delete(id);
+        },
       }));
     }
     const verdict = state.verdicts.get(id);
