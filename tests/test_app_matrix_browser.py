@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agent_zot.config import Settings
-from agent_zot.view.page import _inline_script, json_for_script
+from agent_zot.view.page import inline_script, json_for_script
 from tests.conftest import fingerprint
 from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
@@ -56,7 +56,7 @@ def host_page(call: dict[str, Any]) -> str:
         (ASSETS / "host.js").read_text(encoding="utf-8"),
     ]
     page = (ASSETS / "host.html").read_text(encoding="utf-8")
-    return page.replace("@@SCRIPTS@@", "\n".join(_inline_script(s) for s in scripts))
+    return page.replace("@@SCRIPTS@@", "\n".join(inline_script(s) for s in scripts))
 
 
 class Hosted:

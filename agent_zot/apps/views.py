@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from agent_zot import __version__
-from agent_zot.view.page import _inline_script
+from agent_zot.view.page import inline_script
 
 SDK = "ext-apps.min.js"  # vendored, see assets/vendor.json
 SHELL = "app.js"
@@ -57,6 +57,6 @@ def app_page(view: ToolView) -> str:
         "TITLE": html.escape(view.title),
         "VERSION": html.escape(__version__),
         "STYLE": asset("app.css").replace("</style", "<\\/style"),
-        "SCRIPTS": "\n".join(_inline_script(asset(name)) for name in scripts),
+        "SCRIPTS": "\n".join(inline_script(asset(name)) for name in scripts),
     }
     return _MARKER.sub(lambda m: values[m.group(1)], asset("app.html"))
