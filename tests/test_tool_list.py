@@ -51,21 +51,8 @@ async def test_tool_list_matches_snapshot(app: AppContext, request: pytest.Fixtu
     assert current == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
 
 
-async def _app_only(app: AppContext) -> set[str]:
-    """Tools only an app view calls (`_meta.ui.visibility` without "model"): hosts keep them from the
-    model, so they cost it nothing."""
-    async with Client(build_server(app)) as client:
-        tools = await client.list_tools()
-    return {
-        t.name
-        for t in tools
-        if "model" not in (((t.meta or {}).get("ui") or {}).get("visibility") or ["model"])
-    }
-
-
 async def test_descriptions_stay_within_budget(app: AppContext) -> None:
-    hidden = await _app_only(app)
-    tools = [tool for tool in await _tool_list(app) if tool["name"] not in hidden]
+    tools = await _tool_list(app)
     total = 0
     for tool in tools:
         assert tool["description"] and len(tool["description"]) <= PER_TOOL_BUDGET, tool["name"]
