@@ -154,6 +154,7 @@ def tools_page() -> str:
         )
         lines += [f"## `{tool.name}`", "", " ".join((tool.description or "").split()), ""]
         lines += [f"Access: {ACCESS_WORDS[spec.access.value]}.", "", f"Modes: {modes}.", ""]
+        lines += _view_line(tool)
         lines += ["| parameter | type | what |", "|---|---|---|"]
         for name, schema in tool.input_schema["properties"].items():
             text = " ".join(schema.get("description", "").split()).replace("|", "/")
@@ -164,6 +165,22 @@ def tools_page() -> str:
     lines += _prompts_section(listed.prompts)
     lines += _resources_section(listed.templates, listed.example_uri, listed.example)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _view_line(tool: Any) -> list[str]:
+    """Which view (MCP Apps) the tool opens, from its listed `_meta.ui.resourceUri`."""
+    from agent_zot.apps.views import view_of
+
+    uri = ((tool.meta or {}).get("ui") or {}).get("resourceUri")
+    view = view_of(tool.name)
+    if not uri or view is None:
+        return []
+    shown = ", ".join(f"`{mode}`" for mode in view.modes)
+    return [
+        f"View (MCP Apps, in hosts that render them): `{uri}`; mode {shown} as an interactive view, any "
+        "other mode as its text answer.",
+        "",
+    ]
 
 
 def _prompts_section(prompts: list[Any]) -> list[str]:

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from agent_zot import __version__
 from agent_zot.errors import AgentZotError, AmbiguousNameError
+from agent_zot.mcp.apps import client_renders_apps, for_client, register_apps, tool_app
 from agent_zot.mcp.prompts import register_prompts
 from agent_zot.mcp.resources import register_resources
 from agent_zot.services.catalog import SPECS
@@ -54,9 +55,10 @@ ANNOTATIONS: dict[Access, ToolAnnotations] = {
 }
 
 
-def _result(call: Callable[[], ToolResponse]) -> ToolResult:
+def _result(call: Callable[[], ToolResponse], renders_apps: bool = False) -> ToolResult:
     """Run a service call; turn our errors into tool errors the assistant can act on. An answer that needs
-    the client's model first (the claim check's stance judge) becomes MCP's request for input."""
+    the client's model first (the claim check's stance judge) becomes MCP's request for input. A client
+    that renders apps also gets what the tool's view reads (mcp/apps.py)."""
     try:
         response = call()
     except AgentZotError as exc:
@@ -75,7 +77,8 @@ def _result(call: Callable[[], ToolResponse]) -> ToolResult:
             for png in response.images
         ]
         return ToolResult(content=content, structured_content=response.data, is_error=response.is_error)
-    return ToolResult(content=response.text, structured_content=response.data, is_error=response.is_error)
+    structured = for_client(response, renders_apps)
+    return ToolResult(content=response.text, structured_content=structured, is_error=response.is_error)
 
 
 def _tools() -> ModuleType:
@@ -121,7 +124,7 @@ def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable
         from agent_zot.mcp.sampling import client_sampling  # the evidence stack loads on the first call
 
         with client_sampling(shared.ledger()):
-            return _result(lambda: _tools().call(ctx, spec.name, **arguments))
+            return _result(lambda: _tools().call(ctx, spec.name, **arguments), client_renders_apps())
 
     parameters = _parameters(spec)
     tool.__name__ = tool.__qualname__ = spec.name
@@ -168,7 +171,9 @@ def build_server(ctx: AppContext, *, auth: AuthProvider | None = None, warm_up: 
             description=spec.description,
             annotations=ANNOTATIONS[spec.access],
             output_schema=None,
+            app=tool_app(spec.name),
         )
     register_prompts(server)
     register_resources(server, ctx)
+    register_apps(server)
     return server

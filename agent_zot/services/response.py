@@ -20,6 +20,9 @@ class ToolResponse:
     ask_client: Any = None
     # PNG images that go with the text (a figure, a page), sent as MCP image content
     images: list[bytes] = field(default_factory=list)
+    # What an app view shows beside `data` (a matrix cell's whole candidates): sent only to a client that
+    # renders views (mcp/apps.py), so the others get the answer as it always was
+    view: dict[str, Any] | None = None
 
 
 def clamp_limit(limit: int | None, default: int = 20) -> int:

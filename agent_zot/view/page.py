@@ -29,7 +29,7 @@ def json_for_script(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _inline_script(source: str) -> str:
+def inline_script(source: str) -> str:
     # A vendored file containing "</script" or "<!--" would end or confuse the element; none does (a test
     # checks), but a future version might: "<\/" means the same inside JavaScript strings and regexes.
     return "<script>" + source.replace("</script", "<\\/script").replace("<!--", "<\\!--") + "</script>"
@@ -41,7 +41,7 @@ def render_page(data: dict[str, Any], title: str) -> str:
         "VERSION": html.escape(__version__),
         "STYLE": asset("view.css").replace("</style", "<\\/style"),
         "DATA": json_for_script(data),
-        "SCRIPTS": "\n".join(_inline_script(asset(name)) for name in SCRIPTS),
+        "SCRIPTS": "\n".join(inline_script(asset(name)) for name in SCRIPTS),
     }
     # One pass, so nothing inserted (a title, the data) is ever read as a marker.
     return _MARKER.sub(lambda m: values[m.group(1)], asset("view.html"))

@@ -253,7 +253,18 @@ def render(matrix: Matrix, budget: int) -> ToolResponse:
         "next": following,
         "tokens": estimate_tokens(text),
     }
-    return ToolResponse(text, data)
+    return ToolResponse(text, data, view={"candidates": [_row_view(row) for row in matrix.rows]})
+
+
+def _row_view(row: Row) -> list[list[dict[str, Any]]]:
+    """Each cell's candidates whole, for a view to show and to quote from (the text form cuts them)."""
+    return [
+        [
+            {"text": " ".join(c.text.split()), "value": c.quantity.to_dict()["value"] if c.quantity else None}
+            for c in cell.candidates
+        ]
+        for cell in row.cells
+    ]
 
 
 def _row_data(row: Row) -> dict[str, Any]:

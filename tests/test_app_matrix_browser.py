@@ -1,0 +1,214 @@
+"""The review matrix as an MCP App, as a person meets it: a small host page on the official host-side SDK
+(tests/assets: AppBridge + the MCP client) talks to a real `agent-zot serve --transport http` on loopback
+and renders the view in a sandboxed iframe in Chromium (Playwright). A matrix is shown, a cell is chosen
+with the keyboard, another edited to a number its quote does not state, Export writes the file and
+the view shows the first verified and the second unverified with the reason; the next rows come from
+the server; the host's dark theme is followed. The page Playwright serves at the server's own origin (so
+the browser's calls are same-origin and the server's Origin guard stays strict) never reaches the server.
+Skipped with the reason when Chromium is missing on a developer machine; CI must run it."""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_zot.config import Settings
+from agent_zot.view.page import inline_script, json_for_script
+from tests.conftest import fingerprint
+from tests.matrix_library import build_trials_library
+from tests.test_http_server import _serve
+from tests.view_fixtures import chromium, require_browser
+
+ASSETS = Path(__file__).parent / "assets"
+# Screenshots are kept in $SCREENSHOTS_DIR when set (the README's picture: SCREENSHOTS_DIR=docs/images
+# pytest tests/test_app_matrix_browser.py), else in the test's temporary folder.
+SCREENSHOTS = "SCREENSHOTS_DIR"
+QUESTIONS = ["sample size", "primary outcome", "funding agency"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    require_browser()
+    with chromium() as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str, Path]]:
+    require_browser()  # before building a library no test would use
+    root = tmp_path_factory.mktemp("app-matrix")
+    settings = build_trials_library(root)
+    for url in _serve(settings, root, token=None):
+        yield settings, url, root / "exports"
+
+
+def host_page(call: dict[str, Any]) -> str:
+    scripts = [
+        (ASSETS / "ext-apps-host.min.js").read_text(encoding="utf-8"),
+        f"window.HOST_CALL = {json_for_script(call)};",
+        (ASSETS / "host.js").read_text(encoding="utf-8"),
+    ]
+    page = (ASSETS / "host.html").read_text(encoding="utf-8")
+    return page.replace("@@SCRIPTS@@", "\n".join(inline_script(s) for s in scripts))
+
+
+class Hosted:
+    """The host page opened at the server's origin, with the errors and requests the browser saw."""
+
+    def __init__(self, browser: Any, url: str, call: dict[str, Any]) -> None:
+        self.origin = url.removesuffix("/mcp")
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page = browser.new_page()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        body = host_page(call)
+        self.page.route(
+            f"{self.origin}/host.html",
+            lambda route: route.fulfill(status=200, content_type="text/html", body=body),
+        )
+        self.page.goto(f"{self.origin}/host.html")
+        self.frame = self.page.frame_locator("#view")
+        self.wait("() => window.hostState.ready || window.hostState.error", "the host never got ready")
+        assert self.page.evaluate("() => window.hostState.error") is None, self.errors
+
+    def wait(self, predicate: str, why: str, timeout: float = 60.0) -> None:
+        # Polled: Playwright's wait_for_function compiles with eval, which a strict CSP forbids.
+        deadline = time.monotonic() + timeout
+        while not self.page.evaluate(predicate):
+            assert time.monotonic() < deadline, why
+            time.sleep(0.05)
+
+    def status(self) -> str:
+        return self.frame.locator(".status").inner_text()
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def test_a_chosen_cell_is_exported_and_shown_verified(
+    served: tuple[Settings, str, Path], browser: Any, tmp_path: Path
+) -> None:
+    settings, url, exports = served
+    database = Path(settings.zotero_data_dir) / "zotero.sqlite"
+    before = fingerprint(database)
+    call = {"questions": QUESTIONS, "collection": "Trials", "force_mode": "matrix"}
+    hosted = Hosted(browser, url, {"name": "zot_summarize", "arguments": call, "theme": "light"})
+    try:
+        meta = hosted.page.evaluate("() => window.hostState.toolMeta")
+        assert meta["ui"]["resourceUri"] == "ui://agent-zot/summarize.html"
+        frame = hosted.frame
+        frame.locator("table").wait_for(timeout=30_000)
+        assert frame.locator("tbody tr").count() == 3  # the Trials collection's three papers
+        assert "3 of 3 papers × 3 questions" in frame.locator(".bar").inner_text()
+        # A cell nothing answers is marked, and the filter keeps only the rows that have one.
+        assert frame.locator("td.missing").count() >= 1
+        frame.locator("#only-missing").check()
+        missing_rows = frame.locator("tbody tr").count()
+        assert 1 <= missing_rows < 3
+        frame.locator("#only-missing").uncheck()
+        # Sorting by Q1 puts the largest sample first when descending.
+        q1 = frame.locator("thead th").nth(1).locator("button")
+        q1.click()
+        q1.click()
+        assert frame.locator("thead th").nth(1).get_attribute("aria-sort") == "descending"
+        assert "Metformin" in frame.locator("tbody tr").first.inner_text()  # 120 patients
+        # Choose Metformin's sample size with the keyboard.
+        row = frame.locator("tbody tr", has_text="Metformin and glycaemic control")
+        candidate = row.locator("td").nth(0).locator(".cand").first
+        assert "120 patients" in candidate.inner_text() and "[p. 2]" in candidate.inner_text()
+        candidate.focus()
+        hosted.page.keyboard.press("Enter")
+        row = frame.locator("tbody tr", has_text="Metformin and glycaemic control")
+        assert row.locator(".cand").first.get_attribute("aria-pressed") == "true"
+        assert row.locator(".answer").input_value() == "120"
+        row.locator(".answer").fill("120 patients")
+        # An edited number the quote does not state is exported unverified, with the reason.
+        walking = frame.locator("tbody tr", has_text="Walking and blood pressure")
+        walking.locator("td").nth(0).locator(".cand").first.click()
+        walking = frame.locator("tbody tr", has_text="Walking and blood pressure")
+        assert walking.locator(".answer").input_value() == "48"
+        walking.locator(".answer").fill("84 participants")
+        frame.locator("#export").click()
+        deadline = time.monotonic() + 60
+        while "Wrote" not in hosted.status() and "failed" not in hosted.status():
+            assert time.monotonic() < deadline, "the export never answered"
+            time.sleep(0.05)
+        status = hosted.status()
+        assert "1 verified, 1 unverified" in status, status
+        verdict = frame.locator("tbody tr", has_text="Metformin and glycaemic control").locator(".verdict")
+        assert verdict.inner_text() == "✓ verified"
+        wrong = frame.locator("tbody tr", has_text="Walking and blood pressure").locator(".verdict")
+        assert wrong.inner_text() == "✗ unverified: the value 84 is not among the quoted words"
+        written = Path(status.split("Wrote ", 1)[1].split(":", 1)[0])
+        assert written.parent == exports and written.name == "review-matrix.csv"
+        rows = list(csv.DictReader(written.read_text("utf-8-sig").splitlines()))
+        metformin = next(r for r in rows if r["title"].startswith("Metformin"))
+        assert (metformin["Q1 sample size"], metformin["Q1 check"]) == ("120 patients", "verified")
+        assert metformin["Q1 citation"].endswith("p. 2]")
+        folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        png = hosted.page.screenshot(full_page=True)
+        (folder / "app-matrix.png").write_bytes(png)
+        _check_not_trivial(png)
+        assert not hosted.errors, hosted.errors
+        assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
+            hosted.requests
+        )
+    finally:
+        hosted.close()
+    assert fingerprint(database) == before
+
+
+def test_next_rows_come_from_the_server_and_the_dark_theme_is_followed(
+    served: tuple[Settings, str, Path], browser: Any
+) -> None:
+    _, url, _ = served
+    call = {"questions": ["sample size"], "collection": "Cohort", "force_mode": "matrix"}
+    hosted = Hosted(browser, url, {"name": "zot_summarize", "arguments": call, "theme": "dark"})
+    try:
+        frame = hosted.frame
+        frame.locator("table").wait_for(timeout=30_000)
+        first = frame.locator("tbody tr").count()
+        assert 1 <= first < 12
+        frame.locator("#next-rows").click()
+        deadline = time.monotonic() + 60
+        while frame.locator("tbody tr").count() == first:
+            assert time.monotonic() < deadline, hosted.status()
+            time.sleep(0.05)
+        assert "added" in hosted.status()
+        background = frame.locator("body").evaluate("b => getComputedStyle(b).backgroundColor")
+        assert background == "rgb(22, 25, 31)"  # --bg of the dark theme
+        assert not hosted.errors, hosted.errors
+    finally:
+        hosted.close()
+
+
+def test_another_mode_is_shown_as_its_text(served: tuple[Settings, str, Path], browser: Any) -> None:
+    _, url, _ = served
+    call = {"query": "Metformin and glycaemic control", "force_mode": "quick"}
+    hosted = Hosted(browser, url, {"name": "zot_summarize", "arguments": call, "theme": "light"})
+    try:
+        text = hosted.frame.locator("pre.plain")
+        text.wait_for(timeout=30_000)
+        assert "Metformin and glycaemic control" in text.inner_text()
+        assert not hosted.errors, hosted.errors
+    finally:
+        hosted.close()
+
+
+def _check_not_trivial(png: bytes) -> None:
+    from PIL import Image
+
+    image = Image.open(BytesIO(png)).convert("RGB")
+    assert image.width >= 800 and image.height >= 300
+    colours = image.getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 50, "the screenshot is nearly blank"

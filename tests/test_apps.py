@@ -1,0 +1,124 @@
+"""MCP Apps on the wire, through fastmcp's in-memory client: zot_summarize names its view in
+`_meta.ui.resourceUri`; the view is a `ui://` resource of the Apps mime type, self-contained under a CSP
+that allows no network; a client without the Apps capability gets exactly the answer the services give
+(text and structured content), and one with it also gets each matrix cell's whole candidates. The vendored
+SDK bundles match their manifests and are package data. The browser half: test_app_matrix_browser.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.apps import UI_EXTENSION_ID, UI_MIME_TYPE
+from mcp.client.extension import advertise
+
+from agent_zot.apps.views import VIEWS, app_page
+from agent_zot.config import Settings
+from agent_zot.mcp.server import build_server
+from agent_zot.services import tools
+from agent_zot.services.context import AppContext
+from tests.matrix_library import build_trials_library
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLES = {
+    REPO / "agent_zot" / "apps" / "assets": "ext-apps.min.js",
+    REPO / "tests" / "assets": "ext-apps-host.min.js",
+}
+MATRIX = {"questions": ["sample size", "funding agency"], "collection": "Trials", "force_mode": "matrix"}
+APPS = advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return build_trials_library(tmp_path_factory.mktemp("apps"))
+
+
+async def _call(settings: Settings, *, apps: bool, **arguments: Any) -> Any:
+    ctx = AppContext(settings)
+    try:
+        async with Client(build_server(ctx), extensions=[APPS] if apps else []) as client:
+            return await client.call_tool("zot_summarize", arguments, raise_on_error=False)
+    finally:
+        ctx.close()
+
+
+async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource(app: AppContext) -> None:
+    async with Client(build_server(app)) as client:
+        listed = {t.name: t for t in await client.list_tools()}
+        resources = {str(r.uri): r for r in await client.list_resources()}
+        page = (await client.read_resource("ui://agent-zot/summarize.html"))[0]
+    assert listed["zot_summarize"].meta["ui"] == {"resourceUri": "ui://agent-zot/summarize.html"}
+    assert all("ui" not in (t.meta or {}) for name, t in listed.items() if name != "zot_summarize")
+    resource = resources["ui://agent-zot/summarize.html"]
+    assert resource.mime_type == UI_MIME_TYPE == "text/html;profile=mcp-app"
+    assert resource.meta["ui"] == {"csp": {}, "prefersBorder": True}  # no origin allowed
+    html = page.text
+    assert page.mime_type == UI_MIME_TYPE and html == app_page(VIEWS[0])
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html)
+    assert csp and "default-src 'none'" in csp.group(1) and "connect-src 'none'" in csp.group(1)
+    # Nothing is loaded from anywhere: no src or href attributes, no @@MARKERS@@ left.
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html) and "@@" not in html
+    assert html.count("<script>") == 3 and "renderers.matrix" in html
+
+
+async def test_a_client_without_apps_gets_exactly_the_services_answer(library: Settings) -> None:
+    result = await _call(library, apps=False, **MATRIX)
+    ctx = AppContext(library)
+    try:
+        direct = tools.call(ctx, "zot_summarize", **MATRIX)
+    finally:
+        ctx.close()
+    assert result.content[0].text == direct.text
+    assert result.structured_content == json.loads(json.dumps(direct.data))
+    assert "view" not in result.structured_content and direct.view is not None
+
+
+async def test_a_client_with_apps_also_gets_each_cells_whole_candidates(library: Settings) -> None:
+    plain = await _call(library, apps=False, **MATRIX)
+    rich = await _call(library, apps=True, **MATRIX)
+    data = rich.structured_content
+    assert rich.content[0].text == plain.content[0].text  # what the model reads does not change
+    assert {k: v for k, v in data.items() if k != "view"} == plain.structured_content
+    texts = data["view"]["candidates"]
+    assert len(texts) == len(data["rows"])
+    for row, row_texts in zip(data["rows"], texts, strict=True):
+        for cell, cell_texts in zip(row["cells"], row_texts, strict=True):
+            assert len(cell.get("candidates", [])) == len(cell_texts)
+    metformin = next(i for i, r in enumerate(data["rows"]) if r["title"].startswith("Metformin"))
+    first = texts[metformin][0][0]
+    assert first["text"].startswith("We enrolled 120 patients") and first["value"] == 120
+    walking = next(i for i, r in enumerate(data["rows"]) if r["title"].startswith("Walking"))
+    assert texts[walking][1] == [] and data["rows"][walking]["cells"][1]["found"] is False
+    # Another mode has no view data: the page shows its text.
+    quick = await _call(library, apps=True, query="Metformin and glycaemic control", force_mode="quick")
+    assert "view" not in quick.structured_content
+
+
+@pytest.mark.parametrize("folder", sorted(BUNDLES), ids=lambda p: p.parent.name)
+def test_vendored_bundles_match_their_manifest(folder: Path) -> None:
+    manifest = json.loads((folder / "vendor.json").read_text(encoding="utf-8"))
+    listed: set[str] = set()
+    for package in manifest["packages"]:
+        assert package["integrity"].startswith("sha512-") and package["license"] in ("MIT", "Apache-2.0")
+        assert any(f.endswith("LICENSE.txt") for f in package["files"]), f"{package['name']} has no licence"
+        for name, digest in package["files"].items():
+            assert hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest, f"{name} was changed"
+            listed.add(name)
+    assert BUNDLES[folder] in listed
+    vendored = {p.name for p in folder.iterdir() if p.name.endswith((".min.js", ".LICENSE.txt"))}
+    assert vendored == listed  # every vendored file has its provenance
+    source = (folder / BUNDLES[folder]).read_text(encoding="utf-8")
+    assert "</script" not in source.lower()  # safe to inline
+
+
+def test_the_view_assets_are_package_data() -> None:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["agent_zot"]
+    shipped = {p.name for p in (REPO / "agent_zot" / "apps" / "assets").iterdir()}
+    assert all(any(Path("apps/assets", n).match(p) for p in patterns) for n in shipped)
