@@ -106,6 +106,17 @@ def test_an_answer_told_over_several_sentences_reads_as_one_passage() -> None:
     assert len(shown) == len(set(shown))  # no sentence is shown twice
 
 
+def test_a_heading_is_neither_a_neighbour_nor_a_passage() -> None:
+    text = (
+        "Subjects were grouped by their resting heart rate.\n\n3 Results\n"
+        "The grouped model lowered the heart rate error by a third."
+    )
+    pool = _chunks(text)
+    asked = "What did grouping subjects by heart rate do to the heart rate error?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 3)  # type: ignore[arg-type]
+    assert passages and all("3 Results" not in p.text for p in passages), [p.text for p in passages]
+
+
 def _chunks(*texts: str) -> list[ChunkHit]:
     """One single-sentence chunk per text, ranked in the order given."""
     found = []

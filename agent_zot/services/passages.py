@@ -71,6 +71,7 @@ _ABBREVIATIONS = re.compile(
     re.IGNORECASE,
 )
 _HEADING_LINE = re.compile(r"\n(\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60})\n")
+_HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60}$")  # a sentence that is a numbered heading
 
 
 @dataclass(slots=True)
@@ -225,14 +226,18 @@ class SentenceScorer:
 
 
 def windows(
-    spans: Sequence[tuple[int, int]], scores: Sequence[float], shape: WindowShape = READING
+    spans: Sequence[tuple[int, int]],
+    scores: Sequence[float],
+    shape: WindowShape = READING,
+    headings: frozenset[int] = frozenset(),
 ) -> list[Window]:
     """The window around every sentence, best first: the sentence and its neighbours (the better one
-    first) while the window fits the shape's sentences and characters."""
+    first) while the window fits the shape's sentences and characters. A heading (its index in
+    ``headings``) is never taken as a neighbour: the passage's label already names its section."""
     found = []
     for peak, score in enumerate(scores):
         lo = hi = peak
-        neighbours = [n for n in (peak - 1, peak + 1) if 0 <= n < len(spans)]
+        neighbours = [n for n in (peak - 1, peak + 1) if 0 <= n < len(spans) and n not in headings]
         for neighbour in sorted(neighbours, key=lambda n: -scores[n]):
             first, last = min(lo, neighbour), max(hi, neighbour)
             if last - first < shape.sentences and _width(spans, first, last) <= shape.chars:
@@ -308,9 +313,13 @@ class PassagePicker:
         texts = [c.hit.payload.get("text", "") for c in chunks]
         spans = [sentence_spans(text) for text in texts]
         scores = self._sentence_scores(texts, spans)
+        headings = [
+            frozenset(i for i, (a, b) in enumerate(found) if _HEADING.match(text[a:b]))
+            for text, found in zip(texts, spans, strict=True)
+        ]
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
-            candidates += [(n, w) for w in windows(found, values, self.shape)]
+            candidates += [(n, w) for w in windows(found, values, self.shape, headings[n])]
         candidates.sort(key=lambda c: (-c[1].score, c[0]))
         if self.reranker is not None:
             candidates = self._reranked(self.reranker, candidates, texts, spans)
@@ -321,14 +330,14 @@ class PassagePicker:
         used: set[str] = set()
         for n, window in candidates:
             keys = sentences[n]
-            if keys[window.peak] in used:
+            if keys[window.peak] in used or window.peak in headings[n]:  # a heading alone answers nothing
                 continue
             lo, hi = window.first, window.last
             while lo < window.peak and keys[lo] in used:  # a neighbour another passage shows is left out
                 lo += 1
             while hi > window.peak and keys[hi] in used:
                 hi -= 1
-            near = self._joinable(chosen, n, lo, hi, spans[n])
+            near = self._joinable(chosen, n, lo, hi, spans[n], headings[n])
             if near is not None:
                 near.first, near.last, near.joined = min(lo, near.first), max(hi, near.last), True
                 used.update(keys[near.first : near.last + 1])
@@ -347,20 +356,29 @@ class PassagePicker:
         ]
 
     def _joinable(
-        self, chosen: list[_Chosen], chunk: int, lo: int, hi: int, spans: Sequence[tuple[int, int]]
+        self,
+        chosen: list[_Chosen],
+        chunk: int,
+        lo: int,
+        hi: int,
+        spans: Sequence[tuple[int, int]],
+        headings: frozenset[int],
     ) -> _Chosen | None:
         """The chosen window a new one (sentences ``lo``..``hi`` of ``chunk``) joins, if any: one of the
-        same chunk, not joined yet, at most ``JOIN_GAP`` sentences away, joined within ``JOINED_CHARS``. An
-        answer told over four or five sentences then reads as one passage, not two halves in two places."""
+        same chunk, not joined yet, at most ``JOIN_GAP`` sentences away, joined within ``JOINED_CHARS`` and
+        not across a heading. An answer told over four or five sentences then reads as one passage, not
+        two halves in two places."""
         if not self.shape.join:
             return None
         for c in chosen:
+            first, last = min(lo, c.first), max(hi, c.last)
             if (
                 c.chunk == chunk
                 and not c.joined
                 and lo <= c.last + JOIN_GAP + 1
                 and hi >= c.first - JOIN_GAP - 1
-                and _width(spans, min(lo, c.first), max(hi, c.last)) <= JOINED_CHARS
+                and _width(spans, first, last) <= JOINED_CHARS
+                and not any(first <= h <= last for h in headings)
             ):
                 return c
         return None
