@@ -1,7 +1,8 @@
 """MCP Apps on the wire, through fastmcp's in-memory client: zot_summarize names its view in
 `_meta.ui.resourceUri`; the view is a `ui://` resource of the Apps mime type, self-contained under a CSP
 that allows no network; a client without the Apps capability gets exactly the answer the services give
-(text and structured content), and one with it also gets each matrix cell's whole candidates. The vendored
+(text and structured content), and one with it also gets each matrix cell's whole candidates (zot_search's
+claim check: each passage's whole words, for the claim worksheet). The vendored
 SDK bundles match their manifests and are package data. The browser half: test_app_matrix_browser.py."""
 
 from __future__ import annotations
