@@ -13,23 +13,18 @@ import csv
 import os
 import time
 from collections.abc import Iterator
-from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent_zot.config import Settings
-from agent_zot.view.page import inline_script, json_for_script
+from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
 from tests.conftest import fingerprint
 from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
 from tests.view_fixtures import chromium, require_browser
 
-ASSETS = Path(__file__).parent / "assets"
-# Screenshots are kept in $SCREENSHOTS_DIR when set (the README's picture: SCREENSHOTS_DIR=docs/images
-# pytest tests/test_app_matrix_browser.py), else in the test's temporary folder.
-SCREENSHOTS = "SCREENSHOTS_DIR"
 QUESTIONS = ["sample size", "primary outcome", "funding agency"]
 
 
@@ -47,51 +42,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings,
     settings = build_trials_library(root)
     for url in _serve(settings, root, token=None):
         yield settings, url, root / "exports"
-
-
-def host_page(call: dict[str, Any]) -> str:
-    scripts = [
-        (ASSETS / "ext-apps-host.min.js").read_text(encoding="utf-8"),
-        f"window.HOST_CALL = {json_for_script(call)};",
-        (ASSETS / "host.js").read_text(encoding="utf-8"),
-    ]
-    page = (ASSETS / "host.html").read_text(encoding="utf-8")
-    return page.replace("@@SCRIPTS@@", "\n".join(inline_script(s) for s in scripts))
-
-
-class Hosted:
-    """The host page opened at the server's origin, with the errors and requests the browser saw."""
-
-    def __init__(self, browser: Any, url: str, call: dict[str, Any]) -> None:
-        self.origin = url.removesuffix("/mcp")
-        self.errors: list[str] = []
-        self.requests: list[str] = []
-        self.page = browser.new_page()
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
-        self.page.on("request", lambda r: self.requests.append(r.url))
-        body = host_page(call)
-        self.page.route(
-            f"{self.origin}/host.html",
-            lambda route: route.fulfill(status=200, content_type="text/html", body=body),
-        )
-        self.page.goto(f"{self.origin}/host.html")
-        self.frame = self.page.frame_locator("#view")
-        self.wait("() => window.hostState.ready || window.hostState.error", "the host never got ready")
-        assert self.page.evaluate("() => window.hostState.error") is None, self.errors
-
-    def wait(self, predicate: str, why: str, timeout: float = 60.0) -> None:
-        # Polled: Playwright's wait_for_function compiles with eval, which a strict CSP forbids.
-        deadline = time.monotonic() + timeout
-        while not self.page.evaluate(predicate):
-            assert time.monotonic() < deadline, why
-            time.sleep(0.05)
-
-    def status(self) -> str:
-        return self.frame.locator(".status").inner_text()
-
-    def close(self) -> None:
-        self.page.close()
 
 
 def test_a_chosen_cell_is_exported_and_shown_verified(
@@ -158,7 +108,7 @@ def test_a_chosen_cell_is_exported_and_shown_verified(
         folder.mkdir(parents=True, exist_ok=True)
         png = hosted.page.screenshot(full_page=True)
         (folder / "app-matrix.png").write_bytes(png)
-        _check_not_trivial(png)
+        check_not_trivial(png)
         assert not hosted.errors, hosted.errors
         assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
             hosted.requests
@@ -203,12 +153,3 @@ def test_another_mode_is_shown_as_its_text(served: tuple[Settings, str, Path], b
         assert not hosted.errors, hosted.errors
     finally:
         hosted.close()
-
-
-def _check_not_trivial(png: bytes) -> None:
-    from PIL import Image
-
-    image = Image.open(BytesIO(png)).convert("RGB")
-    assert image.width >= 800 and image.height >= 300
-    colours = image.getcolors(maxcolors=1 << 16)
-    assert colours is None or len(colours) > 50, "the screenshot is nearly blank"

@@ -1,7 +1,8 @@
 """MCP Apps on the wire, through fastmcp's in-memory client: zot_summarize names its view in
 `_meta.ui.resourceUri`; the view is a `ui://` resource of the Apps mime type, self-contained under a CSP
 that allows no network; a client without the Apps capability gets exactly the answer the services give
-(text and structured content), and one with it also gets each matrix cell's whole candidates. The vendored
+(text and structured content), and one with it also gets each matrix cell's whole candidates (zot_search's
+claim check: each passage's whole words, for the claim worksheet). The vendored
 SDK bundles match their manifests and are package data. The browser half: test_app_matrix_browser.py."""
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return build_trials_library(tmp_path_factory.mktemp("apps"))
 
 
-async def _call(settings: Settings, *, apps: bool, **arguments: Any) -> Any:
+async def _call(settings: Settings, *, apps: bool, tool: str = "zot_summarize", **arguments: Any) -> Any:
     ctx = AppContext(settings)
     try:
         async with Client(build_server(ctx), extensions=[APPS] if apps else []) as client:
-            return await client.call_tool("zot_summarize", arguments, raise_on_error=False)
+            return await client.call_tool(tool, arguments, raise_on_error=False)
     finally:
         ctx.close()
 
@@ -54,7 +55,9 @@ async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource
         resources = {str(r.uri): r for r in await client.list_resources()}
         page = (await client.read_resource("ui://agent-zot/summarize.html"))[0]
     assert listed["zot_summarize"].meta["ui"] == {"resourceUri": "ui://agent-zot/summarize.html"}
-    assert all("ui" not in (t.meta or {}) for name, t in listed.items() if name != "zot_summarize")
+    assert listed["zot_search"].meta["ui"] == {"resourceUri": "ui://agent-zot/search.html"}
+    with_views = {"zot_summarize", "zot_search"}
+    assert all("ui" not in (t.meta or {}) for name, t in listed.items() if name not in with_views)
     resource = resources["ui://agent-zot/summarize.html"]
     assert resource.mime_type == UI_MIME_TYPE == "text/html;profile=mcp-app"
     assert resource.meta["ui"] == {"csp": {}, "prefersBorder": True}  # no origin allowed
@@ -65,6 +68,9 @@ async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource
     # Nothing is loaded from anywhere: no src or href attributes, no @@MARKERS@@ left.
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html) and "@@" not in html
     assert html.count("<script>") == 3 and "renderers.matrix" in html
+    search = app_page(VIEWS[1])  # the claim worksheet's page: the same shell, its own renderer
+    assert VIEWS[1].uri in resources and "renderers.evidence" in search and "renderers.matrix" not in search
+    assert search.count("<script>") == 3 and not re.search(r"<(script|link|img)[^>]+(src|href)=", search)
 
 
 async def test_a_client_without_apps_gets_exactly_the_services_answer(library: Settings) -> None:
@@ -122,3 +128,35 @@ def test_the_view_assets_are_package_data() -> None:
     patterns = config["tool"]["setuptools"]["package-data"]["agent_zot"]
     shipped = {p.name for p in (REPO / "agent_zot" / "apps" / "assets").iterdir()}
     assert all(any(Path("apps/assets", n).match(p) for p in patterns) for n in shipped)
+
+
+CLAIM = {"query": "Metformin lowers HbA1c in type 2 diabetes", "force_mode": "evidence"}
+
+
+async def test_the_claim_check_sends_each_passages_whole_words_only_to_an_apps_client(
+    library: Settings,
+) -> None:
+    plain = await _call(library, apps=False, tool="zot_search", **CLAIM)
+    rich = await _call(library, apps=True, tool="zot_search", **CLAIM)
+    ctx = AppContext(library)
+    try:
+        direct = tools.call(ctx, "zot_search", **CLAIM)
+    finally:
+        ctx.close()
+    assert plain.content[0].text == direct.text == rich.content[0].text
+    assert plain.structured_content == json.loads(json.dumps(direct.data))
+    assert "view" not in plain.structured_content and direct.view is not None
+    data = rich.structured_content
+    assert data["route"]["mode"] == "evidence" and data["papers"]
+    assert {k: v for k, v in data.items() if k != "view"} == plain.structured_content
+    texts = data["view"]["passages"]
+    assert [len(t) for t in texts] == [len(paper["passages"]) for paper in data["papers"]]
+    metformin = next(i for i, p in enumerate(data["papers"]) if p["title"].startswith("Metformin"))
+    words = " ".join(texts[metformin])
+    assert "Patients received 500 mg of metformin twice daily for 12 weeks." in " ".join(words.split())
+    # The text clips a passage; the view gets it whole (the words a verdict quotes from).
+    assert all(
+        t["chars"] == len(w)
+        for p, ws in zip(data["papers"], texts, strict=True)
+        for t, w in zip(p["passages"], ws, strict=True)
+    )

@@ -106,6 +106,35 @@ async def test_the_worksheet_asks_the_assistant_and_its_verdicts_come_back_check
     assert "**Supports (the assistant's verdicts, checked):**" in body and "Unverified verdicts" not in body
 
 
+async def test_verdicts_say_who_judged_them(library: tuple[Settings, dict[str, str]]) -> None:
+    # A view sends what the person in it chose (judge="person"); the package names them, not the assistant.
+    settings, keys = library
+    found = await call_tool(settings, "zot_search", query=f"is there evidence that {CORALS}?")
+    passages = PASSAGE_LINE.findall(found.content[0].text)
+    _, key, page, words = next(p for p in passages if p[1] == keys["reef"])
+    quote = " ".join(words.split()[:6])
+    person = verdict(key, int(page), quote, "supports", judge="person")
+    result, body = await review(settings, draft=CORALS, verdicts=[person], path="person.md")
+    text = result.content[0].text
+    assert "Judged by the person in the view: 1 verdict, 1 verified, 0 unverified." in text
+    assert "**Supports (the person's verdicts, checked):**" in body and "the assistant's verdicts" not in body
+    wrong = verdict(key, int(page), "words printed nowhere at all", "contradicts", judge="person")
+    both = [verdict(key, int(page), quote, "supports"), wrong]
+    result, body = await review(settings, draft=CORALS, verdicts=both, path="both.md")
+    assert "Judged by the assistant and the person in the view: 2 verdicts, 1 verified, 1 unverified." in (
+        result.content[0].text
+    )
+    assert "1 of the verdicts by the person in the view did not check out" in body
+    bad = await call_tool(
+        settings,
+        "zot_export",
+        force_mode="review",
+        draft=CORALS,
+        verdicts=[verdict(key, 1, quote, "supports", judge="x")],
+    )
+    assert bad.is_error
+
+
 # -- verdicts in the review package --------------------------------------------------------------------
 
 
@@ -158,7 +187,7 @@ async def test_each_verdict_is_checked_and_only_the_verified_ones_are_stated(
     assert "**Contradicts" not in corals  # its only contradicting verdict failed: never stated as fact
     assert f"- Verdict 2: [{reef}] p. 3, said *contradicts*" in corals
     assert "Not checked out: the quoted words are on p. 2, not p. 3." in corals
-    assert "2 of the assistant's verdicts did not check out (see Unverified verdicts)" in corals
+    assert "2 of the verdicts by the assistant did not check out (see Unverified verdicts)" in corals
     assert "*Judged by the assistant: 3 verdicts, 1 verified, 2 unverified." in corals
     cycling = section(body, 2)
     assert "**Supports (the assistant's verdicts, checked):**" in cycling

@@ -4,7 +4,8 @@ Each view is a `ui://` resource (mime type `text/html;profile=mcp-app`), and the
 in `_meta.ui.resourceUri`. A host that renders apps announces the extension in its client capabilities;
 only then does a result carry what only a view reads (`ToolResponse.view`, under `structuredContent.view`),
 so every other client gets the answer it always got. A tool only a view calls would be registered with
-`visibility=["app"]`; the matrix view needs none (it pages with zot_summarize and exports with zot_export).
+`visibility=["app"]`; no view needs one (the matrix pages with zot_summarize and exports with zot_export,
+the claim worksheet sends its verdicts to zot_export).
 """
 
 from __future__ import annotations

@@ -185,7 +185,8 @@ class FilledCell(BaseModel):
 
 class PassageVerdict(BaseModel):
     # The assistant's stance on one passage of a claim check, as the worksheet asks for it (no description
-    # here: the schema goes to the assistant with every tool list). ``claim`` picks the draft's claim.
+    # here: the schema goes to the assistant with every tool list). ``claim`` picks the draft's claim;
+    # ``judge`` is who gave it: the assistant unless a view sends what the person in it chose.
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     claim: str | None = None
@@ -194,6 +195,7 @@ class PassageVerdict(BaseModel):
     quote: str
     stance: Literal["supports", "contradicts", "unrelated"]
     reason: str
+    judge: Literal["assistant", "person"] = "assistant"
 
 
 class ExportRequest(ToolRequest):

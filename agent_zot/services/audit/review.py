@@ -21,6 +21,7 @@ from agent_zot.services.audit.verdicts import (
     check_verdicts,
     claims_named,
     covers,
+    judges,
     summary,
     unverified_line,
     verdict_lines,
@@ -159,9 +160,10 @@ def _questions(claim: Claim) -> list[str]:
     verified = [c for c in claim.verdicts if c.check.verified]
     sides = _sides(evidence.papers) if evidence and judge_judged else {}
     stances = {c.given.stance for c in verified} | set(sides)
-    judges = ["the assistant"] if verified else []
-    judges += [judge_line.removeprefix("judged by ")] if judge_judged else []
-    who = " and ".join(judges)
+    who = " and ".join(
+        ([judges(verified)] if verified else [])
+        + ([judge_line.removeprefix("judged by ")] if judge_judged else [])
+    )
     if evidence is not None and not evidence.papers and not claim.verdicts:
         questions.append(
             "The library holds nothing on this claim: is it the author's own result, or is a source missing?"
@@ -178,7 +180,7 @@ def _questions(claim: Claim) -> list[str]:
     failed = [c for c in claim.verdicts if not c.check.verified]
     if failed:
         questions.append(
-            f"{len(failed)} of the assistant's verdicts did not check out (see Unverified verdicts)."
+            f"{len(failed)} of the verdicts by {judges(failed)} did not check out (see Unverified verdicts)."
         )
     if claim.audit is not None:
         for finding in claim.audit.findings:

@@ -25,11 +25,10 @@ from agent_zot.zotero.models import Library
 
 CLAIM_MATCH = 90  # fuzzy (0-100) agreement of a verdict's claim with a packaged claim
 QUOTE_CHARS = 300
-_TITLES = {
-    "supports": "Supports (the assistant's verdicts, checked)",
-    "contradicts": "Contradicts (the assistant's verdicts, checked)",
-    "unrelated": "Unrelated to the claim (the assistant's verdicts, checked)",
-}
+_TITLES = {"supports": "Supports", "contradicts": "Contradicts", "unrelated": "Unrelated to the claim"}
+# Who gave a verdict (`PassageVerdict.judge`): the assistant, or the person who chose it in the claim view
+JUDGES = {"assistant": "the assistant", "person": "the person in the view"}
+_OWNERS = {"assistant": "the assistant's", "person": "the person's"}
 _EDGES = re.compile(r"^[\s\"'“”‘’.,;:!?]+|[\s\"'“”‘’.,;:!?]+$")
 
 
@@ -130,11 +129,20 @@ def covers(passage: EvidencePassage, page: int | None) -> bool:
     return start <= page <= (end if end is not None else start)
 
 
+def judges(checked: Sequence[CheckedVerdict]) -> str:
+    """Who gave these verdicts: "the assistant", "the person in the view", or both joined by "and"."""
+    return " and ".join(dict.fromkeys(JUDGES[c.given.judge] for c in checked)) or JUDGES["assistant"]
+
+
+def _owners(checked: Sequence[CheckedVerdict]) -> str:
+    return " and ".join(dict.fromkeys(_OWNERS[c.given.judge] for c in checked))
+
+
 def summary(checked: Sequence[CheckedVerdict]) -> str:
     """ "Judged by the assistant: 5 verdicts, 4 verified, 1 unverified" (and how many fit no claim)."""
     placed = [c for c in checked if c.claim is not None]
     verified = sum(c.check.verified for c in placed)
-    text = f"Judged by the assistant: {plural(len(placed), 'verdict')}, {verified} verified"
+    text = f"Judged by {judges(checked)}: {plural(len(placed), 'verdict')}, {verified} verified"
     text += f", {len(placed) - verified} unverified"
     if len(placed) < len(checked):
         text += f"; {len(checked) - len(placed)} on no packaged claim"
@@ -150,7 +158,7 @@ def verdict_lines(library: Library, checked: Sequence[CheckedVerdict]) -> list[s
         group = [c for c in verified if c.given.stance == stance]
         if not group:
             continue
-        out += [f"**{title}:**", ""]
+        out += [f"**{title} ({_owners(group)} verdicts, checked):**", ""]
         for key in dict.fromkeys(c.given.item_key.strip().upper() for c in group):
             item = library.items.get(key)
             out.append(f"- {item_line(item) if item else key}")

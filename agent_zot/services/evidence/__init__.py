@@ -266,6 +266,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
             },
         )
     body, rows, to_judge, number = [], [], [], 0
+    texts: list[list[str]] = []  # each passage's whole words, for the claim view to quote from
     for paper in papers:
         item = library.items.get(paper.item_key)
         if item is None:
@@ -273,6 +274,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
         side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if _judged(paper.stance) else ""
         body.append(f"{len(rows) + 1}. {side}{item_line(item)}")
         passages = []
+        texts.append([p.passage.text for p in paper.passages])
         for p in paper.passages:
             number += 1
             stance = f" · {p.stance.label} {p.stance.score:.2f}" if _judged(p.stance) else ""
@@ -318,7 +320,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
     }
     if to_judge:
         data["to_judge"] = to_judge
-    return ToolResponse("\n".join(lines), data)
+    return ToolResponse("\n".join(lines), data, view={"passages": texts})
 
 
 def _judged(stance: Stance | None) -> bool:

@@ -1,0 +1,71 @@
+"""The host page the app views' browser tests share: a small host on the official host-side SDK (tests/assets:
+AppBridge + the MCP client) at a real `agent-zot serve`'s origin, rendering a view in a sandboxed iframe in
+Chromium (Playwright), with the console errors and the requests the browser saw."""
+
+from __future__ import annotations
+
+import time
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from agent_zot.view.page import inline_script, json_for_script
+
+ASSETS = Path(__file__).parent / "assets"
+# Screenshots are kept in $SCREENSHOTS_DIR when set (the README's pictures: SCREENSHOTS_DIR=docs/images
+# pytest tests/test_app_*_browser.py), else in the test's temporary folder.
+SCREENSHOTS = "SCREENSHOTS_DIR"
+
+
+def host_page(call: dict[str, Any]) -> str:
+    scripts = [
+        (ASSETS / "ext-apps-host.min.js").read_text(encoding="utf-8"),
+        f"window.HOST_CALL = {json_for_script(call)};",
+        (ASSETS / "host.js").read_text(encoding="utf-8"),
+    ]
+    page = (ASSETS / "host.html").read_text(encoding="utf-8")
+    return page.replace("@@SCRIPTS@@", "\n".join(inline_script(s) for s in scripts))
+
+
+class Hosted:
+    """The host page opened at the server's origin, with the errors and requests the browser saw."""
+
+    def __init__(self, browser: Any, url: str, call: dict[str, Any]) -> None:
+        self.origin = url.removesuffix("/mcp")
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page = browser.new_page()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        body = host_page(call)
+        self.page.route(
+            f"{self.origin}/host.html",
+            lambda route: route.fulfill(status=200, content_type="text/html", body=body),
+        )
+        self.page.goto(f"{self.origin}/host.html")
+        self.frame = self.page.frame_locator("#view")
+        self.wait("() => window.hostState.ready || window.hostState.error", "the host never got ready")
+        assert self.page.evaluate("() => window.hostState.error") is None, self.errors
+
+    def wait(self, predicate: str, why: str, timeout: float = 60.0) -> None:
+        # Polled: Playwright's wait_for_function compiles with eval, which a strict CSP forbids.
+        deadline = time.monotonic() + timeout
+        while not self.page.evaluate(predicate):
+            assert time.monotonic() < deadline, why
+            time.sleep(0.05)
+
+    def status(self) -> str:
+        return self.frame.locator(".status").inner_text()
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def check_not_trivial(png: bytes) -> None:
+    from PIL import Image
+
+    image = Image.open(BytesIO(png)).convert("RGB")
+    assert image.width >= 800 and image.height >= 300
+    colours = image.getcolors(maxcolors=1 << 16)
+    assert colours is None or len(colours) > 50, "the screenshot is nearly blank"
