@@ -81,7 +81,7 @@ def read_draft_file(path: Path) -> str:
 
 
 def read_json_list(path: Path) -> list[Any]:
-    """A JSON list from a file (the assistant's verdicts for a review package)."""
+    """A JSON list from a file (verdicts for a review package)."""
     from agent_zot.errors import InvalidArgumentError
 
     try:

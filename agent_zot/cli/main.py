@@ -365,7 +365,7 @@ def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
     "verdicts_file",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
-    help="Review: the assistant's verdicts on passages, a JSON list (each is checked).",
+    help='Review: verdicts on passages, a JSON list (each is checked; "judge": "person" for your own).',
 )
 @click.option("--overwrite", is_flag=True, help="Replace existing files.")
 @json_option
@@ -386,7 +386,7 @@ def export_cmd(
 ) -> None:
     """Export to PATH (under the export folder): .bib, .json (CSL-JSON), .md, or a folder for Markdown;
     .csv (or --format annotations with .json) for annotations and notes as rows; with --draft, a review
-    package (Markdown) of the draft's claims and their evidence (--verdicts: with the assistant's verdicts,
+    package (Markdown) of the draft's claims and their evidence (--verdicts: with verdicts on its passages,
     checked)."""
     from agent_zot.services.tools import call
 
