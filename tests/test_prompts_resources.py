@@ -228,7 +228,8 @@ async def test_the_resource_templates_are_listed(client: Client) -> None:
     assert templates["zotero://item/{key}/figure/{number}"].mime_type == "image/png"
     assert all(t.description for t in templates.values())
     # No fixed library resources (everything is by key); the only fixed ones are the app views.
-    assert [str(r.uri) for r in await client.list_resources()] == ["ui://agent-zot/summarize.html"]
+    listed = sorted(str(r.uri) for r in await client.list_resources())
+    assert listed == ["ui://agent-zot/search.html", "ui://agent-zot/summarize.html"]
 
 
 async def test_item_resource_has_metadata_abstract_and_its_pages(client: Client, library: Library) -> None:
