@@ -60,5 +60,6 @@ def client_renders_apps() -> bool:
 def for_client(response: ToolResponse, renders_apps: bool) -> dict[str, Any]:
     """The structured content a client gets: with the view's part only for one that renders it."""
     if renders_apps and response.view is not None:
-        return {**response.data, "view": response.view}
+        view = response.view() if callable(response.view) else response.view
+        return {**response.data, "view": view}
     return response.data

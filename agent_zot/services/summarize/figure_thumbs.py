@@ -1,0 +1,49 @@
+"""Small pictures of a paper's figures and tables for the figures view (MCP Apps): made only when a client
+that renders the view asks (the list itself reads only the text layer), each a PNG a couple of hundred
+pixels wide, cropped to the element's region when the layout detector finds it, else its whole page."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_zot.ingest.figure_render import png_of
+from agent_zot.ingest.figures import Element, inventory
+from agent_zot.ingest.models import ParseError
+
+THUMB_SIDE = 240  # pixels, the longer side
+THUMB_BYTES = 60_000  # a thumbnail larger than this is left out (the list still names the element)
+MAX_THUMBS = 40
+
+
+def thumbnails(path: Path, elements: Sequence[Element]) -> dict[str, object]:
+    """The view's part of a figure list: one base64 PNG (or None) per element, in the list's order."""
+    wanted = [e for e in elements if e.kind in ("figure", "table")][:MAX_THUMBS]
+    try:
+        located = inventory(path, use_layout=True, layout_pages={e.page for e in wanted})
+    except ParseError:
+        return {"thumbnails": [None] * len(elements)}
+    pictures: list[str | None] = []
+    for element in elements:
+        if element not in wanted:
+            pictures.append(None)
+            continue
+        found = located.find(element.kind, element.number) or element
+        pictures.append(_thumbnail(path, found))
+    return {"thumbnails": pictures}
+
+
+def _thumbnail(path: Path, element: Element) -> str | None:
+    from PIL import Image
+
+    try:
+        picture = Image.open(io.BytesIO(png_of(path, element.page, element.box)))
+    except ParseError:
+        return None
+    picture.thumbnail((THUMB_SIDE, THUMB_SIDE))
+    out = io.BytesIO()
+    picture.save(out, format="PNG", optimize=True)
+    png = out.getvalue()
+    return base64.b64encode(png).decode("ascii") if len(png) <= THUMB_BYTES else None
