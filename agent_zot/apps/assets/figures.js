@@ -8,6 +8,8 @@
   const { el } = shell;
   const LABELS = { figure: "Figure", table: "Table", equation: "Equation" };
 
+  const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
   function nameOf(e) {
     return `${LABELS[e.kind] || e.kind} ${e.number}`.trim();
   }
@@ -35,7 +37,7 @@
     const counts = data.counts || {};
     root.replaceChildren(
       el("div", { class: "bar" }, el("strong", { class: "grow" }, data.title || data.item_key),
-        el("span", { class: "muted" }, `${counts.figure || 0} figures, ${counts.table || 0} tables`)),
+        el("span", { class: "muted" }, `${count(counts.figure || 0, "figure")}, ${count(counts.table || 0, "table")}`)),
       items.length ? el("ul", { class: "figlist" }, items)
         : el("p", { class: "muted" }, "No captioned figures or tables were found in this PDF's text."),
       status, shown);
@@ -52,7 +54,7 @@
       const images = (result.content || []).filter((c) => c.type === "image");
       const rows = one.as === "markdown" ? shell.textOf(result).split("\n").filter((l) => l.startsWith("|")) : [];
       const citing = one.citing || [];
-      shown.replaceChildren(
+      shown.replaceChildren(...[
         el("h3", {}, `${nameOf(one)} `, el("span", { class: "muted" }, `p. ${one.page}`)),
         ...images.map((img) => el("img", { class: "large", src: `data:${img.mimeType};base64,${img.data}`, alt: nameOf(one) })),
         rows.length ? el("pre", { class: "rows" }, rows.join("\n")) : null,
@@ -60,7 +62,8 @@
         citing.length
           ? el("div", { class: "citing" }, el("strong", {}, "Cited in:"),
             el("ul", {}, citing.map((c) => el("li", {}, el("span", { class: "page" }, `p. ${c.page}: `), c.text))))
-          : el("p", { class: "muted" }, "No sentence of the paper cites it."));
+          : el("p", { class: "muted" }, "No sentence of the paper cites it."),
+      ].filter(Boolean));
       status.textContent = "";
       shown.scrollIntoView({ block: "nearest" });
     } catch (error) {
