@@ -157,7 +157,9 @@ async def test_only_a_client_that_renders_apps_gets_the_lists_thumbnails(
     kinds = [e["kind"] for e in data["elements"]]
     assert thumbs[kinds.index("equation")] is None
     for kind in ("figure", "table"):
-        png = base64.b64decode(thumbs[kinds.index(kind)])
+        uri = thumbs[kinds.index(kind)]
+        assert uri.startswith("data:image/png;base64,")  # drawn shapes: PNG (a photograph: JPEG)
+        png = base64.b64decode(uri.split(",", 1)[1])
         assert png.startswith(PNG_SIGNATURE) and len(png) <= 60_000
         picture = Image.open(io.BytesIO(png))
         assert max(picture.size) <= 240 and min(picture.size) > 10

@@ -27,7 +27,7 @@
         const button = el("button", { type: "button", class: "fig", "aria-pressed": "false",
           "data-name": nameOf(e),
           onclick: () => choose(data, e, button, buttons, shown, status) },
-        thumb ? el("img", { src: `data:image/png;base64,${thumb}`, alt: `${nameOf(e)} (small)` })
+        thumb ? el("img", { src: thumb, alt: `${nameOf(e)} (small)` })
           : el("span", { class: "nothumb muted" }, "no picture"),
         el("span", { class: "figtext" }, el("strong", {}, nameOf(e)), el("span", { class: "page" }, ` p. ${e.page}`),
           el("span", { class: "caption" }, e.caption)));

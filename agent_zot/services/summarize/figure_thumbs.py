@@ -1,6 +1,8 @@
 """Small pictures of a paper's figures and tables for the figures view (MCP Apps): made only when a client
 that renders the view asks (the list itself reads only the text layer), each a PNG a couple of hundred
-pixels wide, cropped to the element's region when the layout detector finds it, else its whole page."""
+pixels wide (a JPEG when the PNG would be large, a photograph), cropped to the element's region when the
+layout detector finds it, else its whole page; each a `data:` URI, the one kind of image the view's CSP
+allows."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ MAX_THUMBS = 40
 
 
 def thumbnails(path: Path, elements: Sequence[Element]) -> dict[str, object]:
-    """The view's part of a figure list: one base64 PNG (or None) per element, in the list's order."""
+    """The view's part of a figure list: one data URI (or None) per element, in the list's order."""
     wanted = [e for e in elements if e.kind in ("figure", "table")][:MAX_THUMBS]
     try:
         located = inventory(path, use_layout=True, layout_pages={e.page for e in wanted})
@@ -43,7 +45,12 @@ def _thumbnail(path: Path, element: Element) -> str | None:
     except ParseError:
         return None
     picture.thumbnail((THUMB_SIDE, THUMB_SIDE))
-    out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
-    png = out.getvalue()
-    return base64.b64encode(png).decode("ascii") if len(png) <= THUMB_BYTES else None
+    for form, mime, options in (
+        ("PNG", "image/png", {"optimize": True}),
+        ("JPEG", "image/jpeg", {"quality": 75}),
+    ):
+        out = io.BytesIO()
+        picture.convert("RGB").save(out, format=form, **options)
+        if len(out.getvalue()) <= THUMB_BYTES:
+            return f"data:{mime};base64," + base64.b64encode(out.getvalue()).decode("ascii")
+    return None
