@@ -167,6 +167,30 @@ async def test_only_a_client_that_renders_apps_gets_the_lists_thumbnails(
             assert picture.width > picture.height  # the chart's region, not the tall page
 
 
+def test_without_the_layout_detector_a_thumbnail_is_the_elements_page(
+    library: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_zot.ingest import layout
+    from agent_zot.services.summarize.figure_thumbs import thumbnails
+    from agent_zot.services.summarize.figures import cached_inventory, pdf_of
+
+    def missing() -> None:  # as when rapid-layout is not installed
+        raise layout.LayoutError("The layout detector (rapid-layout) is not installed.")
+
+    monkeypatch.setattr(layout, "_engine", missing)
+    ctx = AppContext(library, home=tmp_path)
+    try:
+        item = next(i for i in ctx.library().items.values() if i.title == TITLE)
+        path = pdf_of(item)
+    finally:
+        ctx.close()
+    figure = cached_inventory(path).find("figure", "1")
+    assert figure is not None
+    [uri] = thumbnails(path, [figure])["thumbnails"]
+    picture = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+    assert picture.height > picture.width  # the whole A4 page, still a picture
+
+
 async def test_one_figure_comes_back_as_an_image_of_its_region_with_the_sentences_citing_it(
     library: Settings, tmp_path: Path
 ) -> None:
