@@ -5,7 +5,8 @@ in `_meta.ui.resourceUri`. A host that renders apps announces the extension in i
 only then does a result carry what only a view reads (`ToolResponse.view`, under `structuredContent.view`),
 so every other client gets the answer it always got. A tool only a view calls would be registered with
 `visibility=["app"]`; no view needs one (the matrix pages with zot_summarize and exports with zot_export,
-the claim worksheet sends its verdicts to zot_export).
+the claim worksheet sends its verdicts to zot_export, the figure list asks zot_summarize for one figure).
+A view that costs work (the figure list's thumbnails) is a function, called only for such a client.
 """
 
 from __future__ import annotations
