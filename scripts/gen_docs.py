@@ -175,9 +175,10 @@ def _view_line(tool: Any) -> list[str]:
     view = view_of(tool.name)
     if not uri or view is None:
         return []
-    shown = ", ".join(f"`{mode}`" for mode in view.modes)
+    shown = " and ".join(f"`{mode}`" for mode in view.modes)
+    modes, views = ("modes", "interactive views") if len(view.modes) > 1 else ("mode", "an interactive view")
     return [
-        f"View (MCP Apps, in hosts that render them): `{uri}`; mode {shown} as an interactive view, any "
+        f"View (MCP Apps, in hosts that render them): `{uri}`; {modes} {shown} as {views}, any "
         "other mode as its text answer.",
         "",
     ]

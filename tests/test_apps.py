@@ -2,7 +2,8 @@
 `_meta.ui.resourceUri`; the view is a `ui://` resource of the Apps mime type, self-contained under a CSP
 that allows no network; a client without the Apps capability gets exactly the answer the services give
 (text and structured content), and one with it also gets each matrix cell's whole candidates (zot_search's
-claim check: each passage's whole words, for the claim worksheet). The vendored
+claim check: each passage's whole words, for the claim worksheet; the figure list's thumbnails:
+test_figures.py). The vendored
 SDK bundles match their manifests and are package data. The browser half: test_app_matrix_browser.py."""
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource
     assert csp and "default-src 'none'" in csp.group(1) and "connect-src 'none'" in csp.group(1)
     # Nothing is loaded from anywhere: no src or href attributes, no @@MARKERS@@ left.
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=", html) and "@@" not in html
-    assert html.count("<script>") == 3 and "renderers.matrix" in html
+    assert html.count("<script>") == 4 and "renderers.matrix" in html and "renderers.figures" in html
+    assert "img-src data:;" in csp.group(1)  # the figure list's pictures come inline, nothing else
     search = app_page(VIEWS[1])  # the claim worksheet's page: the same shell, its own renderer
     assert VIEWS[1].uri in resources and "renderers.evidence" in search and "renderers.matrix" not in search
     assert search.count("<script>") == 3 and not re.search(r"<(script|link|img)[^>]+(src|href)=", search)

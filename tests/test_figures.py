@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.apps import UI_EXTENSION_ID, UI_MIME_TYPE
 from fpdf import FPDF
+from mcp.client.extension import advertise
 from mcp.shared.exceptions import MCPError
 from PIL import Image
 
@@ -20,6 +23,7 @@ from agent_zot.config import Settings
 from agent_zot.ingest.figure_render import png_of, table_markdown
 from agent_zot.ingest.figures import inventory
 from agent_zot.mcp.server import build_server
+from agent_zot.services import tools
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.figures import target_of
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
@@ -101,10 +105,11 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
 
 
-async def summarize(settings: Settings, home: Path, **arguments: Any) -> Any:
+async def summarize(settings: Settings, home: Path, apps: bool = False, **arguments: Any) -> Any:
     ctx = AppContext(settings, home=home)
+    extensions = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})] if apps else []
     try:
-        async with Client(build_server(ctx)) as client:
+        async with Client(build_server(ctx), extensions=extensions) as client:
             return await client.call_tool("zot_summarize", arguments, raise_on_error=False)
     finally:
         ctx.close()
@@ -129,6 +134,61 @@ async def test_the_figures_and_tables_of_a_paper_are_listed_with_pages_and_capti
     assert "Equations: (1) p. 1" in text
     assert data["counts"] == {"figure": 1, "table": 1, "equation": 1}
     assert images_of(result) == []  # a list costs no image tokens
+
+
+async def test_only_a_client_that_renders_apps_gets_the_lists_thumbnails(
+    library: Settings, tmp_path: Path
+) -> None:
+    query = f"list the figures and tables of '{TITLE}'"
+    plain = await summarize(library, tmp_path, query=query)
+    rich = await summarize(library, tmp_path, apps=True, query=query)
+    ctx = AppContext(library, home=tmp_path)
+    try:
+        direct = tools.call(ctx, "zot_summarize", query=query)
+    finally:
+        ctx.close()
+    assert plain.content[0].text == direct.text == rich.content[0].text
+    assert plain.structured_content == json.loads(json.dumps(direct.data))
+    assert "view" not in plain.structured_content and callable(direct.view)
+    data = rich.structured_content
+    assert {k: v for k, v in data.items() if k != "view"} == plain.structured_content
+    thumbs = data["view"]["thumbnails"]
+    assert len(thumbs) == len(data["elements"]) == 3  # the figure, the table, the equation (no picture)
+    kinds = [e["kind"] for e in data["elements"]]
+    assert thumbs[kinds.index("equation")] is None
+    for kind in ("figure", "table"):
+        uri = thumbs[kinds.index(kind)]
+        assert uri.startswith("data:image/png;base64,")  # drawn shapes: PNG (a photograph: JPEG)
+        png = base64.b64decode(uri.split(",", 1)[1])
+        assert png.startswith(PNG_SIGNATURE) and len(png) <= 60_000
+        picture = Image.open(io.BytesIO(png))
+        assert max(picture.size) <= 240 and min(picture.size) > 10
+        if kind == "figure":
+            assert picture.width > picture.height  # the chart's region, not the tall page
+
+
+def test_without_the_layout_detector_a_thumbnail_is_the_elements_page(
+    library: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_zot.ingest import layout
+    from agent_zot.services.summarize.figure_thumbs import thumbnails
+    from agent_zot.services.summarize.figures import cached_inventory, pdf_of
+
+    def missing() -> None:  # as when rapid-layout is not installed
+        raise layout.LayoutError("The layout detector (rapid-layout) is not installed.")
+
+    monkeypatch.setattr(layout, "_engine", missing)
+    ctx = AppContext(library, home=tmp_path)
+    try:
+        item = next(i for i in ctx.library().items.values() if i.title == TITLE)
+        path = pdf_of(item)
+    finally:
+        ctx.close()
+    figure = cached_inventory(path).find("figure", "1")
+    assert figure is not None
+    [uri] = thumbnails(path, [figure])["thumbnails"]
+    picture = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+    assert picture.height > picture.width  # the whole A4 page, still a picture
 
 
 async def test_one_figure_comes_back_as_an_image_of_its_region_with_the_sentences_citing_it(

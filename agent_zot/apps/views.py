@@ -2,8 +2,9 @@
 
 A tool names one `ui://` resource (`_meta.ui.resourceUri`), and one tool has many modes, so a page belongs to
 a tool, not to a mode: it holds one renderer per mode that has a view (zot_summarize: `matrix`, zot_search:
-`evidence`, the claim worksheet) and shows any other result plainly, as its text. A later view (figures)
-adds a renderer script (assets/MODE.js) and names its mode on the page of its tool. The page inlines the
+`evidence`, the claim worksheet; zot_summarize: `figures`, the figure list) and shows any other result
+plainly, as its text. A later view adds a renderer script (assets/MODE.js) and names its mode on the page
+of its tool. The page inlines the
 vendored Apps SDK, the shared shell (app.js: connect, theme, fallback) and the renderers: it loads nothing,
 under a Content-Security-Policy that allows no network at all.
 """
@@ -38,7 +39,9 @@ class ToolView:
 
 
 VIEWS: tuple[ToolView, ...] = (
-    ToolView("zot_summarize", "summarize", "agent-zot · summary and review matrix", ("matrix",)),
+    ToolView(
+        "zot_summarize", "summarize", "agent-zot · summary, review matrix and figures", ("matrix", "figures")
+    ),
     ToolView("zot_search", "search", "agent-zot · search and claim worksheet", ("evidence",)),
 )
 

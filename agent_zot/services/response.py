@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +22,9 @@ class ToolResponse:
     # PNG images that go with the text (a figure, a page), sent as MCP image content
     images: list[bytes] = field(default_factory=list)
     # What an app view shows beside `data` (a matrix cell's whole candidates): sent only to a client that
-    # renders views (mcp/apps.py), so the others get the answer as it always was
-    view: dict[str, Any] | None = None
+    # renders views (mcp/apps.py), so the others get the answer as it always was; a function when it costs
+    # work (the figure list's thumbnails), called only for such a client
+    view: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
 
 
 def clamp_limit(limit: int | None, default: int = 20) -> int:

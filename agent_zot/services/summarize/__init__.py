@@ -109,7 +109,7 @@ def _figures(item: Item, target: PaperMatch, text: str, figure: str | None) -> T
         "images": len(answer.images),
         "tokens": estimate_tokens(body),
     }
-    return ToolResponse(body, data, images=answer.images)
+    return ToolResponse(body, data, images=answer.images, view=answer.view)
 
 
 def token_budget(max_tokens: int | None, mode: str) -> int:

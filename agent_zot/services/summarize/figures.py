@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +98,8 @@ class FigureAnswer:
     lines: list[str]
     data: dict[str, object]
     images: list[bytes]
+    # The figures view's part (a list's thumbnails), made only for a client that renders the view
+    view: Callable[[], dict[str, object]] | None = None
 
 
 def figures(item: Item, request: str, explicit: str | None) -> FigureAnswer:
@@ -110,7 +113,7 @@ def figures(item: Item, request: str, explicit: str | None) -> FigureAnswer:
         )
     try:
         if target is None:
-            return _listing(cached_inventory(path))
+            return _listing(path, cached_inventory(path))
         if target.kind == "page":
             return _page(path, int(target.number))
         return _one(path, cached_inventory(path), target)
@@ -132,7 +135,7 @@ def element_image(item: Item, target: Target) -> bytes:
         raise NotFoundError(f"Cannot read the PDF of {item.key}: {err}") from err
 
 
-def _listing(found: Inventory) -> FigureAnswer:
+def _listing(path: Path, found: Inventory) -> FigureAnswer:
     parts = {kind: found.of_kind(kind) for kind in ("figure", "table", "equation")}
     counts = ", ".join(plural(len(v), k) for k, v in parts.items())
     lines = [f"{counts} (numbers and captions from the PDF's text; pages are positions in the file):"]
@@ -149,14 +152,21 @@ def _listing(found: Inventory) -> FigureAnswer:
     lines.append(
         "One as an image with the sentences that cite it: figure='Figure 2'; a page: figure='page 3'."
     )
+    listed = parts["figure"] + parts["table"] + numbered
     data: dict[str, object] = {
         "counts": {k: len(v) for k, v in parts.items()},
         "elements": [
             {"kind": e.kind, "number": e.number, "page": e.page, "caption": clip(e.caption, 200)}
-            for e in parts["figure"] + parts["table"] + numbered
+            for e in listed
         ],
     }
-    return FigureAnswer(lines, data, [])
+
+    def view() -> dict[str, object]:
+        from agent_zot.services.summarize.figure_thumbs import thumbnails
+
+        return thumbnails(path, listed)
+
+    return FigureAnswer(lines, data, [], view)
 
 
 def _without_label(caption: str) -> str:

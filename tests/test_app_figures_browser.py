@@ -1,0 +1,92 @@
+"""The figure list as an MCP App, as a person meets it, on the host page of tests/app_host.py against a real
+`agent-zot serve --transport http`: a paper's figures and tables are listed with their pictures (decoded by
+the browser), pages and captions; the person chooses the figure with the keyboard and it is shown large,
+from zot_summarize's image, with its caption and the sentence that cites it; the table, chosen by a click,
+shows its rows. Skipped with the reason when Chromium is missing on a developer machine; CI must run it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_zot.config import Settings
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
+from tests.conftest import fingerprint, guard_database
+from tests.test_figures import TITLE, paper_pdf
+from tests.test_http_server import _serve
+from tests.view_fixtures import chromium, require_browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    require_browser()
+    with chromium() as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str]]:
+    require_browser()  # before building a library no test would use
+    root = tmp_path_factory.mktemp("app-figures")
+    builder = ZoteroLibraryBuilder(root / "zotero")
+    item = builder.add_item("journalArticle", title=TITLE, creators=[("Ada", "Grower")], date="2021")
+    builder.add_attachment(item, filename="grower2021.pdf", content=paper_pdf())
+    db = guard_database(builder.build())
+    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    for url in _serve(settings, root, token=None):
+        yield settings, url
+
+
+def test_the_figures_are_listed_with_pictures_and_one_is_shown_large(
+    served: tuple[Settings, str], browser: Any, tmp_path: Path
+) -> None:
+    settings, url = served
+    database = Path(settings.zotero_data_dir) / "zotero.sqlite"
+    before = fingerprint(database)
+    call = {"query": f"list the figures and tables of '{TITLE}'", "force_mode": "figures"}
+    hosted = Hosted(browser, url, {"name": "zot_summarize", "arguments": call, "theme": "light"})
+    try:
+        frame = hosted.frame
+        frame.locator(".fig").first.wait_for(timeout=60_000)
+        assert frame.locator(".fig").count() == 2
+        figure = frame.locator('.fig[data-name="Figure 1"]')
+        table = frame.locator('.fig[data-name="Table 1"]')
+        assert "p. 1" in figure.inner_text() and "Growth rate of the first organism" in figure.inner_text()
+        assert "Final sizes of the three organisms" in table.inner_text()
+        widths = frame.locator(".fig img").evaluate_all("imgs => imgs.map(i => i.complete && i.naturalWidth)")
+        assert len(widths) == 2 and all(w and w > 0 for w in widths), widths
+        # The keyboard: focus the figure's button, Enter chooses it.
+        figure.focus()
+        hosted.page.keyboard.press("Enter")
+        large = frame.locator("#figure img.large")
+        large.wait_for(timeout=60_000)
+        natural = large.evaluate("i => i.complete ? i.naturalWidth : 0")
+        shown = large.evaluate("i => i.getBoundingClientRect().width")
+        assert natural > 240 and shown > 240, (natural, shown)  # larger than any thumbnail
+        assert figure.get_attribute("aria-pressed") == "true"
+        text = frame.locator("#figure").inner_text()
+        assert "Figure 1" in text and "Growth rate of the first organism per day" in text
+        assert "null" not in text and "undefined" not in text
+        assert "Cited in:" in text and "As shown in Figure 1, the growth rate" in text
+        folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
+        folder.mkdir(parents=True, exist_ok=True)
+        png = hosted.page.screenshot(full_page=True)
+        (folder / "app-figures.png").write_bytes(png)
+        check_not_trivial(png)
+        # The table, by a click: its rows as text (the PDF's text layer reads them).
+        table.click()
+        frame.locator("#figure pre.rows").wait_for(timeout=60_000)
+        assert "| Beta | 8.1 | 10 |" in frame.locator("#figure pre.rows").inner_text()
+        assert "Table 1 lists the final sizes" in frame.locator("#figure").inner_text()
+        assert not hosted.errors, hosted.errors
+        assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
+            hosted.requests
+        )
+    finally:
+        hosted.close()
+    assert fingerprint(database) == before
