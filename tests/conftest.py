@@ -136,3 +136,14 @@ async def call_tool(settings: Settings, tool: str, **arguments: Any) -> Any:
             return await client.call_tool(tool, arguments, raise_on_error=False)
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one context per test module (the browser tests: the graph
+    view and the app views); skipped with the reason where Chromium is missing, which CI never is."""
+    from tests.view_fixtures import chromium, require_browser  # it builds on this module's helpers
+
+    require_browser()
+    with chromium() as context:
+        yield context

@@ -19,14 +19,7 @@ from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
 from tests.conftest import fingerprint, guard_database
 from tests.test_figures import TITLE, paper_pdf
 from tests.test_http_server import _serve
-from tests.view_fixtures import chromium, require_browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    with chromium() as context:
-        yield context
+from tests.view_fixtures import require_browser
 
 
 @pytest.fixture(scope="module")

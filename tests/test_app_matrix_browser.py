@@ -23,16 +23,9 @@ from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
 from tests.conftest import fingerprint
 from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
-from tests.view_fixtures import chromium, require_browser
+from tests.view_fixtures import require_browser
 
 QUESTIONS = ["sample size", "primary outcome", "funding agency"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    with chromium() as context:
-        yield context
 
 
 @pytest.fixture(scope="module")

@@ -21,16 +21,9 @@ from agent_zot.view.page import render_page
 from agent_zot.view.scope import ViewRequest
 from agent_zot.view.serve import make_server, url
 from tests.conftest import shared_libraries
-from tests.view_fixtures import DEMO_TITLES, chromium, demo_settings, require_browser, wait_ready
+from tests.view_fixtures import DEMO_TITLES, demo_settings, wait_ready
 
 BACKGROUND = (0xFB, 0xFC, 0xFD)  # #graph's background in view.css
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    require_browser()
-    with chromium() as context:
-        yield context
 
 
 @pytest.fixture(scope="module")
