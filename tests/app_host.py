@@ -4,6 +4,7 @@ Chromium (Playwright), with the console errors and the requests the browser saw.
 
 from __future__ import annotations
 
+import os
 import time
 from io import BytesIO
 from pathlib import Path
@@ -57,6 +58,20 @@ class Hosted:
 
     def status(self) -> str:
         return self.frame.locator(".status").inner_text()
+
+    def keep_screenshot(self, name: str, fallback: Path) -> None:
+        """The page as a PNG, kept in $SCREENSHOTS_DIR (else ``fallback``), and not nearly blank."""
+        folder = Path(os.environ.get(SCREENSHOTS) or fallback)
+        folder.mkdir(parents=True, exist_ok=True)
+        png = self.page.screenshot(full_page=True)
+        (folder / name).write_bytes(png)
+        check_not_trivial(png)
+
+    def assert_clean(self) -> None:
+        """No console error or uncaught exception, and no request left the server's origin."""
+        assert not self.errors, self.errors
+        off = [r for r in self.requests if not (r.startswith(self.origin) or r.startswith("about:"))]
+        assert not off, off
 
     def close(self) -> None:
         self.page.close()

@@ -6,7 +6,6 @@ shows its rows. Skipped with the reason when Chromium is missing on a developer 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 
 from agent_zot.config import Settings
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
+from tests.app_host import Hosted
 from tests.conftest import fingerprint, guard_database
 from tests.test_figures import TITLE, paper_pdf
 from tests.test_http_server import _serve
@@ -66,20 +65,13 @@ def test_the_figures_are_listed_with_pictures_and_one_is_shown_large(
         assert "Figure 1" in text and "Growth rate of the first organism per day" in text
         assert "null" not in text and "undefined" not in text
         assert "Cited in:" in text and "As shown in Figure 1, the growth rate" in text
-        folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        png = hosted.page.screenshot(full_page=True)
-        (folder / "app-figures.png").write_bytes(png)
-        check_not_trivial(png)
+        hosted.keep_screenshot("app-figures.png", tmp_path)
         # The table, by a click: its rows as text (the PDF's text layer reads them).
         table.click()
         frame.locator("#figure pre.rows").wait_for(timeout=60_000)
         assert "| Beta | 8.1 | 10 |" in frame.locator("#figure pre.rows").inner_text()
         assert "Table 1 lists the final sizes" in frame.locator("#figure").inner_text()
-        assert not hosted.errors, hosted.errors
-        assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
-            hosted.requests
-        )
+        hosted.assert_clean()
     finally:
         hosted.close()
     assert fingerprint(database) == before

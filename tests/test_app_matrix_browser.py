@@ -10,7 +10,6 @@ Skipped with the reason when Chromium is missing on a developer machine; CI must
 from __future__ import annotations
 
 import csv
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent_zot.config import Settings
-from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
+from tests.app_host import Hosted
 from tests.conftest import fingerprint
 from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
@@ -97,15 +96,8 @@ def test_a_chosen_cell_is_exported_and_shown_verified(
         metformin = next(r for r in rows if r["title"].startswith("Metformin"))
         assert (metformin["Q1 sample size"], metformin["Q1 check"]) == ("120 patients", "verified")
         assert metformin["Q1 citation"].endswith("p. 2]")
-        folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        png = hosted.page.screenshot(full_page=True)
-        (folder / "app-matrix.png").write_bytes(png)
-        check_not_trivial(png)
-        assert not hosted.errors, hosted.errors
-        assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
-            hosted.requests
-        )
+        hosted.keep_screenshot("app-matrix.png", tmp_path)
+        hosted.assert_clean()
     finally:
         hosted.close()
     assert fingerprint(database) == before

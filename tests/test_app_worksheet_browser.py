@@ -7,7 +7,6 @@ Skipped with the reason when Chromium is missing on a developer machine; CI must
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent_zot.config import Settings
-from tests.app_host import SCREENSHOTS, Hosted, check_not_trivial
+from tests.app_host import Hosted
 from tests.conftest import fingerprint
 from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
@@ -87,15 +86,8 @@ def test_the_person_judges_passages_and_the_package_says_so(
         # Sending again replaces the file this view wrote (and nothing else).
         frame.locator("#send").click()
         assert "Wrote" in _answered(hosted)
-        folder = Path(os.environ.get(SCREENSHOTS) or tmp_path)
-        folder.mkdir(parents=True, exist_ok=True)
-        png = hosted.page.screenshot(full_page=True)
-        (folder / "app-worksheet.png").write_bytes(png)
-        check_not_trivial(png)
-        assert not hosted.errors, hosted.errors
-        assert all(r.startswith(hosted.origin) or r.startswith("about:") for r in hosted.requests), (
-            hosted.requests
-        )
+        hosted.keep_screenshot("app-worksheet.png", tmp_path)
+        hosted.assert_clean()
     finally:
         hosted.close()
     assert fingerprint(database) == before
