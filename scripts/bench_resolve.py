@@ -65,12 +65,15 @@ def library_folder(name: str, work: Path) -> Path:
     return SHARED / "zotero" / name
 
 
-def context_for(name: str, work: Path) -> AppContext:
+def context_for(name: str, work: Path, *, fulltext: bool = False) -> AppContext:
+    """The library's context over an index built once under ``work``: metadata only, or with the full text
+    and the graph it gives (reference lists, for the cited-works requests of bench_works.py)."""
     library = library_folder(name, work)
-    state = work / "state" / name
+    state = work / ("state-fulltext" if fulltext else "state") / name
     if not (state / ".built").is_file():
         env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(state)}
-        command = [sys.executable, "-m", "agent_zot", "--library", str(library), "update-db", "--no-fulltext"]
+        command = [sys.executable, "-m", "agent_zot", "--library", str(library), "update-db"]
+        command += [] if fulltext else ["--no-fulltext"]
         subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         (state / ".built").touch()
     settings = Settings(zotero_data_dir=library, data_dir=state, export_dir=work / "exports" / name)

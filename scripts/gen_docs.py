@@ -175,11 +175,12 @@ def _view_line(tool: Any) -> list[str]:
     view = view_of(tool.name)
     if not uri or view is None:
         return []
-    shown = " and ".join(f"`{mode}`" for mode in view.modes)
-    modes, views = ("modes", "interactive views") if len(view.modes) > 1 else ("mode", "an interactive view")
+    names = [f"`{mode}`" for mode in view.modes]
+    shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    modes = "modes" if len(names) > 1 else "mode"
     return [
-        f"View (MCP Apps, in hosts that render them): `{uri}`; {modes} {shown} as {views}, any "
-        "other mode as its text answer.",
+        f"View (MCP Apps, in hosts that render them): `{uri}`, {view.shows}: {modes} {shown}; any other "
+        "mode as its text answer.",
         "",
     ]
 

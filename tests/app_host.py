@@ -67,6 +67,22 @@ class Hosted:
         (folder / name).write_bytes(png)
         check_not_trivial(png)
 
+    def contrast(self, locator: Any) -> float:
+        """The WCAG contrast ratio of the element's text against the first opaque background behind it."""
+        colours = locator.evaluate(
+            r"""e => {
+                const text = getComputedStyle(e).color;
+                let node = e, back = "rgba(0, 0, 0, 0)";
+                while (node && node.nodeType === 1) {
+                    back = getComputedStyle(node).backgroundColor;
+                    if (!/rgba\(.*, 0\)$/.test(back) && back !== "transparent") break;
+                    node = node.parentElement;
+                }
+                return [text, back];
+            }"""
+        )
+        return contrast_ratio(*colours)
+
     def assert_clean(self) -> None:
         """No console error or uncaught exception, and no request left the server's origin."""
         assert not self.errors, self.errors
@@ -84,3 +100,15 @@ def check_not_trivial(png: bytes) -> None:
     assert image.width >= 800 and image.height >= 300
     colours = image.getcolors(maxcolors=1 << 16)
     assert colours is None or len(colours) > 50, "the screenshot is nearly blank"
+
+
+def contrast_ratio(first: str, second: str) -> float:
+    """WCAG 2 contrast of two CSS rgb()/rgba() colours (alpha ignored: the text is drawn opaque)."""
+
+    def luminance(colour: str) -> float:
+        red, green, blue = (int(float(v)) / 255 for v in colour[colour.index("(") + 1 : -1].split(",")[:3])
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (red, green, blue)]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)

@@ -2,7 +2,7 @@
 `agent-zot serve --transport http`: a paper's figures and tables are listed with their pictures (decoded by
 the browser), pages and captions; the person chooses the figure with the keyboard and it is shown large,
 from zot_summarize's image, with its caption and the sentence that cites it; the table, chosen by a click,
-shows its rows. Skipped with the reason when Chromium is missing on a developer machine; CI must run it."""
+shows its rows, and its page in full; the numbered equation and the page picker show a page. Skipped with the reason when Chromium is missing on a developer machine; CI must run it."""
 
 from __future__ import annotations
 
@@ -71,6 +71,25 @@ def test_the_figures_are_listed_with_pictures_and_one_is_shown_large(
         frame.locator("#figure pre.rows").wait_for(timeout=60_000)
         assert "| Beta | 8.1 | 10 |" in frame.locator("#figure pre.rows").inner_text()
         assert "Table 1 lists the final sizes" in frame.locator("#figure").inner_text()
+        # Its page in full, from the table's own button: a page image as wide as the page allows.
+        frame.locator("#figure button.whole-page").click()
+        page_image = frame.locator("#figure img.page-image")
+        page_image.wait_for(timeout=60_000)
+        assert "Page 1, with Table 1" in frame.locator("#figure h3").inner_text()
+        assert page_image.evaluate("i => i.complete ? i.naturalWidth : 0") > 400
+        assert frame.locator('.fig[aria-pressed="true"]').count() == 0
+        # The numbered equation names its page; the page picker (the PDF has two pages) shows any page.
+        equation = frame.locator('.eq[data-name="(1)"]')
+        assert "g = r * t + c" in equation.inner_text() and "p. 1" in equation.inner_text()
+        assert frame.locator("#page-number").get_attribute("max") == "2"
+        frame.locator("#page-number").fill("7")  # past the end: the last page
+        frame.locator("#page-number").press("Enter")
+        frame.locator("#figure h3", has_text="Page 2").wait_for(timeout=60_000)
+        assert frame.locator("#page-number").input_value() == "2"
+        equation.click()
+        frame.locator("#figure h3", has_text="Equation (1)").wait_for(timeout=60_000)
+        assert frame.locator("#figure img.page-image").count() == 1
+        assert "null" not in frame.locator("#root").inner_text()  # no optional part printed as null
         hosted.assert_clean()
     finally:
         hosted.close()

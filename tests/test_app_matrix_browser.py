@@ -96,7 +96,19 @@ def test_a_chosen_cell_is_exported_and_shown_verified(
         metformin = next(r for r in rows if r["title"].startswith("Metformin"))
         assert (metformin["Q1 sample size"], metformin["Q1 check"]) == ("120 patients", "verified")
         assert metformin["Q1 citation"].endswith("p. 2]")
+        assert "null" not in frame.locator("#root").inner_text()
         hosted.keep_screenshot("app-matrix.png", tmp_path)
+        # The chosen passage on its page: the whole page's text, the passage marked.
+        metformin = frame.locator("tbody tr", has_text="Metformin and glycaemic control")
+        metformin.locator("td").nth(0).locator(".ctx").first.click()
+        mark = frame.locator("#context mark")
+        mark.wait_for(timeout=60_000)
+        assert "p. 2" in frame.locator("#context h3").inner_text()
+        assert "We enrolled 120 patients" in mark.inner_text()
+        page = frame.locator("#context .page-text").inner_text()
+        assert len(page) > len(mark.inner_text())  # the words around it too
+        frame.locator("#context .close").click()
+        assert frame.locator("#context").count() == 0
         hosted.assert_clean()
     finally:
         hosted.close()

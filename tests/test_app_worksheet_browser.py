@@ -104,3 +104,22 @@ def test_another_search_mode_is_shown_as_its_text(served: tuple[Settings, str, P
         assert not hosted.errors, hosted.errors
     finally:
         hosted.close()
+
+
+def test_the_worksheet_reads_well_in_the_dark_theme(served: tuple[Settings, str, Path], browser: Any) -> None:
+    _, url, _ = served
+    call = {"query": CLAIM, "force_mode": "evidence"}
+    hosted = Hosted(browser, url, {"name": "zot_search", "arguments": call, "theme": "dark"})
+    try:
+        frame = hosted.frame
+        frame.locator(".passage").first.wait_for(timeout=30_000)
+        background = frame.locator("body").evaluate("b => getComputedStyle(b).backgroundColor")
+        assert background == "rgb(22, 25, 31)", background  # the dark theme's --bg
+        passage = frame.locator(".passage").first
+        passage.locator("input[value=supports]").check()
+        for part in (".bar", ".passage > div", ".passage .page", ".passage label.stance", ".reason", "#send"):
+            ratio = hosted.contrast(frame.locator(part).first)
+            assert ratio >= 4.5, f"{part}: contrast {ratio:.1f}"  # WCAG AA for body text
+        hosted.assert_clean()
+    finally:
+        hosted.close()

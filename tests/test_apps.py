@@ -57,7 +57,8 @@ async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource
         page = (await client.read_resource("ui://agent-zot/summarize.html"))[0]
     assert listed["zot_summarize"].meta["ui"] == {"resourceUri": "ui://agent-zot/summarize.html"}
     assert listed["zot_search"].meta["ui"] == {"resourceUri": "ui://agent-zot/search.html"}
-    with_views = {"zot_summarize", "zot_search"}
+    assert listed["zot_explore_graph"].meta["ui"] == {"resourceUri": "ui://agent-zot/graph.html"}
+    with_views = {"zot_summarize", "zot_search", "zot_explore_graph"}
     assert all("ui" not in (t.meta or {}) for name, t in listed.items() if name not in with_views)
     resource = resources["ui://agent-zot/summarize.html"]
     assert resource.mime_type == UI_MIME_TYPE == "text/html;profile=mcp-app"

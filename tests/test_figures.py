@@ -165,6 +165,7 @@ async def test_only_a_client_that_renders_apps_gets_the_lists_thumbnails(
         assert max(picture.size) <= 240 and min(picture.size) > 10
         if kind == "figure":
             assert picture.width > picture.height  # the chart's region, not the tall page
+    assert data["view"]["pages"] == 2  # the paper's two pages: the page picker's bound
 
 
 def test_without_the_layout_detector_a_thumbnail_is_the_elements_page(

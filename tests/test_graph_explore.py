@@ -215,8 +215,9 @@ async def test_the_most_cited_works_you_do_not_have(
     data = (await explore(client, **arguments)).structured_content
     assert data["route"]["mode"] == "influence"
     assert "field" not in data or not data["field"]  # the whole library, not papers matching "missing"
-    missing = {w.get("doi") or w["title"]: w["cited_by"] for w in data["external"]}
+    missing = {w.get("doi") or w["title"]: w["cited_by"] for w in data["missing"]}  # the reading gap
     assert missing["Statistical methods for text, second edition"] == 4 and missing[EXTERNAL_DOI] == 3
+    assert list(missing.values()) == sorted(missing.values(), reverse=True)  # most cited first
 
 
 async def test_which_venues_publish_most_of_my_papers(client: Client) -> None:

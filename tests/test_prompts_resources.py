@@ -229,7 +229,7 @@ async def test_the_resource_templates_are_listed(client: Client) -> None:
     assert all(t.description for t in templates.values())
     # No fixed library resources (everything is by key); the only fixed ones are the app views.
     listed = sorted(str(r.uri) for r in await client.list_resources())
-    assert listed == ["ui://agent-zot/search.html", "ui://agent-zot/summarize.html"]
+    assert listed == [f"ui://agent-zot/{name}.html" for name in ("graph", "search", "summarize")]
 
 
 async def test_item_resource_has_metadata_abstract_and_its_pages(client: Client, library: Library) -> None:

@@ -85,12 +85,32 @@ def title_key(ref: Reference) -> str | None:
 
 
 def external_work_key(ref: Reference) -> str | None:
-    """A stable key for a cited work outside the library: ``doi:…``, ``arxiv:…`` or ``t:<hash>``."""
+    """A stable key for a cited work outside the library: ``doi:…``, ``arxiv:…``, ``t:<hash>`` of its title
+    and year, or for a reference list that prints no titles (astronomy's "Ma C.-P., Bertschinger E.,
+    1995, ApJ, 455, 7") ``a:<hash>`` of its authors, year and venue."""
     if ref.doi:
         return f"doi:{ref.doi}"
     if ref.arxiv:
         return f"arxiv:{ref.arxiv}"
-    return title_key(ref)
+    return title_key(ref) or author_year_key(ref)
+
+
+def work_keys(ref: Reference) -> list[str]:
+    """Every key the reference's work may be filed under (identifier, title, authors), most specific first:
+    two papers' lists may give one work with and without its DOI."""
+    keys = [f"doi:{ref.doi}" if ref.doi else None, f"arxiv:{ref.arxiv}" if ref.arxiv else None]
+    keys += [title_key(ref), author_year_key(ref) if not title_key(ref) else None]
+    return [k for k in keys if k]
+
+
+def author_year_key(ref: Reference) -> str | None:
+    """The key of a reference without a usable title: two or more surnames (or one and a venue) and a year."""
+    if not ref.authors or not ref.year or not (len(ref.authors) >= 2 or ref.venue):
+        return None
+    names = " ".join(_surname_key(a) for a in ref.authors[:3])
+    venue = " ".join(title_form(ref.venue).split()[:4])
+    digest = hashlib.sha1(f"{names}|{ref.year}|{venue}".encode()).hexdigest()  # an id, not security
+    return f"a:{digest[:16]}"
 
 
 def _sorted_words(text: str) -> str:

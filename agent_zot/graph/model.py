@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+# What build_graph makes, by version: bump it when its output changes, so that update-db rebuilds graphs an
+# older agent-zot built (2: cited works merged across reference lists, with every author and the venue).
+GRAPH_BUILD = 2
+
 
 class NodeKind(StrEnum):
     PAPER = "Paper"

@@ -5,7 +5,8 @@ in `_meta.ui.resourceUri`. A host that renders apps announces the extension in i
 only then does a result carry what only a view reads (`ToolResponse.view`, under `structuredContent.view`),
 so every other client gets the answer it always got. A tool only a view calls would be registered with
 `visibility=["app"]`; no view needs one (the matrix pages with zot_summarize and exports with zot_export,
-the claim worksheet sends its verdicts to zot_export, the figure list asks zot_summarize for one figure).
+the claim worksheet sends its verdicts to zot_export, the figure list asks zot_summarize for one figure, the
+graph asks zot_explore_graph to re-centre).
 A view that costs work (the figure list's thumbnails) is a function, called only for such a client.
 """
 
@@ -62,5 +63,6 @@ def for_client(response: ToolResponse, renders_apps: bool) -> dict[str, Any]:
     """The structured content a client gets: with the view's part only for one that renders it."""
     if renders_apps and response.view is not None:
         view = response.view() if callable(response.view) else response.view
-        return {**response.data, "view": view}
+        if view is not None:
+            return {**response.data, "view": view}
     return response.data

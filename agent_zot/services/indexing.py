@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
+from agent_zot.graph.model import GRAPH_BUILD
 from agent_zot.index.changes import METADATA, ItemWork, plan_update
 from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
@@ -355,7 +356,8 @@ def _update(
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
     if graph is not None:
-        if summary.indexed or summary.removed or graph_rebuild or graph.is_empty():
+        outdated = state.get_meta("graph_build") != str(GRAPH_BUILD)  # built by an older agent-zot
+        if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
             _update_graph(graph, library, state, summary, times)
         elif graph_patch:  # tags and collections only: the papers' own nodes and edges
             _patch_graph(graph, library, graph_patch, summary, times)
@@ -417,6 +419,7 @@ def _update_graph(
     try:
         summary.graph = graph.update(library, state, times).to_dict()
         summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
+        state.set_meta("graph_build", str(GRAPH_BUILD))
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
         summary.graph_error = str(err)
         log.warning("knowledge graph not updated: %s", err)

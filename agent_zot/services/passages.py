@@ -243,7 +243,7 @@ def windows(
             if last - first < shape.sentences and _width(spans, first, last) <= shape.chars:
                 lo, hi = first, last
         found.append(Window(lo, hi, peak, score))
-    found.sort(key=lambda w: -w.score)
+    found.sort(key=lambda w: (-round(w.score, 6), w.peak))
     return found
 
 
@@ -320,7 +320,9 @@ class PassagePicker:
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
             candidates += [(n, w) for w in windows(found, values, self.shape, headings[n])]
-        candidates.sort(key=lambda c: (-c[1].score, c[0]))
+        # Scores within 1e-6 are a tie, broken by position: embeddings differ in their last digits with the
+        # batch they were computed in, and an answer should not change with that.
+        candidates.sort(key=lambda c: (-round(c[1].score, 6), c[0], c[1].peak))
         if self.reranker is not None:
             candidates = self._reranked(self.reranker, candidates, texts, spans)
         sentences = [

@@ -23,8 +23,8 @@ class ToolResponse:
     images: list[bytes] = field(default_factory=list)
     # What an app view shows beside `data` (a matrix cell's whole candidates): sent only to a client that
     # renders views (mcp/apps.py), so the others get the answer as it always was; a function when it costs
-    # work (the figure list's thumbnails), called only for such a client
-    view: dict[str, Any] | Callable[[], dict[str, Any]] | None = None
+    # work (the figure list's thumbnails, the graph), called only for such a client and free to return None
+    view: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None
 
 
 def clamp_limit(limit: int | None, default: int = 20) -> int:

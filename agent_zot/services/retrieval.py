@@ -11,7 +11,7 @@ paper usually owns several of the best chunks; a paper's score is its best chunk
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
@@ -161,7 +161,7 @@ class QueryVectors:
                 fusion="rrf",
                 prefetch=PAPER_CANDIDATES,
             )
-            own = [ChunkHit(h, h.score, {"vector", "sparse"}) for h in hits]
+            own = best_first([ChunkHit(h, h.score, {"vector", "sparse"}) for h in hits])
         else:
             own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
         seen = {c.hit.id for c in own}
@@ -218,7 +218,17 @@ def fuse(lists: dict[str, list[Hit]], *, method: str) -> list[ChunkHit]:
             else:
                 entry.score += score
                 entry.channels.add(CHANNEL_NAMES[channel])
-    return sorted(merged.values(), key=lambda c: -c.score)
+    return best_first(merged.values())
+
+
+def best_first(chunks: Iterable[ChunkHit]) -> list[ChunkHit]:
+    """Chunks by score, a tie (RRF gives many; float noise of 1e-9 is one too) broken by the chunk's page
+    and then its id (stable across runs), never by the order the engine happened to store the points in,
+    which follows the order parsing finished in: the same library answers the same way every time."""
+    return sorted(
+        chunks,
+        key=lambda c: (-round(c.score, 9), c.hit.payload.get("page_start") or 0, c.hit.id),
+    )
 
 
 def _rrf_scores(hits: list[Hit]) -> list[float]:

@@ -13,8 +13,12 @@ from typing import Any
 from agent_zot import __version__
 from agent_zot.errors import ExportError
 
-# Inlined in this order: the libraries first, the page's own code last.
-SCRIPTS = ("graphology.umd.min.js", "graphology-layout-forceatlas2.min.js", "sigma.min.js", "view.js")
+# Inlined in this order: the libraries first, the page's own code last. The graph view in the chat inlines
+# the same scripts, the graph's markup (BODY) and its style (GRAPH_STYLE).
+LIBRARIES = ("graphology.umd.min.js", "graphology-layout-forceatlas2.min.js", "sigma.min.js")
+SCRIPTS = (*LIBRARIES, "view.js")
+BODY = "graph-body.html"
+GRAPH_STYLE = "graph.css"
 _MARKER = re.compile(r"@@([A-Z]+)@@")
 
 
@@ -35,11 +39,16 @@ def inline_script(source: str) -> str:
     return "<script>" + source.replace("</script", "<\\/script").replace("<!--", "<\\!--") + "</script>"
 
 
+def inline_style(source: str) -> str:
+    return source.replace("</style", "<\\/style")
+
+
 def render_page(data: dict[str, Any], title: str) -> str:
     values = {
         "TITLE": html.escape(title),
         "VERSION": html.escape(__version__),
-        "STYLE": asset("view.css").replace("</style", "<\\/style"),
+        "STYLE": inline_style(asset("view.css") + asset(GRAPH_STYLE)),
+        "BODY": asset(BODY),
         "DATA": json_for_script(data),
         "SCRIPTS": "\n".join(inline_script(asset(name)) for name in SCRIPTS),
     }

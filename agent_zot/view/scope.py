@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
-from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
+from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
-from agent_zot.services.resolve.graph import find_concept, resolve_author
+from agent_zot.services.resolve.graph import collection_papers, find_concept, resolve_author
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.response import quoted
-from agent_zot.zotero.models import Collection, Item, Library
+from agent_zot.zotero.models import Item, Library
 
 MAX_HOPS = 4
 
@@ -48,7 +48,7 @@ def resolve_scope(store: GraphStore, library: Library, request: ViewRequest) -> 
     pinned: list[str] = []
     if request.collection:
         collection = resolve_collection(library, request.collection)
-        parts.append((f"collection '{collection.path}'", _collection_papers(store, library, collection)))
+        parts.append((f"collection '{collection.path}'", collection_papers(store, library, collection)))
     if request.author:
         author = resolve_author(store, request.author)
         papers = store.edges_of([author.id], kinds=[EdgeKind.AUTHORED_BY], direction=Direction.IN)
@@ -101,18 +101,6 @@ def expand(store: GraphStore, seeds: set[str], hops: int) -> set[str]:
         if not frontier:
             break
     return reached
-
-
-def _collection_papers(store: GraphStore, library: Library, collection: Collection) -> set[str]:
-    """Papers in the collection and its sub-collections, as the graph records them."""
-    keys, stack = [], [collection.key]
-    while stack:
-        key = stack.pop()
-        keys.append(key)
-        child = library.collections.get(key)
-        stack.extend(child.child_keys if child else [])
-    ids = [node_id(NodeKind.COLLECTION, k) for k in keys]
-    return {e.source for e in store.edges_of(ids, kinds=[EdgeKind.IN_COLLECTION], direction=Direction.IN)}
 
 
 def _concept(store: GraphStore, name: str) -> Node:

@@ -19,6 +19,11 @@
     return node;
   }
 
+  // A node's children replaced by these, skipping the null, undefined and false that optional parts give.
+  function fill(node, ...children) {
+    node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  }
+
   function textOf(result) {
     return (result.content || []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
   }
@@ -28,7 +33,7 @@
   }
 
   const app = new App({ name: "agent-zot", version: "1" }, {});
-  const shell = { app, el, textOf, renderers: {}, ready: false, rendered: null };
+  const shell = { app, el, fill, textOf, renderers: {}, ready: false, rendered: null };
   window.agentZotApp = shell;
 
   async function callTool(name, args) {
@@ -41,16 +46,19 @@
   function show(result) {
     const data = result.structuredContent || {};
     const mode = data.route && data.route.mode;
-    const renderer = shell.renderers[mode];
+    // A view names its renderer when one serves several modes (the graph); else the mode's own renders it.
+    const renderer = shell.renderers[(data.view && data.view.renderer) || mode];
     if (!result.isError && renderer && data.view) renderer(root, result);
     else plain(result);
     shell.rendered = renderer && data.view && !result.isError ? mode : "text";
   }
+  shell.show = show;
 
   function theme(context) {
     if (!context) return;
     if (context.theme === "dark" || context.theme === "light") applyDocumentTheme(context.theme);
     if (context.styles && context.styles.variables) applyHostStyleVariables(context.styles.variables);
+    window.dispatchEvent(new Event("agent-zot:theme"));  // for what paints outside CSS (the graph's canvas)
   }
 
   app.ontoolresult = show;

@@ -2,12 +2,13 @@
 // pages. Choosing a candidate (click, Enter or Space) fills the cell's answer, which stays editable (the
 // number an edited answer states is its value, checked against the quote);
 // "not found" cells are marked and can be the only rows shown; a column header sorts; "Next rows" asks
-// the server for the next page; Export sends the chosen cells to zot_export (mode matrix), which checks
+// the server for the next page; a candidate's "in context" shows its whole page (zot_summarize mode full)
+// with the passage marked; Export sends the chosen cells to zot_export (mode matrix), which checks
 // each citation, and every cell then says verified, or unverified and why.
 (() => {
   "use strict";
   const shell = window.agentZotApp;
-  const { el } = shell;
+  const { el, fill } = shell;
 
   function render(root, result) {
     const data = result.structuredContent;
@@ -22,6 +23,7 @@
       onlyMissing: false,
       sort: { column: null, descending: false },
       status: "",
+      context: null, // {title, page, text, quote} of the passage shown on its page
     };
     addRows(state, data);
     draw(root, state);
@@ -100,12 +102,16 @@
         el("strong", {}, "not found"), el("div", { class: "muted" }, `searched: ${cell.searched || "nothing"}`));
     }
     const chosen = state.chosen.get(id);
-    const buttons = cell.candidates.map((candidate, index) =>
+    const buttons = cell.candidates.map((candidate, index) => el("div", { class: "cand-row" },
       el("button", {
         type: "button", class: "cand", "aria-pressed": chosen && chosen.index === index ? "true" : "false",
         "data-candidate": index, title: candidate.text,
         onclick: () => choose(state, root, row, n, candidate, index),
-      }, el("span", { class: "page" }, `[${candidate.pages}]`), candidate.text || "(words in the text answer)"));
+      }, el("span", { class: "page" }, `[${candidate.pages}]`), candidate.text || "(words in the text answer)"),
+      candidate.page ? el("button", {
+        type: "button", class: "ctx", "aria-label": `Show this passage on page ${candidate.page}`,
+        title: `Show this passage on page ${candidate.page}`, onclick: () => showContext(state, root, row, candidate),
+      }, "in context") : null));
     const parts = [...buttons];
     if (chosen) {
       parts.push(el("input", {
@@ -138,6 +144,65 @@
       state.status = `Could not load the next rows: ${error.message}`;
     }
     draw(root, state);
+  }
+
+  // The page's text as zot_summarize mode full gives it: the block after its "--- p. N ---" line.
+  function pageText(text, page) {
+    const blocks = text.split(/^--- (p\. [^\n]*?) ---$/m);
+    for (let i = 1; i < blocks.length; i += 2) {
+      if (new RegExp(`^p\\. ${page}(\\D|$)`).test(blocks[i])) {
+        return blocks[i + 1].split(/\n(?:Next: |End of the paper\.)/)[0].trim();
+      }
+    }
+    return null;
+  }
+
+  async function showContext(state, root, row, candidate) {
+    state.status = `Loading page ${candidate.page}…`;
+    draw(root, state);
+    try {
+      const result = await shell.callTool("zot_summarize", {
+        query: row.title || row.item_key, item_key: row.item_key, force_mode: "full", pages: String(candidate.page),
+      });
+      const text = pageText(shell.textOf(result), candidate.page);
+      state.context = { title: row.title || row.item_key, page: candidate.page, text, quote: candidate.text || "" };
+      state.status = "";
+    } catch (error) {
+      state.status = `Could not load page ${candidate.page}: ${error.message}`;
+    }
+    draw(root, state);
+    const shown = root.querySelector("#context");
+    if (shown) shown.scrollIntoView({ block: "nearest" });
+  }
+
+  // Where the passage is on its page: its words in order, whatever spaces or line breaks the page puts
+  // between them (the whole passage, else its first eight words); null when they are not there verbatim.
+  function locate(text, quote) {
+    const words = quote.split(/\s+/).filter(Boolean).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    for (const n of [words.length, Math.min(8, words.length)]) {
+      if (!n) break;
+      const match = new RegExp(words.slice(0, n).join("\\s+"), "i").exec(text);
+      if (match) return { start: match.index, end: match.index + match[0].length };
+    }
+    return null;
+  }
+
+  function contextNode(state, root) {
+    const c = state.context;
+    if (!c) return null;
+    const close = el("button", { type: "button", class: "close", "aria-label": "Close the page",
+      onclick: () => { state.context = null; draw(root, state); } }, "×");
+    const heading = el("h3", {}, `${c.title} `, el("span", { class: "muted" }, `p. ${c.page}`), close);
+    if (c.text === null) {
+      return el("section", { id: "context" }, heading, el("p", { class: "muted" }, "This page has no text in the index."));
+    }
+    const found = locate(c.text, c.quote);
+    const body = found
+      ? [c.text.slice(0, found.start), el("mark", {}, c.text.slice(found.start, found.end)), c.text.slice(found.end)]
+      : [c.text];
+    return el("section", { id: "context" }, heading,
+      found ? null : el("p", { class: "muted" }, "The passage's words are not on this page verbatim; the page as indexed:"),
+      el("div", { class: "page-text" }, body));
   }
 
   async function exportCells(state, root) {
@@ -191,8 +256,10 @@
         row.note || row.error ? el("div", { class: "muted" }, row.note || row.error) : null),
       row.error ? el("td", { colspan: state.questions.length, class: "missing" }, row.error)
         : state.questions.map((_, n) => cellNode(state, root, row, n))));
-    root.replaceChildren(bar, el("table", {}, el("thead", {}, head), el("tbody", {}, body)),
-      el("p", { class: "status muted", role: "status" }, state.status));
+    fill(root, bar, el("table", {}, el("thead", {}, head), el("tbody", {}, body)),
+      el("p", { class: "status muted", role: "status" }, state.status), contextNode(state, root));
+    const mark = root.querySelector("#context mark");
+    if (mark && !focus) mark.scrollIntoView({ block: "nearest" });
     if (focus) {
       const node = root.querySelector(`[data-cell="${CSS.escape(focus)}"] .answer`);
       if (node) node.focus();

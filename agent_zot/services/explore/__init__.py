@@ -11,10 +11,21 @@ from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
-from agent_zot.services.explore import citations, neighbours
+from agent_zot.services.explore import citations, graph_view, neighbours
+from agent_zot.services.explore.cited_work import cited_work
+from agent_zot.services.explore.reading_gap import asks_for_gap, reading_gap
 from agent_zot.services.indexing import check_library
-from agent_zot.services.resolve.graph import find_concept, resolve_author, resolve_author_in, resolve_field
+from agent_zot.services.resolve.graph import (
+    Field,
+    collection_papers,
+    find_concept,
+    resolve_author,
+    resolve_author_in,
+    resolve_field,
+)
+from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
+from agent_zot.services.resolve.works import WorkMatch, resolve_cited
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
 from agent_zot.text import STOPWORDS
@@ -126,41 +137,60 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
 
     if mode == "citation":
         direction = Direction(explicit.get("direction") or params.get("direction") or "both")
-        match = paper()
+        found = resolve_cited(library, store, _paper_request(explicit, params))
+        if isinstance(found, WorkMatch):
+            return cited_work(ctx, found, direction=direction.value, limit=limit)
+        match = found
+        hops = explicit.get("hops") or 1
         response = citations.citation_chains(
-            store,
-            match.item,
-            direction=direction,
-            hops=explicit.get("hops") or 1,
-            limit=limit,
-            copies=match.duplicates,
+            store, match.item, direction=direction, hops=hops, limit=limit, copies=match.duplicates
         )
+        response.view = graph_view.around_paper(ctx, match.item, hops)
         return _with_paper(response, match, direction=direction.value)
     if mode == "influence":
+        if asks_for_gap(str(explicit.get("query") or "")):
+            return reading_gap(store, _gap_scope(store, library, params, topic), limit=limit)
         return citations.influence(store, resolve_field(store, library, topic), limit=limit)
     if mode == "venue":
         return citations.venues(store, resolve_field(store, library, topic), limit=limit)
     if mode == "content_similarity":
         match = paper()
-        return _with_paper(
-            neighbours.content_similarity(ctx.index(), library, match.item, limit=limit), match
-        )
+        response = neighbours.content_similarity(ctx.index(), library, match.item, limit=limit)
+        response.view = graph_view.around_paper(ctx, match.item)
+        return _with_paper(response, match)
     if mode == "related":
         match = paper()
-        return _with_paper(neighbours.related(store, match.item, limit=limit), match)
+        response = neighbours.related(store, match.item, limit=limit)
+        response.view = graph_view.around_paper(ctx, match.item)
+        return _with_paper(response, match)
     if mode == "collaboration":
         author = _author(store, explicit, params, topic)
         response = neighbours.collaboration(store, author, hops=explicit.get("hops") or 1, limit=limit)
         response.data["resolved"] = resolved_record(author=author.name)
+        response.view = graph_view.around_author(ctx, author)
         return response
     if mode == "concept":
-        return neighbours.concept_cooccurrence(store, _concept(store, topic), limit=limit)
+        concept = _concept(store, topic)
+        response = neighbours.concept_cooccurrence(store, concept, limit=limit)
+        response.view = graph_view.around_concept(ctx, concept)
+        return response
     if mode == "temporal":
         field = resolve_field(store, library, topic)
         if field is None:
             raise NotFoundError("Which topic? Name a concept, tag or collection, e.g. 'language models'.")
         return neighbours.temporal(store, field, start=start, end=end, limit=limit)
     return comprehensive(ctx, store, library, explicit, params, topic, limit)
+
+
+def _gap_scope(store: GraphStore, library: Library, params: dict[str, Any], topic: str) -> Field | None:
+    """The papers whose references a reading gap counts: the named collection, else a concept, tag or
+    collection the topic names exactly, else the whole library (the words left of "what do my papers
+    keep citing that aren't in my library" name no field)."""
+    if params.get("collection"):
+        collection = resolve_collection(library, str(params["collection"]))
+        return Field(f"collection '{collection.path}'", collection_papers(store, library, collection))
+    field = resolve_field(store, library, topic) if topic else None
+    return field if field is not None and not field.description.startswith("papers matching") else None
 
 
 def _paper_request(explicit: dict[str, Any], params: dict[str, Any]) -> PaperRequest:
@@ -227,8 +257,10 @@ def comprehensive(
     except AgentZotError:
         match = None
     direction = Direction(explicit.get("direction") or params.get("direction") or "both")
+    view: graph_view.ViewMaker | None = None
     if match is not None:
         item = match.item
+        view = graph_view.around_paper(ctx, item)
         sections.append(
             (
                 "citation",
@@ -245,6 +277,7 @@ def comprehensive(
     elif explicit.get("author") or params.get("authors"):
         author = _author(store, explicit, params, topic)
         sections.append(("collaboration", neighbours.collaboration(store, author, hops=1, limit=small)))
+        view = graph_view.around_author(ctx, author)
     else:
         field = resolve_field(store, library, topic)
         sections.append(("influence", citations.influence(store, field, limit=small)))
@@ -254,6 +287,6 @@ def comprehensive(
         sections.append(("venue", citations.venues(store, field, limit=small)))
     text = "\n\n".join(f"## {name}\n{response.text}" for name, response in sections)
     response = ToolResponse(
-        text, {"strategies": [name for name, _ in sections], **{n: r.data for n, r in sections}}
+        text, {"strategies": [name for name, _ in sections], **{n: r.data for n, r in sections}}, view=view
     )
     return _with_paper(response, match, direction=direction.value) if match is not None else response

@@ -62,6 +62,7 @@ _ET_AL = re.compile(r"(\w[\w'’-]*)\s+(?:et\.?\s*al|and\s+colleagues|and\s+othe
 _NAMED_BOOST = 1.6  # words inside quotes or "the X paper" name the paper; the rest may be a question
 _QUESTION_SHARE = 0.45  # lower-case words outside a named phrase, when there is one
 _FUZZY_CUTOFF = 85
+_ABSTRACT_FIT = 0.5  # a word only the abstract holds points at the paper, less surely than its title
 
 
 @dataclass(slots=True)
@@ -71,6 +72,7 @@ class Token:
     named: bool  # inside quotes or "the X paper"
     first_author: bool  # followed by "et al."
     author_shaped: bool = False  # "Okafor 2019", "Rossi's", "by Lee": a surname, if it is anything
+    quoted: bool = False  # inside quotes: a title's words, never matched in an abstract
     bonus: bool = False  # a request word ("overview", "network") that a title may also hold: it only adds
     weight: float = 0.0
     hits: dict[str, float] = field(default_factory=dict)  # key → how well it fits (0-1)
@@ -101,6 +103,9 @@ def read_clues(index: PaperIndex, text: str, quoted: tuple[str, ...] = ()) -> Cl
         m.span(1) for m in _THE_X_PAPER.finditer(text)
     ]
     tokens, years = _tokens(text, named_spans)
+    quoted_spans = [m.span() for m in _QUOTED.finditer(text)]
+    for token in tokens:
+        token.quoted = any(token.raw in text[a:b] for a, b in quoted_spans)
     clues = Clues(tokens, list(dict.fromkeys(years)), phrases, text)
     for token in tokens:
         _look_up(index, token)
@@ -174,7 +179,10 @@ def _look_up(index: PaperIndex, token: Token) -> None:
         return
     capitals = sum(c.isupper() for c in token.raw)
     if capitals >= 2 and (len(word) >= 3 or token.raw.isupper()) and word.isalnum():
-        for key in index.acronyms.get(word, ()) or loose_acronym(index, word):
+        # a title's acronym first (BFT), then the authors' initials (FLP; "AHF12" with the year's two
+        # digits), then a title's looser acronym
+        found = index.acronyms.get(word, ()) or _author_acronym(index, word) or loose_acronym(index, word)
+        for key in found:
             hits[key] = 0.85
     if hits:
         return
@@ -186,6 +194,10 @@ def _look_up(index: PaperIndex, token: Token) -> None:
         hits[key] = 0.3
     for key in index.other_words.get(word, ()):  # a word of the venue or a tag only: it still points there
         hits[key] = max(hits.get(key, 0.0), 0.7)
+    if hits:
+        return
+    for key in () if token.quoted else index.abstract_words.get(word, ()):  # described by what it is
+        hits[key] = _ABSTRACT_FIT
     if hits or len(word) < MIN_FUZZY_LEN or word.isdigit():
         return
     for close, score, _ in process.extract(
@@ -196,6 +208,23 @@ def _look_up(index: PaperIndex, token: Token) -> None:
             hits[key] = max(hits.get(key, 0.0), fit)
         for key in index.surnames.get(close, {}):
             hits[key] = max(hits.get(key, 0.0), fit)
+
+
+_ACRONYM_YEAR = re.compile(r"([a-z]{2,6})(\d{2})")
+
+
+def _author_acronym(index: PaperIndex, word: str) -> set[str]:
+    """Papers whose authors' initials spell ``word``; "ahf12": those initials, of a paper from ('')12."""
+    found = index.author_acronyms.get(word)
+    if found:
+        return found
+    dated = _ACRONYM_YEAR.fullmatch(word)
+    if not dated:
+        return set()
+    letters, year = dated.group(1), int(dated.group(2))
+    return {
+        key for key in index.author_acronyms.get(letters, ()) if (index.items[key].year or -1) % 100 == year
+    }
 
 
 def _weigh(index: PaperIndex, clues: Clues) -> None:

@@ -15,7 +15,7 @@ from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
 from agent_zot.services.response import quoted
 from agent_zot.text import STOPWORDS, fold
-from agent_zot.zotero.models import Library
+from agent_zot.zotero.models import Collection, Library
 
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
 
@@ -165,3 +165,15 @@ def find_concept(store: GraphStore, text: str) -> Node | None:
     names = {n.id: n.name for n in candidates}
     best = process.extractOne(text, names, scorer=fuzz.token_sort_ratio, score_cutoff=85)
     return next(n for n in candidates if n.id == best[2]) if best else None
+
+
+def collection_papers(store: GraphStore, library: Library, collection: Collection) -> set[str]:
+    """Papers in the collection and its sub-collections, as the graph records them."""
+    keys, stack = [], [collection.key]
+    while stack:
+        key = stack.pop()
+        keys.append(key)
+        child = library.collections.get(key)
+        stack.extend(child.child_keys if child else [])
+    ids = [node_id(NodeKind.COLLECTION, k) for k in keys]
+    return {e.source for e in store.edges_of(ids, kinds=[EdgeKind.IN_COLLECTION], direction=Direction.IN)}

@@ -35,7 +35,11 @@ class PaperIndex:
     )  # word → key → position
     given_names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     acronyms: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    # the initials of all the authors' surnames, in order ("flp": Fischer, Lynch and Paterson), 2-6 authors
+    author_acronyms: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     other_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # venue, tags
+    # words of the abstract: a paper described by what it is ("the TraceMonkey paper"), not by its title
+    abstract_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     years: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
     dois: dict[str, str] = field(default_factory=dict)
     arxiv: dict[str, str] = field(default_factory=dict)
@@ -65,6 +69,11 @@ def paper_index(library: Library) -> PaperIndex:
     return index
 
 
+def build_paper_index(library: Library) -> PaperIndex:
+    """Tables over any set of items, kept by the caller (the cited works' index keeps its own)."""
+    return _build(library)
+
+
 def _build(library: Library) -> PaperIndex:
     index = PaperIndex(items=dict(library.items))
     for key, item in library.items.items():
@@ -72,6 +81,9 @@ def _build(library: Library) -> PaperIndex:
             index.title_words[word].add(key)
         for acronym in _title_acronyms(item.title):
             index.acronyms[acronym].add(key)
+        initials = author_initials(item)
+        if initials:
+            index.author_acronyms[initials].add(key)
         for position, creator in enumerate(item.authors):
             for word in words(creator.last_name):
                 if len(word) > 1:
@@ -81,6 +93,9 @@ def _build(library: Library) -> PaperIndex:
                     index.given_names[word].add(key)
         for word in words(" ".join([item.venue, *item.tag_names()])):
             index.other_words[word].add(key)
+        for word in set(words(item.abstract)):
+            if len(word) >= 3 and word not in STOPWORDS and not word.isdigit():
+                index.abstract_words[word].add(key)
         if item.year:
             index.years[item.year].add(key)
         if item.doi:
@@ -95,6 +110,16 @@ def _build(library: Library) -> PaperIndex:
     )
     _group_copies(library, index)
     return index
+
+
+def author_initials(item: Item) -> str | None:
+    """The first letters of the authors' surnames in order, for 2 to 6 authors ("Stein Shiromoto" and
+    "Foreman-Mackey" give one letter each); None for other counts or a surname without a letter."""
+    authors = item.authors
+    if not 2 <= len(authors) <= 6:
+        return None
+    letters = [next((c for c in fold(a.last_name) if c.isalpha()), "") for a in authors]
+    return "".join(letters) if all(letters) and "".join(letters).isascii() else None
 
 
 def words(text: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,14 @@ from rapidfuzz import fuzz
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.identifiers import DOI, ITEM_KEY, clean_doi
-from agent_zot.services.resolve.clues import REQUEST_WORDS, YEAR, Clues, looks_like_name, read_clues
+from agent_zot.services.resolve.clues import (
+    REQUEST_WORDS,
+    YEAR,
+    Clues,
+    Token,
+    looks_like_name,
+    read_clues,
+)
 from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.resolve.paper_index import ARXIV, PaperIndex, citation_keys, paper_index, words
 from agent_zot.services.response import quoted
@@ -112,8 +119,8 @@ def resolve_papers(library: Library, request: PaperRequest) -> PaperMatch:
             "Which paper? No item key, DOI, author, year or title words were found in the request.",
             hint="Pass item_key='ABCD2345', or name the paper, e.g. 'the S2ORC paper' or 'Lo et al. 2020'.",
         )
-    ranked = _rank(index, clues)
-    return _decide(index, clues, ranked)
+    ranked = rank(index, clues)
+    return decide(index, clues, ranked)
 
 
 def resolve_named_paper(library: Library, request: PaperRequest) -> PaperMatch | None:
@@ -126,13 +133,13 @@ def resolve_named_paper(library: Library, request: PaperRequest) -> PaperMatch |
     if direct is not None:
         return direct
     clues = read_clues(index, request.text, request.quoted)
-    ranked = _rank(index, clues)
+    ranked = rank(index, clues)
     if not _names_a_paper(index, clues, ranked):
         return None
-    return _decide(index, clues, ranked)
+    return decide(index, clues, ranked)
 
 
-def _names_a_paper(index: PaperIndex, clues: Clues, ranked: list[_Scored]) -> bool:
+def _names_a_paper(index: PaperIndex, clues: Clues, ranked: list[Scored]) -> bool:
     """Whether the words name one paper rather than a topic: quoted or "the X paper" words, an author with
     a year or a possessive, a capitalised name or acronym the library has, a whole title, or most of one
     title's words (with "paper" or "book" in the singular, more than half of what the request says)."""
@@ -174,10 +181,10 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
         return _match(library, index, next(iter(items.values())), "item key")
     doi = request.doi or _doi_in(request.text)
     if doi:
-        key = index.dois.get(clean_doi(doi).casefold().rstrip(".,;)"))
+        key = index.dois.get(clean_doi(doi).rstrip(".,;)?!").casefold())
         if key is None:
             raise NotFoundError(
-                f"No item with DOI {clean_doi(doi)} in this library.",
+                f"No item with DOI {clean_doi(doi).rstrip('.,;)?!')} in this library.",
                 hint="Add the paper to Zotero first, or name it by title or item key.",
             )
         return _match(library, index, library.items[key], "DOI")
@@ -212,12 +219,13 @@ def _match(library: Library, index: PaperIndex, item: Item, how: str) -> PaperMa
 
 
 @dataclass(slots=True)
-class _Scored:
+class Scored:
     keys: tuple[str, ...]  # the copies of one paper, preferred first
     score: float
 
 
-def _rank(index: PaperIndex, clues: Clues) -> list[_Scored]:
+def rank(index: PaperIndex, clues: Clues) -> list[Scored]:
+    """The candidates the clues point at, best first (any index: the library's, or the cited works')."""
     scores: dict[str, float] = defaultdict(float)
     for token in clues.tokens:
         for key, fit in token.hits.items():
@@ -236,11 +244,12 @@ def _rank(index: PaperIndex, clues: Clues) -> list[_Scored]:
     _title_cover(index, clues, scores)
     _whole_title(index, clues, scores)
     _named_authors(index, clues, scores)
+    _author_lists(index, clues, scores)
     groups: dict[tuple[str, ...], float] = {}
     for key, score in scores.items():
         copies = index.group_of.get(key, (key,))
         groups[copies] = max(groups.get(copies, float("-inf")), score)
-    ranked = [_Scored(keys, score) for keys, score in groups.items() if score > 0]
+    ranked = [Scored(keys, score) for keys, score in groups.items() if score > 0]
     ranked.sort(key=lambda s: (-s.score, index.items[s.keys[0]].title))
     return ranked
 
@@ -301,20 +310,64 @@ def _named_authors(index: PaperIndex, clues: Clues, scores: dict[str, float]) ->
             scores[key] *= 0.5
 
 
-def _decide(index: PaperIndex, clues: Clues, ranked: list[_Scored]) -> PaperMatch:
+_NOT_FIRST = 0.6  # "Luque et al." when another candidate has Luque first
+_INCOMPLETE = 0.7  # "Luque and Pallé 2022" for a paper with more authors, when another has just those
+
+
+def _author_lists(index: PaperIndex, clues: Clues, scores: dict[str, float]) -> None:
+    """Authors as citations write them decide between candidates that share them: "A et al." has A first
+    and at least two others;
+    "A and B 2008", "A, B and C (2015)" or "A 2013" (a year, no "et al.") names every author. A candidate
+    that does not fit loses only to one that does: "Quintana 2014" still reaches Quintana et al. 2014 when
+    no one-author Quintana paper of 2014 competes."""
+    named = [t for t in clues.tokens if t.author_shaped and t.word in index.surnames]
+    if not named or len(scores) < 2:
+        return
+    first = [t.word for t in named if t.first_author]
+    if first:  # "et al." stands for two or more others
+        fits = {
+            k
+            for k in scores
+            if any(index.surnames[w].get(k) == 0 for w in first) and len(index.items[k].authors) >= 3
+        }
+        penalty = _NOT_FIRST
+    elif clues.years:
+        fits = {k for k in scores if _names_every_author(index, named, k)}
+        penalty = _INCOMPLETE
+    else:
+        return
+    if fits and len(fits) < len(scores):
+        for key in scores:
+            if key not in fits:
+                scores[key] *= penalty
+
+
+def _names_every_author(index: PaperIndex, named: list[Token], key: str) -> bool:
+    authors = index.items[key].authors
+    positions = {index.surnames[t.word][key] for t in named if key in index.surnames[t.word]}
+    return bool(authors) and len(positions) == len(authors)
+
+
+def decide(
+    index: PaperIndex, clues: Clues, ranked: list[Scored], line: Callable[[Item], str] | None = None
+) -> PaperMatch:
+    """The best candidate when it explains enough of the request and no other comes close; else
+    NotFoundError naming the closest, or AmbiguousNameError listing the close ones (each as ``line``
+    writes it)."""
+    line = line or candidate_line
     total = sum(t.weight for t in clues.tokens if not t.bonus) + (
         _year_weight(index, clues.years) if clues.years else 0.0
     )
-    said = " ".join([*(t.raw for t in clues.tokens if t.weight > 0 and not t.bonus), *map(str, clues.years)])
+    said = requested(clues)
     if not ranked or total <= 0 or ranked[0].score < _MIN_COVERAGE * total:
-        raise _not_found(index, said, ranked)
+        raise _not_found(index, said, ranked, line)
     best = ranked[0]
     close = [s for s in ranked[1:] if s.score >= _CLOSE_SHARE * best.score]
     if close:
         shown = [best, *close][:_MAX_CANDIDATES]
         raise AmbiguousNameError(
             f"{len(shown)} papers fit {quoted(said)} about equally well; say which one.",
-            candidates=[candidate_line(index.items[s.keys[0]]) for s in shown],
+            candidates=[line(index.items[s.keys[0]]) for s in shown],
             hint="Repeat the request with item_key set to one of the candidates' keys, or add the year "
             "or an author.",
         )
@@ -340,8 +393,15 @@ def _how(clues: Clues, item: Item) -> str:
     return " and ".join(parts) or "title words"
 
 
-def _not_found(index: PaperIndex, said: str, ranked: list[_Scored]) -> NotFoundError:
-    near = [candidate_line(index.items[s.keys[0]]) for s in ranked[:3]]
+def requested(clues: Clues) -> str:
+    """What the request said to name its paper, for messages: its named words and years."""
+    return " ".join([*(t.raw for t in clues.tokens if t.weight > 0 and not t.bonus), *map(str, clues.years)])
+
+
+def _not_found(
+    index: PaperIndex, said: str, ranked: list[Scored], line: Callable[[Item], str]
+) -> NotFoundError:
+    near = [line(index.items[s.keys[0]]) for s in ranked[:3]]
     hint = ("Closest: " + "; ".join(near) + ".") if near else "Try the item key, the DOI or more title words."
     return NotFoundError(f"No paper in the library matches {quoted(said)}.", hint=hint)
 

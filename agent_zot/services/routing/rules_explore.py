@@ -58,6 +58,16 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?\b(?:missing|not in|(?:don'?t|do not) (?:have|own)|lack\w*)\b"
         r"|\b(?:missing|not in my library)\b[^.?!]{0,60}?\bcit(?:e|es|ed|ing)\b|\bcite[sd]? (?:the )?most\b",
     ),
+    # the reading gap (influence lists it): what the papers cite that the library lacks
+    rx(
+        "influence",
+        4.0,
+        r"\breading (?:gaps?|list gaps?)\b|\bgaps? in my (?:reading|library)\b|\bread next\b"
+        r"|\b(?:keep|often|frequently|repeatedly|a lot)\b[^.?!]{0,20}?\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?"
+        r"\b(?:not (?:saved|in)|aren'?t in|isn'?t in|haven'?t|don'?t have|missing|lack)"
+        r"|\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?\b(?:not saved|haven'?t saved|isn'?t in my|aren'?t in my)\b"
+        r"|\bcited (?:a lot|often|frequently)\b[^.?!]{0,60}?\bnot\b",
+    ),
     # content_similarity: papers that read alike (vectors, not links)
     rx(
         "content_similarity",

@@ -2,7 +2,7 @@
 that renders the view asks (the list itself reads only the text layer), each a PNG a couple of hundred
 pixels wide (a JPEG when the PNG would be large, a photograph), cropped to the element's region when the
 layout detector finds it, else (no region, or no detector installed) its whole page; each a `data:` URI,
-the one kind of image the view's CSP allows."""
+the one kind of image the view's CSP allows. With them, the PDF's page count, for the view's page picker."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 from agent_zot.errors import AgentZotError
 from agent_zot.ingest.figure_render import png_of
 from agent_zot.ingest.figures import Element, Inventory, inventory
+from agent_zot.ingest.pdfium import open_pdf
 
 THUMB_SIDE = 240  # pixels, the longer side
 THUMB_BYTES = 60_000  # a thumbnail larger than this is left out (the list still names the element)
@@ -34,7 +35,19 @@ def thumbnails(path: Path, elements: Sequence[Element]) -> dict[str, object]:
             continue
         found = (located.find(element.kind, element.number) if located else None) or element
         pictures.append(_thumbnail(path, found))
-    return {"thumbnails": pictures}
+    return {"thumbnails": pictures, "pages": _page_count(path)}
+
+
+def _page_count(path: Path) -> int | None:
+    """How many pages the view may ask for (as figure='page N'); None when the PDF no longer opens."""
+    try:
+        pdf = open_pdf(path)
+    except AgentZotError:
+        return None
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
 
 
 def _thumbnail(path: Path, element: Element) -> str | None:

@@ -1,0 +1,267 @@
+"""Every work the library mentions, by every name people use (issue 39): works the library's papers cite but
+the library does not hold are reached like library papers (title words, authors as citations write them,
+DOI), and the answer names the citing papers with the sentence and page that cite it; the reading gap ranks
+such works by how many papers cite them and says plainly when none is cited twice; a library paper is still
+the one reached when the library holds it. Through a real MCP client over a library whose PDFs have
+numbered reference lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from agent_zot.config import Settings
+from agent_zot.graph.model import GRAPH_BUILD
+from agent_zot.mcp.server import build_server
+from agent_zot.services.context import AppContext
+from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from tests.conftest import fingerprint, guard_database
+from tests.pdf_factory import write_paper
+
+LIVE = (
+    "[{n}] T. Chandra, R. Griesemer and J. Redstone. Paxos made live: an engineering perspective. In Proc. "
+    "of PODC, pages 398-407, 2007. doi:10.1145/1281100.1281103"
+)
+PASTRY = (
+    "[{n}] A. Rowstron and P. Druschel. Pastry: scalable, decentralized object location and routing for "
+    "large-scale peer-to-peer systems. In Proc. of Middleware, pages 329-350, 2001."
+)
+PARLIAMENT = (
+    "[{n}] L. Lamport. The part-time parliament. ACM Transactions on Computer Systems, 16:133-169, 1998."
+)
+# Each paper's own unrelated entries (real lists are longer than the works a test is about).
+# Astronomy's reference lists print no titles: the authors, year and journal name the work.
+ASTRO_MA = "[{n}] Ma C.-P., Bertschinger E., 1995, ApJ, 455, 7"
+ASTRO_MANDEL = "[{n}] Mandel K., Agol E., 2002, ApJ, 580, L171"
+FILLERS = (
+    "[{n}] U. Writer and V. Author. Notes on indexing {topic} collections. Information Retrieval, 5:10-20, 2008.",
+    "[{n}] W. Scholar. Statistical methods for {topic}, second edition. Springer, Berlin, 2011.",
+)
+RAFT_BODY = (
+    "Consensus keeps replicated logs identical across servers. Google reported the engineering lessons of "
+    "running consensus in production [1]. Overlay networks route requests between peers [2]. Our design "
+    "favours understandability over generality."
+)
+ZAB_BODY = (
+    "Atomic broadcast orders the updates of a primary-backup system. The original consensus protocol was "
+    "told as a parliament on a Greek island [1]. Production experience shows that a proven protocol still "
+    "needs careful engineering [2, 3]. We describe the broadcast protocol and its recovery."
+)
+
+
+def refs(topic: str, *entries: str) -> list[str]:
+    return [entry.format(n=i, topic=topic) for i, entry in enumerate((*entries, *FILLERS), 1)]
+
+
+@pytest.fixture(scope="module")
+def cited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
+    """Raft cites Paxos Made Live [1] and Pastry [2]; ZAB cites The Part-Time Parliament [1] and Paxos Made
+    Live [3]; the library holds Paxos Made Simple, which neither cites, in a collection of its own."""
+    root = tmp_path_factory.mktemp("cited-works")
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    b = ZoteroLibraryBuilder(root / "Zotero", shape="z7", seed=39)
+    k: dict[str, str] = {}
+    consensus = b.add_collection("Consensus")
+    theory = b.add_collection("Theory")
+
+    def paper(name: str, body: str, references: list[str], **fields: Any) -> None:
+        k[name] = b.add_item("conferencePaper", **fields)
+        path = write_paper(pdfs / f"{name}.pdf", body_pages=2, body=body, references=references).path
+        b.add_attachment(k[name], filename=f"{name}.pdf", content=path.read_bytes())
+
+    paper(
+        "raft",
+        RAFT_BODY,
+        refs("replicated logs", LIVE, PASTRY),
+        title="In search of an understandable consensus algorithm",
+        date="2014",
+        creators=[("Diego", "Ongaro"), ("John", "Ousterhout")],
+        collections=[consensus],
+    )
+    paper(
+        "transits",
+        "Transit light curves are fitted with the analytic model of Mandel and Agol (2002). The matter power "
+        "spectrum follows the linear theory of Ma and Bertschinger (1995).",
+        refs("light curves", ASTRO_MA, ASTRO_MANDEL),
+        title="Fitting transit light curves",
+        date="2019",
+        creators=[("Ana", "Sky")],
+    )
+    paper(
+        "zab",
+        ZAB_BODY,
+        refs(
+            "atomic broadcast",
+            PARLIAMENT,
+            "[{n}] O. Other. Group communication in practice. Misc, 2000.",
+            LIVE,
+        ),
+        title="Zab: high-performance broadcast for primary-backup systems",
+        date="2011",
+        creators=[("Flavio", "Junqueira"), ("Benjamin", "Reed"), ("Marco", "Serafini")],
+        collections=[consensus],
+    )
+    k["simple"] = b.add_item(
+        "journalArticle",
+        title="Paxos made simple",
+        date="2001",
+        creators=[("Leslie", "Lamport")],
+        collections=[theory],
+    )
+    db = guard_database(b.build())
+    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    ctx = AppContext(settings, home=root / "home")
+    try:
+        summary = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
+    finally:
+        ctx.close()
+    assert summary.graph is not None and summary.graph["external_works"] >= 3, summary.graph
+    return settings, k
+
+
+async def _ask(settings: Settings, query: str, **arguments: Any) -> Any:
+    ctx = AppContext(settings)
+    try:
+        async with Client(build_server(ctx)) as client:
+            return await client.call_tool(
+                "zot_explore_graph", {"query": query, **arguments}, raise_on_error=False
+            )
+    finally:
+        ctx.close()
+
+
+async def test_a_cited_work_the_library_lacks_is_found_by_its_title_with_the_citing_sentences(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, k = cited
+    database = Path(settings.zotero_data_dir) / "zotero.sqlite"
+    before = fingerprint(database)
+    result = await _ask(settings, "which of my papers cite Paxos Made Live?")
+    text, data = result.content[0].text, result.structured_content
+    # Not the library's Paxos Made Simple, which shares two of the three words.
+    assert data["resolved"]["papers"] == [] and data["resolved"]["work"]["in_library"] is False
+    assert data["work"]["title"].casefold().startswith("paxos made live")
+    assert data["work"]["year"] == 2007 and data["work"]["authors"][:2] == ["Chandra", "Griesemer"]
+    assert text.startswith("Chandra et al. (2007) Paxos made live") and "is not in your library" in text
+    citing = {row["item_key"]: row for row in data["cited_by"]}
+    assert set(citing) == {k["raft"], k["zab"]}
+    assert citing[k["raft"]]["page"] == 1
+    assert "engineering lessons of running consensus in production [1]" in citing[k["raft"]]["sentence"]
+    assert "careful engineering [2, 3]" in citing[k["zab"]]["sentence"]  # [3] inside a list
+    assert "DOI 10.1145/1281100.1281103" in text
+    assert data["resolved"]["direction"] == "in"
+    assert fingerprint(database) == before
+
+
+@pytest.mark.parametrize(
+    ("query", "title", "citer"),
+    [
+        ("does anything in my library cite Rowstron and Druschel?", "pastry", "raft"),
+        ("who in my collection references the Pastry paper by Rowstron and Druschel?", "pastry", "raft"),
+        ("which of my papers cite The Part-Time Parliament?", "the part-time parliament", "zab"),
+        ("which papers cite Lamport 1998?", "the part-time parliament", "zab"),
+        ("who cites 10.1145/1281100.1281103?", "paxos made live", "raft"),
+    ],
+)
+async def test_a_cited_work_is_named_as_people_name_it(
+    cited: tuple[Settings, dict[str, str]], query: str, title: str, citer: str
+) -> None:
+    settings, k = cited
+    result = await _ask(settings, query)
+    data = result.structured_content
+    assert data and "work" in data, result.content[0].text
+    assert data["work"]["title"].casefold().startswith(title), data
+    assert k[citer] in {row["item_key"] for row in data["cited_by"]}
+
+
+async def test_the_library_paper_is_reached_when_the_library_holds_it(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, k = cited
+    data = (await _ask(settings, "who cites Paxos Made Simple?")).structured_content
+    assert [p["key"] for p in data["resolved"]["papers"]] == [k["simple"]] and "work" not in data
+
+
+async def test_a_work_nobody_cites_is_not_guessed(cited: tuple[Settings, dict[str, str]]) -> None:
+    settings, _ = cited
+    result = await _ask(settings, "does anything in my library cite HotStuff?")
+    assert result.is_error and "No paper in the library matches" in result.content[0].text
+
+
+async def test_what_it_cites_is_said_to_be_unknown(cited: tuple[Settings, dict[str, str]]) -> None:
+    settings, _ = cited
+    text = (await _ask(settings, "what does Paxos Made Live cite?")).content[0].text
+    assert "is not in your library" in text and "What it cites is not known" in text
+
+
+async def test_the_reading_gap_ranks_missing_works_by_their_citing_papers(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, k = cited
+    result = await _ask(settings, "what do my papers cite most that I don't have?")
+    data, text = result.structured_content, result.content[0].text
+    first = data["missing"][0]
+    assert first["title"].casefold().startswith("paxos made live") and first["cited_by"] == 2
+    assert first["citing_keys"] == sorted([k["raft"], k["zab"]]) and first["doi"] == "10.1145/1281100.1281103"
+    assert data["cited_twice_or_more"] == 1 and data["papers_with_references"] == 3
+    assert "doi:10.1145/1281100.1281103 — cited by 2" in text
+    # Only what is cited twice is listed when something is: Pastry (once) is not.
+    assert all(row["cited_by"] >= 2 for row in data["missing"])
+
+
+async def test_a_reading_gap_with_nothing_cited_twice_says_so(cited: tuple[Settings, dict[str, str]]) -> None:
+    settings, _ = cited
+    result = await _ask(settings, "which works cited by my Consensus collection am I missing?")
+    data = result.structured_content
+    assert data["field"] == "collection 'Consensus'"
+    assert data["cited_twice_or_more"] == 1  # both Consensus papers cite Paxos Made Live
+    none = await _ask(settings, "what do papers in my Theory collection cite that I don't have?")
+    text = none.content[0].text
+    assert none.structured_content["missing"] == []
+    assert "No work outside your library is named" in text and "collection 'Theory'" in text
+
+
+async def test_a_work_whose_reference_lists_print_no_title_is_found_by_its_authors_and_year(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, k = cited
+    result = await _ask(settings, "does any paper in my library cite Ma and Bertschinger 1995?")
+    data, text = result.structured_content, result.content[0].text
+    assert data["work"]["authors"] == ["Ma", "Bertschinger"] and data["work"]["untitled"] is True
+    assert text.startswith("Ma and Bertschinger (1995)") and "give no title" in text
+    [row] = data["cited_by"]
+    assert row["item_key"] == k["transits"] and "Ma and Bertschinger (1995)" in row["sentence"]
+
+
+async def test_the_reading_gap_is_reached_however_it_is_asked(cited: tuple[Settings, dict[str, str]]) -> None:
+    settings, _ = cited
+    for query in (
+        "which works do my papers keep citing that aren't in my library?",
+        "show me the reading gaps: highly cited references I'm missing",
+    ):
+        result = await _ask(settings, query)
+        assert result.structured_content["route"]["mode"] == "influence", query
+        assert result.structured_content["missing"][0]["title"].casefold().startswith("paxos made live")
+
+
+def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, _ = cited
+    ctx = AppContext(settings)
+    try:
+        state = ctx.index_resources().state
+        assert state.get_meta("graph_build") == str(GRAPH_BUILD)
+        unchanged = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
+        assert unchanged.graph is None  # nothing changed: no rebuild
+        state.set_meta("graph_build", "1")  # as an older agent-zot left it
+        rebuilt = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
+        assert rebuilt.graph is not None and rebuilt.graph["external_works"] >= 5
+        assert state.get_meta("graph_build") == str(GRAPH_BUILD)
+    finally:
+        ctx.close()
