@@ -265,3 +265,26 @@ def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(
         assert state.get_meta("graph_build") == str(GRAPH_BUILD)
     finally:
         ctx.close()
+
+
+async def test_a_paper_described_by_what_its_text_says_is_found_and_a_citation_is_not_guessed(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    settings, k = cited
+    ctx = AppContext(settings)
+    try:
+        async with Client(build_server(ctx)) as client:
+            described = await client.call_tool(
+                "zot_summarize", {"query": "summarize the paper about the matter power spectrum"}
+            )
+            assert described.structured_content["item_key"] == k["transits"]
+            assert described.structured_content["resolved_by"].startswith("what the request describes")
+            # An author and a year name one paper: not in the library, so none is guessed from the text.
+            for query in (
+                "summarize Smith 2015 on the matter power spectrum",
+                'summarize "The linear theory of the matter power spectrum"',
+            ):
+                result = await client.call_tool("zot_summarize", {"query": query}, raise_on_error=False)
+                assert result.is_error and "No paper in the library matches" in result.content[0].text
+    finally:
+        ctx.close()

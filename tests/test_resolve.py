@@ -88,6 +88,7 @@ def named(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str,
         title="The Google file system.",
         date="2003-00-00 2003",
         creators=[("S.", "Ghemawat")],
+        tags=["imported"],
     )
     b.add_note(k["gfs"], "<p>GFS: single master, 64 MB chunks.</p>")
     add(
@@ -251,6 +252,38 @@ def test_duplicates_are_one_paper_answered_from_the_copy_with_a_file(
         assert keys == {k["gfs"], k["gfs_copy"]}
     assert resolved(library, "zot_summarize", "the GFS paper by Ghemawat").item.key == k["gfs"]  # has the PDF
     assert "a duplicate" in (resolved(library, "zot_summarize", "the Google File System").note() or "")
+
+
+def test_duplicates_are_one_node_of_the_graph_that_names_its_records(
+    named: tuple[Settings, dict[str, str]],
+) -> None:
+    from agent_zot.graph.build import filing_edges
+    from agent_zot.graph.model import EdgeKind, NodeKind, paper_id
+    from agent_zot.graph.store import Direction
+
+    settings, k = named
+    ctx = AppContext(settings)
+    try:
+        store = ctx.graph().local
+        papers = {n.id: n for n in store.find_nodes(NodeKind.PAPER, limit=10**6)}
+        assert paper_id(k["gfs"]) in papers and paper_id(k["gfs_copy"]) not in papers
+        assert papers[paper_id(k["gfs"])].props["copies"] == [k["gfs_copy"]]
+        assert len(papers) == len(k) - 1  # every other record is a paper of its own
+        citing = store.edges_of([paper_id(k["gfs"])], kinds=[EdgeKind.CITES], direction=Direction.IN)
+        assert {e.source for e in citing} == {paper_id(k["bigtable"])}
+        # The copy's filing counts for the paper, in a full build and in a retag's patch.
+        tagged = store.edges_of([paper_id(k["gfs"])], kinds=[EdgeKind.TAGGED], direction=Direction.OUT)
+        assert {e.target for e in tagged} == {"tag:imported"}
+        sources, patch = filing_edges(ctx.library(), [ctx.library().items[k["gfs_copy"]]])
+        assert sources == [paper_id(k["gfs"])]
+        assert {(e.source, e.target) for e in patch.edges if e.kind is EdgeKind.TAGGED} == {
+            (paper_id(k["gfs"]), "tag:imported")
+        }
+        # `agent-zot view --item <copy key>` draws the paper.
+        scope = resolve_scope(store, ctx.library(), ViewRequest(item=k["gfs_copy"], hops=0))
+        assert scope.pinned == [paper_id(k["gfs"])]
+    finally:
+        ctx.close()
 
 
 def test_close_candidates_are_asked_back_ranked_with_year_and_first_author(library: Library) -> None:

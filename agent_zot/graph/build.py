@@ -20,6 +20,7 @@ from agent_zot.graph.matching import ReferenceMatcher, external_work_key, work_k
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.references import Reference
 from agent_zot.text import ascii_fold
+from agent_zot.zotero.copies import canonical_keys
 from agent_zot.zotero.models import Item, Library
 
 MAX_WORK_AUTHORS = 12  # a cited work's authors kept on its node (a 40-author consortium paper keeps 12)
@@ -74,20 +75,31 @@ class _Graph:
 
 
 def build_graph(library: Library, facts: dict[str, PaperFacts]) -> tuple[GraphData, BuildStats]:
+    """The graph of the library: one node per paper, however many records it has (the copies' filing,
+    references and keyphrases all count for it, and its node names them)."""
     items = list(library.items.values())
+    canonical = canonical_keys(items)
+    papers = [i for i in items if canonical.get(i.key, i.key) == i.key]
+    copies: dict[str, list[str]] = {}
+    for key, standing in canonical.items():
+        if key != standing:
+            copies.setdefault(standing, []).append(key)
     graph = _Graph()
-    stats = BuildStats(papers=len(items))
+    stats = BuildStats(papers=len(papers))
+    for item in papers:
+        _add_paper(graph, item, library, copies=sorted(copies.get(item.key, [])))
     for item in items:
-        _add_paper(graph, item, library)
-    stats.authors = _add_authors(graph, items)
-    _add_citations(graph, items, facts, stats)
-    stats.concepts = _add_concepts(graph, items, facts)
+        if item.key in canonical and canonical[item.key] != item.key:
+            _add_filing(graph, item, library, paper_id(canonical[item.key]))
+    stats.authors = _add_authors(graph, papers)
+    _add_citations(graph, items, facts, stats, canonical)
+    stats.concepts = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
     data = graph.data()
     stats.edges = len(data.edges)
     return data, stats
 
 
-def _add_paper(graph: _Graph, item: Item, library: Library) -> None:
+def _add_paper(graph: _Graph, item: Item, library: Library, copies: list[str] | None = None) -> None:
     pid = graph.node(
         NodeKind.PAPER,
         item.key,
@@ -96,7 +108,13 @@ def _add_paper(graph: _Graph, item: Item, library: Library) -> None:
         item_key=item.key,
         item_type=item.item_type,
         doi=item.doi.lower() or None,
+        copies=copies or None,  # the paper's other records in the library
     )
+    _add_filing(graph, item, library, pid)
+
+
+def _add_filing(graph: _Graph, item: Item, library: Library, pid: str) -> None:
+    """The item's venue, tags and collections, as edges of the paper node ``pid``."""
     if item.venue:
         vid = graph.node(NodeKind.VENUE, venue_key(item.venue), name=item.venue)
         graph.edge(pid, EdgeKind.PUBLISHED_IN, vid)
@@ -113,15 +131,23 @@ def _add_paper(graph: _Graph, item: Item, library: Library) -> None:
 FILING_KINDS = (EdgeKind.TAGGED, EdgeKind.IN_COLLECTION)
 
 
-def filing_edges(library: Library, items: Iterable[Item]) -> GraphData:
-    """The FILING_KINDS edges of these papers and the tag and collection nodes they reach, as a full
-    build makes them."""
+def filing_edges(library: Library, items: Iterable[Item]) -> tuple[list[str], GraphData]:
+    """The paper nodes these items are filed under and the FILING_KINDS edges they have, with the tag and
+    collection nodes those reach, as a full build makes them: a paper's edges are those of all its
+    records, so every copy of an item's paper is read."""
+    canonical = canonical_keys(library.items.values())
+    papers = sorted({canonical.get(item.key, item.key) for item in items})
+    records = [k for k, standing in canonical.items() if standing in papers] + [
+        p for p in papers if p not in canonical
+    ]
     graph = _Graph()
-    for item in items:
-        _add_paper(graph, item, library)
+    for key in records:
+        _add_filing(graph, library.items[key], library, paper_id(canonical.get(key, key)))
     edges = [e for e in graph.edges.values() if e.kind in FILING_KINDS]
     targets = {e.target for e in edges}
-    return GraphData([n for n in graph.nodes.values() if n.id in targets], edges)
+    return [paper_id(p) for p in papers], GraphData(
+        [n for n in graph.nodes.values() if n.id in targets], edges
+    )
 
 
 def venue_key(name: str) -> str:
@@ -151,24 +177,28 @@ def _add_authors(graph: _Graph, items: list[Item]) -> int:
 
 
 def _add_citations(
-    graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts], stats: BuildStats
+    graph: _Graph,
+    items: Iterable[Item],
+    facts: dict[str, PaperFacts],
+    stats: BuildStats,
+    canonical: dict[str, str],
 ) -> None:
+    """Each paper's references: to the library paper they match (any of its records), else to a cited work."""
     matcher = ReferenceMatcher(items)
     filed: dict[str, str] = {}  # any key of a work (DOI, title, authors) -> the key its node has
     for key, paper in facts.items():
-        source = paper_id(key)
+        source = paper_id(canonical.get(key, key))
         if source not in graph.nodes:
             continue
         for reference in paper.references:
             stats.references += 1
             match = matcher.match(reference, citing_key=key)
             if match is not None:
+                target = paper_id(canonical.get(match.item_key, match.item_key))
+                if target == source:  # a copy's reference to another record of itself
+                    continue
                 edge = graph.edge(
-                    source,
-                    EdgeKind.CITES,
-                    paper_id(match.item_key),
-                    confidence=match.confidence,
-                    method=match.method,
+                    source, EdgeKind.CITES, target, confidence=match.confidence, method=match.method
                 )
                 edge.props["confidence"] = max(edge.props.get("confidence", 0.0), match.confidence)
                 continue
@@ -220,6 +250,16 @@ def _untitled(reference: Reference) -> str:
     """What stands for the title of a reference that prints none: its text, without its number."""
     text = re.sub(r"^\s*(?:\[\d+\]|\d+[.)])\s*", "", reference.raw)
     return text[:160]
+
+
+def _facts_per_paper(facts: dict[str, PaperFacts], canonical: dict[str, str]) -> dict[str, PaperFacts]:
+    """The facts of each paper: its standing record's, or a copy's when that record has none."""
+    merged: dict[str, PaperFacts] = {}
+    for key, paper in facts.items():
+        standing = canonical.get(key, key)
+        if standing not in merged or (not merged[standing].keyphrases and paper.keyphrases):
+            merged[standing] = paper
+    return merged
 
 
 def _add_concepts(graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts]) -> int:

@@ -12,8 +12,9 @@ from enum import StrEnum
 from typing import Any
 
 # What build_graph makes, by version: bump it when its output changes, so that update-db rebuilds graphs an
-# older agent-zot built (2: cited works merged across reference lists, with every author and the venue).
-GRAPH_BUILD = 2
+# older agent-zot built (2: cited works merged across reference lists, with every author and the venue;
+# 3: one node per paper, however many records the library has of it).
+GRAPH_BUILD = 3
 
 
 class NodeKind(StrEnum):

@@ -15,7 +15,6 @@ from pathlib import Path
 from agent_zot.config import Settings
 from agent_zot.graph.build import FILING_KINDS, BuildStats, build_graph, filing_edges
 from agent_zot.graph.facts import FactsCache, current_facts
-from agent_zot.graph.model import paper_id
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.index.stages import StageTimes
@@ -83,8 +82,7 @@ class GraphResources:
         """Bring the tags and collections of these papers up to date in place (a retag, a paper filed
         into a collection): only their TAGGED and IN_COLLECTION edges are rewritten, so the result equals
         a rebuild without its cost. Callers patch only items whose other graph inputs are unchanged."""
-        data = filing_edges(library, items)
-        sources = [paper_id(item.key) for item in items]
+        sources, data = filing_edges(library, items)
         with self._lock:
             self.local.replace_out_edges(sources, FILING_KINDS, data)
             if self.settings.graph_store == "neo4j":

@@ -28,6 +28,7 @@ from agent_zot.services.annotations import resolve_tags
 from agent_zot.services.match import match_items
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse, clip
+from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Item, Library
 
 FORMAT_EXTENSIONS = {
@@ -251,7 +252,7 @@ def _export_graph(
 ) -> ToolResponse:
     kinds = _node_kinds(graph.node_types)
     whole = not (scope.item_keys or scope.collection or scope.query or scope.tags)
-    keys = None if whole else [i.key for i in select_items(library, scope)]
+    keys = None if whole else [paper_key(library, i.key) for i in select_items(library, scope)]
     if keys == []:
         raise NotFoundError(
             f"Nothing to export: {scope.describe()} has no items.", hint="Nothing was written."

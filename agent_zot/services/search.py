@@ -234,10 +234,10 @@ class _Search:
             papers = self.core(wanted)
         graph = self._graph()
         if route.mode == "entity" and graph is not None:
-            self.extras["entities"] = modes.entities_of(graph, papers)
+            self.extras["entities"] = modes.entities_of(graph, self.library, papers)
             self.notes.append(_entities_text(self.extras["entities"]))
         if route.mode in ("graph", "comprehensive") and graph is not None:
-            authors, neighbours = modes.graph_neighbours(graph, papers, limit=self.size)
+            authors, neighbours = modes.graph_neighbours(graph, self.library, papers, limit=self.size)
             self.extras["authors"] = authors
             if authors:
                 self.notes.append(

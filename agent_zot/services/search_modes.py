@@ -14,6 +14,7 @@ from agent_zot.graph.model import EdgeKind, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
 from agent_zot.services.retrieval import PaperHit
+from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Library
 
 SUBQUERY_WORKERS = 3
@@ -69,10 +70,10 @@ def merge_subqueries(
 
 
 def entities_of(
-    store: GraphStore, papers: list[PaperHit], *, top: int = 10
+    store: GraphStore, library: Library, papers: list[PaperHit], *, top: int = 10
 ) -> dict[str, list[dict[str, object]]]:
     """Methods, datasets, theories and concepts the top papers mention, by how many of them do."""
-    ids = [paper_id(p.item_key) for p in papers]
+    ids = [paper_id(paper_key(library, p.item_key)) for p in papers]
     edges = store.edges_of(ids, kinds=[EdgeKind.MENTIONS], direction=Direction.OUT)
     papers_of: dict[str, set[str]] = {}
     for edge in edges:
@@ -91,11 +92,11 @@ def entities_of(
 
 
 def graph_neighbours(
-    store: GraphStore, papers: list[PaperHit], *, limit: int
+    store: GraphStore, library: Library, papers: list[PaperHit], *, limit: int
 ) -> tuple[list[dict[str, object]], list[PaperHit]]:
     """Who works on this (authors of the top papers, by how many of them they wrote) and the papers that
     cite or are cited by the top papers (found by the graph, not by the words)."""
-    ids = [paper_id(p.item_key) for p in papers]
+    ids = [paper_id(paper_key(library, p.item_key)) for p in papers]
     authored = store.edges_of(ids, kinds=[EdgeKind.AUTHORED_BY], direction=Direction.OUT)
     per_author = Counter(e.target for e in authored)
     names = {n.id: n.name for n in store.get_nodes([a for a, _ in per_author.most_common(limit)])}

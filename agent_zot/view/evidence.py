@@ -19,6 +19,7 @@ from agent_zot.graph.model import paper_id
 from agent_zot.services.response import clip, plural
 from agent_zot.view.data import DEFAULT_MAX_NODES, ViewData, graph_store, view_of
 from agent_zot.view.scope import Scope
+from agent_zot.zotero.copies import paper_key
 
 if TYPE_CHECKING:
     from agent_zot.graph.store import GraphStore
@@ -134,7 +135,7 @@ def _verdict(counts: dict[str, int]) -> str:
 def _with_claims(ctx: AppContext, store: GraphStore, description: str, claims: list[Claim]) -> ViewData:
     """The papers the claims link to (and the links among them), with the claims and their links added."""
     library = ctx.library()
-    wanted = {paper_id(link.key) for claim in claims for link in claim.links}
+    wanted = {paper_id(paper_key(library, link.key)) for claim in claims for link in claim.links}
     if not wanted:
         raise NotFoundError(
             f"Nothing in the library bears on {description}.",

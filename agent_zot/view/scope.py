@@ -14,6 +14,7 @@ from agent_zot.services.resolve.graph import collection_papers, find_concept, re
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.response import quoted
+from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Item, Library
 
 MAX_HOPS = 4
@@ -59,8 +60,9 @@ def resolve_scope(store: GraphStore, library: Library, request: ViewRequest) -> 
         parts.append((f"concept '{concept.name}'", {e.source for e in papers}))
     if request.item:
         item = resolve_item(library, request.item)
-        pinned.append(paper_id(item.key))
-        parts.append((f"[{item.key}] {item.title}", {paper_id(item.key)}))
+        pid = paper_id(paper_key(library, item.key))  # a copy's paper is drawn once, as its record
+        pinned.append(pid)
+        parts.append((f"[{item.key}] {item.title}", {pid}))
     if not parts:
         if hops:
             raise InvalidArgumentError(

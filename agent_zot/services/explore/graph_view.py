@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from agent_zot.errors import NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, paper_id
 from agent_zot.graph.store import Direction
-from agent_zot.view.data import graph_store, view_of
 from agent_zot.view.scope import Scope, expand
 
 if TYPE_CHECKING:
+    from agent_zot.graph.store import GraphStore
     from agent_zot.services.context import AppContext
     from agent_zot.zotero.models import Item
 
@@ -26,11 +26,18 @@ ABSTRACT_CHARS = 600
 ViewMaker = Callable[[], dict[str, Any] | None]
 
 
+def _store(ctx: AppContext) -> GraphStore:
+    # `agent-zot view`'s data module reads the explore package: imported when a view is made, not before
+    from agent_zot.view.data import graph_store
+
+    return graph_store(ctx)
+
+
 def around_paper(ctx: AppContext, item: Item, hops: int = 1) -> ViewMaker:
     """The paper and the papers up to ``hops`` steps away (citations either way, shared authors)."""
 
     def make() -> dict[str, Any] | None:
-        store = graph_store(ctx)
+        store = _store(ctx)
         seed = paper_id(item.key)
         if not store.get_nodes([seed]):
             return None
@@ -59,7 +66,7 @@ def _around_group(ctx: AppContext, node: Node, kind: EdgeKind, label: str) -> Vi
     """The papers linked to ``node`` by ``kind`` edges, marked, and the papers one step from them."""
 
     def make() -> dict[str, Any] | None:
-        store = graph_store(ctx)
+        store = _store(ctx)
         papers = {e.source for e in store.edges_of([node.id], kinds=[kind], direction=Direction.IN)}
         if not papers:
             return None
@@ -73,7 +80,9 @@ def _around_group(ctx: AppContext, node: Node, kind: EdgeKind, label: str) -> Vi
 
 
 def _drawn(ctx: AppContext, scope: Scope, seed: dict[str, Any] | None) -> dict[str, Any]:
-    data = view_of(graph_store(ctx), ctx.library(), scope, IN_CHAT_MAX_NODES).to_json()
+    from agent_zot.view.data import view_of
+
+    data = view_of(_store(ctx), ctx.library(), scope, IN_CHAT_MAX_NODES).to_json()
     for node in data["nodes"]:
         abstract = node.get("abstract") or ""
         if len(abstract) > ABSTRACT_CHARS:

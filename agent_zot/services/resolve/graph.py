@@ -15,6 +15,7 @@ from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.match import match_items
 from agent_zot.services.response import quoted
 from agent_zot.text import STOPWORDS, fold
+from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Collection, Library
 
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
@@ -149,7 +150,7 @@ def resolve_field(store: GraphStore, library: Library, text: str) -> Field | Non
             edges = store.edges_of([exact[0].id], kinds=[edge], direction=Direction.IN)
             return Field(f"{kind.value.lower()} '{exact[0].name}'", {e.source for e in edges})
     items = match_items(list(library.items.values()), wanted)[:_FIELD_CAP]
-    return Field(f"papers matching '{wanted}'", {paper_id(i.key) for i in items})
+    return Field(f"papers matching '{wanted}'", {paper_id(paper_key(library, i.key)) for i in items})
 
 
 def find_concept(store: GraphStore, text: str) -> Node | None:

@@ -8,13 +8,13 @@ import functools
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import snowballstemmer
 
 from agent_zot.identifiers import clean_doi
-from agent_zot.text import STOPWORDS, ascii_key, fold, spaced_cjk
+from agent_zot.text import STOPWORDS, fold, spaced_cjk
+from agent_zot.zotero.copies import copy_groups
 from agent_zot.zotero.models import Item, Library
 
 TOKEN = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
@@ -108,7 +108,9 @@ def _build(library: Library) -> PaperIndex:
     index.vocabulary = sorted(
         w for w in {*index.title_words, *index.surnames} if len(w) >= MIN_FUZZY_LEN and not w.isdigit()
     )
-    _group_copies(library, index)
+    for keys in copy_groups(library.items.values()):
+        for key in keys:
+            index.group_of[key] = keys
     return index
 
 
@@ -167,69 +169,6 @@ def _title_acronyms(title: str) -> set[str]:
         for size in range(2, 7):
             found.update(initials[i : i + size] for i in range(len(initials) - size + 1))
     return found
-
-
-# What a web capture adds to a title: "… | Request PDF", "… - ScienceDirect", "(PDF) …".
-_CAPTURE_NOISE = re.compile(
-    r"\s*[|–—-]\s*(?:request pdf|sciencedirect|springerlink|ieee xplore|researchgate|semantic scholar|arxiv"
-    r"|wiley online library|taylor\s*&\s*francis online|jstor|pubmed|google scholar)\s*$|^\(pdf\)\s*",
-    re.IGNORECASE,
-)
-
-
-def _copy_key(item: Item) -> str | None:
-    plain = _CAPTURE_NOISE.sub("", item.title)
-    title = ascii_key(plain) or fold(plain).replace(" ", "")
-    return title if len(title) >= 12 else None
-
-
-def _group_copies(library: Library, index: PaperIndex) -> None:
-    """Items that are one paper entered twice: the same title with no conflicting year or first author,
-    or the same DOI."""
-    by_title: dict[str, list[Item]] = defaultdict(list)
-    for item in library.items.values():
-        key = _copy_key(item)
-        if key:
-            by_title[key].append(item)
-    groups: list[list[Item]] = []
-    for items in by_title.values():
-        while items:
-            head, rest = items[0], items[1:]
-            same = [head, *(i for i in rest if _compatible(head, i))]
-            groups.append(same)
-            items = [i for i in rest if i not in same]
-    for group in groups:
-        if len(group) > 1:
-            keys = tuple(i.key for i in _by_preference(group))
-            for key in keys:
-                index.group_of[key] = keys
-    by_doi: dict[str, list[str]] = defaultdict(list)
-    for key, item in library.items.items():
-        if item.doi:
-            by_doi[clean_doi(item.doi).casefold()].append(key)
-    for keys in by_doi.values():
-        if len(keys) > 1 and not any(k in index.group_of for k in keys):
-            ordered = tuple(i.key for i in _by_preference([library.items[k] for k in keys]))
-            for key in ordered:
-                index.group_of[key] = ordered
-
-
-def _compatible(a: Item, b: Item) -> bool:
-    if a.year and b.year and a.year != b.year:
-        return False
-    first_a = ascii_key(a.authors[0].last_name) if a.authors else ""
-    first_b = ascii_key(b.authors[0].last_name) if b.authors else ""
-    return not (first_a and first_b and first_a != first_b)
-
-
-def _by_preference(copies: Iterable[Item]) -> list[Item]:
-    """The copy to answer from first: one with a file on disk, then the fuller record, then the oldest."""
-
-    def rank(item: Item) -> tuple[int, int, int, str]:
-        has_file = any(a.exists and a.path is not None for a in item.attachments)
-        return (-int(has_file), -len(item.creators), -len(item.fields), item.date_added or "~")
-
-    return sorted(copies, key=rank)
 
 
 def loose_acronym(index: PaperIndex, acronym: str) -> set[str]:

@@ -12,8 +12,9 @@ Without an index (or full text for this item) every mode says why and returns wh
 
 from __future__ import annotations
 
-from agent_zot.errors import InvalidArgumentError
+from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.services.context import AppContext
+from agent_zot.services.resolve.described import described_paper
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
 from agent_zot.services.response import ToolResponse, estimate_tokens
 from agent_zot.services.routing import Route
@@ -67,7 +68,11 @@ def run_summarize(
     budget = _budget(max_tokens, decision.mode)
     win = window(pages, offset, decision.params.get("pages")) if decision.mode == "full" else None
     library = ctx.library()
-    target = resolve_papers(library, PaperRequest.of(text, decision.params, item_key))
+    request = PaperRequest.of(text, decision.params, item_key)
+    try:
+        target = resolve_papers(library, request)
+    except NotFoundError as missing:  # perhaps described by what it is rather than named
+        target = described_paper(ctx, request, missing)
     item = target.item
     if decision.mode == "figures":
         return _figures(item, target, text, figure)
