@@ -7,6 +7,7 @@ keyboard. Skipped with the reason when Chromium is missing on a developer machin
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from io import BytesIO
 from pathlib import Path
@@ -22,7 +23,7 @@ from tests.conftest import fingerprint
 from tests.test_http_server import _serve
 from tests.view_fixtures import DEMO_TITLES, demo_settings, require_browser
 
-GRAPH_READY = "b => Boolean(window.agentZotApp.graph && window.agentZotApp.graph.ready)"
+GRAPH_READY = "b => Boolean(window.agentZotApp && window.agentZotApp.graph && window.agentZotApp.graph.ready)"
 
 
 @pytest.fixture(scope="module")
@@ -33,14 +34,21 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings,
         yield settings, url
 
 
-def _wait_drawn(hosted: Hosted) -> None:
-    hosted.frame.locator("#graph canvas").first.wait_for(timeout=60_000)
+def _wait_drawn(hosted: Hosted, timeout: float = 120.0) -> None:
+    """Until the view says its graph is drawn (layout done, first frame shown); on a loaded machine the
+    layout's slices and WebGL on the CPU take their time. A failure to draw is reported with its words."""
     body = hosted.frame.locator("body")
-    for _ in range(1200):
-        if body.evaluate(GRAPH_READY):
-            return
-        hosted.page.wait_for_timeout(50)
-    raise AssertionError("the graph was never drawn")
+    deadline = time.monotonic() + timeout
+    while not body.evaluate(GRAPH_READY):
+        failure = hosted.frame.locator("#graph .failure")
+        assert failure.count() == 0, failure.first.inner_text()
+        status = hosted.frame.locator("#status")
+        assert time.monotonic() < deadline, (
+            f"the graph was never drawn: {status.inner_text() if status.count() else 'no status'}; "
+            f"{hosted.errors}"
+        )
+        hosted.page.wait_for_timeout(100)
+    assert hosted.frame.locator("#graph canvas").count() > 0
 
 
 def _coloured_pixels(png: bytes) -> int:

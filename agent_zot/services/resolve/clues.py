@@ -15,6 +15,7 @@ from agent_zot.services.resolve.paper_index import (
     MIN_FUZZY_LEN,
     TOKEN,
     PaperIndex,
+    abstract_words,
     loose_acronym,
     same_stem,
     words,
@@ -196,7 +197,7 @@ def _look_up(index: PaperIndex, token: Token) -> None:
         hits[key] = max(hits.get(key, 0.0), 0.7)
     if hits:
         return
-    for key in () if token.quoted else index.abstract_words.get(word, ()):  # described by what it is
+    for key in () if token.quoted else abstract_words(index).get(word, ()):  # described by what it is
         hits[key] = _ABSTRACT_FIT
     if hits or len(word) < MIN_FUZZY_LEN or word.isdigit():
         return
