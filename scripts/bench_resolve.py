@@ -66,16 +66,15 @@ def library_folder(name: str, work: Path) -> Path:
 
 
 def context_for(name: str, work: Path, *, fulltext: bool = False) -> AppContext:
-    """The library's context over an index built once under ``work``: metadata only, or with the full text
-    and the graph it gives (reference lists, for the cited-works requests of bench_works.py)."""
+    """The library's context over an index kept under ``work``: metadata only, or with the full text and the
+    graph it gives (reference lists, for the cited-works requests of bench_works.py). Brought up to date
+    first, which costs little when nothing changed and rebuilds a graph an older agent-zot made."""
     library = library_folder(name, work)
     state = work / ("state-fulltext" if fulltext else "state") / name
-    if not (state / ".built").is_file():
-        env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(state)}
-        command = [sys.executable, "-m", "agent_zot", "--library", str(library), "update-db"]
-        command += [] if fulltext else ["--no-fulltext"]
-        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        (state / ".built").touch()
+    env = {**os.environ, "AGENT_ZOT_DATA_DIR": str(state)}
+    command = [sys.executable, "-m", "agent_zot", "--library", str(library), "update-db"]
+    command += [] if fulltext else ["--no-fulltext"]
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     settings = Settings(zotero_data_dir=library, data_dir=state, export_dir=work / "exports" / name)
     return AppContext(settings)
 

@@ -14,10 +14,11 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.graph.model import GRAPH_BUILD
+from agent_zot.graph.model import GRAPH_BUILD, GraphData, Node, NodeKind
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.resolve.works import works_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import fingerprint, guard_database
 from tests.pdf_factory import write_paper
@@ -286,5 +287,27 @@ async def test_a_paper_described_by_what_its_text_says_is_found_and_a_citation_i
             ):
                 result = await client.call_tool("zot_summarize", {"query": query}, raise_on_error=False)
                 assert result.is_error and "No paper in the library matches" in result.content[0].text
+    finally:
+        ctx.close()
+
+
+def test_the_cited_works_tables_are_made_once_per_graph_state(cited: tuple[Settings, dict[str, str]]) -> None:
+    """Made once and reused while the graph is unchanged (a store hands out new node objects on every
+    read); a changed work makes them again, and the change is what they then find."""
+    settings, _ = cited
+    ctx = AppContext(settings)
+    try:
+        store, library = ctx.graph().store, ctx.library()
+        first = works_index(store, library)
+        assert first is not None and works_index(store, library) is first
+        pastry = next(n for n in first.nodes.values() if "pastry" in n.name.lower())
+        with_doi = Node(pastry.id, NodeKind.EXTERNAL_WORK, {**pastry.props, "doi": "10.1/pastry"})
+        store.upsert(GraphData(nodes=[with_doi]))
+        try:
+            changed = works_index(store, library)
+            assert changed is not None and changed is not first
+            assert changed.library.items[pastry.id].fields["DOI"] == "10.1/pastry"
+        finally:
+            store.upsert(GraphData(nodes=[pastry]))
     finally:
         ctx.close()

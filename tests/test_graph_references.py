@@ -8,6 +8,7 @@ from agent_zot.graph.references import (
     Reference,
     parse_reference,
     parse_references,
+    reference_number,
     split_references,
     split_references_styled,
     surnames,
@@ -498,3 +499,17 @@ def test_nature_style_ampersand_authors_are_not_an_mdpi_list() -> None:
         "4. Quist, A. B. & Lowe, K. H. Plethysmography. Clinical Physiology 28, 395-406 (2014)."
     )
     assert ref.authors[:2] == ("Quist", "Lowe") and "&" not in ref.title
+
+
+@pytest.mark.parametrize(
+    ("raw", "number"),
+    [
+        ("[12] L. Lamport. The part-time parliament. ACM TOCS, 1998.", 12),
+        ("7. Chandra T, Griesemer R. Paxos made live. PODC 2007.", 7),
+        ("3) Rowstron A, Druschel P. Pastry. Middleware 2001.", 3),
+        ("Lamport, L. (1998). The part-time parliament. ACM TOCS.", None),
+        ("1998 was the year of the part-time parliament.", None),
+    ],
+)
+def test_a_numbered_entry_gives_its_number(raw: str, number: int | None) -> None:
+    assert reference_number(raw) == number

@@ -18,7 +18,7 @@ from agent_zot.graph.concepts import merge_concepts
 from agent_zot.graph.facts import PaperFacts
 from agent_zot.graph.matching import ReferenceMatcher, external_work_key, work_keys
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
-from agent_zot.graph.references import Reference
+from agent_zot.graph.references import Reference, reference_number
 from agent_zot.text import ascii_fold
 from agent_zot.zotero.copies import canonical_keys
 from agent_zot.zotero.models import Item, Library
@@ -204,7 +204,11 @@ def _add_citations(
                 continue
             wid = _work_node(graph, reference, filed)
             if wid is not None:
-                graph.edge(source, EdgeKind.CITES, wid, confidence=1.0, method="external")
+                edge = graph.edge(source, EdgeKind.CITES, wid, confidence=1.0, method="external")
+                # the citing sentence is found by this number at answer time, without reparsing the list
+                number = reference_number(reference.raw)
+                if number is not None:
+                    edge.props.setdefault("ref_number", number)
     stats.citations_in_library = sum(
         1 for e in graph.edges.values() if e.kind is EdgeKind.CITES and e.target.startswith("paper:")
     )

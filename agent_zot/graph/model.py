@@ -13,8 +13,9 @@ from typing import Any
 
 # What build_graph makes, by version: bump it when its output changes, so that update-db rebuilds graphs an
 # older agent-zot built (2: cited works merged across reference lists, with every author and the venue;
-# 3: one node per paper, however many records the library has of it).
-GRAPH_BUILD = 3
+# 3: one node per paper, however many records the library has of it; 4: a numbered reference's number on its
+# CITES edge to a cited work).
+GRAPH_BUILD = 4
 
 
 class NodeKind(StrEnum):
@@ -30,7 +31,7 @@ class NodeKind(StrEnum):
 class EdgeKind(StrEnum):
     AUTHORED_BY = "AUTHORED_BY"  # Paper -> Author; props: position (0-based)
     PUBLISHED_IN = "PUBLISHED_IN"  # Paper -> Venue
-    CITES = "CITES"  # Paper -> Paper | ExternalWork; props: confidence (0-1), method
+    CITES = "CITES"  # Paper -> Paper | ExternalWork; props: confidence (0-1), method, ref_number
     MENTIONS = "MENTIONS"  # Paper -> Concept; props: weight (0-1)
     TAGGED = "TAGGED"  # Paper -> Tag
     IN_COLLECTION = "IN_COLLECTION"  # Paper -> Collection

@@ -20,6 +20,7 @@ MAX_AUTHORS = 20
 MIN_ENTRY, MAX_ENTRY = 20, 800
 
 _BRACKET = re.compile(r"\s*\[(\d{1,4})\]\s*")
+_ENTRY_NUMBER = re.compile(r"\s*\[(\d{1,4})\]|\s*(\d{1,4})[.)]\s")
 _DOTTED = re.compile(r"\s*(\d{1,4})\.\s+(?=\S)")
 _PLAIN = re.compile(r"\s*(\d{1,4})\s+(?=[^\W\d_])")
 _MARKER = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.(?=\s)|\d{1,4}(?=\s+[^\W\d_]))\s*")
@@ -457,6 +458,12 @@ def parse_reference(raw: str) -> Reference:
         doi=doi,
         arxiv=arxiv,
     )
+
+
+def reference_number(raw: str) -> int | None:
+    """The number a numbered list gives the entry ("[12] …", "12. …"), None for an unnumbered one."""
+    found = _ENTRY_NUMBER.match(raw)
+    return int(found.group(1) or found.group(2)) if found else None
 
 
 def parse_references(text: str) -> list[Reference]:

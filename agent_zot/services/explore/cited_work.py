@@ -7,11 +7,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agent_zot.graph.matching import title_key, work_keys
 from agent_zot.graph.model import Node
-from agent_zot.graph.references import Reference, parse_references
 from agent_zot.services.passages import sentence_spans
-from agent_zot.services.resolve.works import WORK_PREFIX, WorkMatch
+from agent_zot.services.resolve.works import WorkMatch
 from agent_zot.services.response import ToolResponse, clip, more_line, plural
 from agent_zot.state.index import IndexState
 
@@ -19,7 +17,6 @@ if TYPE_CHECKING:
     from agent_zot.services.context import AppContext
 
 SENTENCE_CHARS = 320
-_NUMBER = re.compile(r"\s*\[(\d{1,4})\]|\s*(\d{1,4})[.)]\s")
 _BRACKETS = re.compile(r"\[([\d,;\s–—-]{1,60})\]")
 
 
@@ -36,7 +33,11 @@ def cited_work(ctx: AppContext, work: WorkMatch, *, direction: str, limit: int) 
         item = library.items.get(item_key)
         title = item.title if item else item_key
         year = f" ({item.year})" if item and item.year else ""
-        found = citing_sentence(state, item_key, work.node) if state is not None else None
+        found = (
+            citing_sentence(state, item_key, work.node, work.ref_numbers.get(item_key))
+            if state is not None
+            else None
+        )
         row: dict[str, Any] = {"item_key": item_key, "title": title, "year": item.year if item else None}
         if found:
             row["page"], row["sentence"] = found
@@ -62,13 +63,15 @@ def cited_work(ctx: AppContext, work: WorkMatch, *, direction: str, limit: int) 
     return ToolResponse("\n".join(lines), data)
 
 
-def citing_sentence(state: IndexState, item_key: str, work: Node) -> tuple[int, str] | None:
-    """(page, sentence) where the paper cites the work, or None when its text shows no marker for it."""
+def citing_sentence(
+    state: IndexState, item_key: str, work: Node, number: int | None
+) -> tuple[int, str] | None:
+    """(page, sentence) where the paper cites the work: by ``number``, the one its numbered reference list
+    gives the work, else by the work's first author and year; None when its text shows neither."""
+    surname = work.props.get("first_author")
+    year = work.props.get("year")
     for record in state.attachments_of(item_key):
         if not record.references_text:
-            continue
-        reference = next((r for r in parse_references(record.references_text) if _is_work(r, work)), None)
-        if reference is None:
             continue
         pages = [
             p
@@ -76,41 +79,23 @@ def citing_sentence(state: IndexState, item_key: str, work: Node) -> tuple[int, 
             if record.references_page is None or p.number < record.references_page
         ]
         for page in pages:
-            found = _marker_at(page.text, reference)
+            found = _marker_at(page.text, number, str(surname) if surname else None, year)
             if found is not None:
                 return page.number, _sentence_at(page.text, found)
     return None
 
 
-def _is_work(reference: Reference, work: Node) -> bool:
-    """Whether a reference list entry is this work: one of its keys is the node's, its DOI or arXiv id is
-    the node's, or its title and year make the node's title key."""
-    keys = set(work_keys(reference))
-    props = work.props
-    own = {work.id.removeprefix(WORK_PREFIX)}
-    own |= {f"doi:{props['doi']}"} if props.get("doi") else set()
-    own |= {f"arxiv:{props['arxiv']}"} if props.get("arxiv") else set()
-    if keys & own:
-        return True
-    year = props.get("year") if isinstance(props.get("year"), int) else None
-    titled = title_key(Reference(raw="", title=str(props.get("title") or ""), year=year))
-    return titled is not None and titled in keys
-
-
-def _marker_at(text: str, reference: Reference) -> int | None:
+def _marker_at(text: str, number: int | None, surname: str | None, year: object) -> int | None:
     """Where ``text`` cites the reference: its number in brackets (alone, listed or in a range), else its
     first author's surname followed by its year."""
-    numbered = _NUMBER.match(reference.raw)
-    if numbered:
-        number = int(numbered.group(1) or numbered.group(2))
+    if number is not None:
         for match in _BRACKETS.finditer(text):
             if number in _numbers(match.group(1)):
                 return match.start()
     # an author-year citation (also in papers that number their list but cite by name)
-    if reference.authors and reference.year:
-        surname = re.escape(reference.authors[0])
+    if surname and isinstance(year, int):
         pattern = (
-            rf"\b{surname}(?:\s+et\s+al\.?|\s+(?:and|&)\s+[^\W\d_][\w'’-]*)?[\s,]*\(?\s*{reference.year}"
+            rf"\b{re.escape(surname)}(?:\s+et\s+al\.?|\s+(?:and|&)\s+[^\W\d_][\w'’-]*)?[\s,]*\(?\s*{year}"
         )
         match = re.search(pattern, text)
         return match.start() if match else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent_zot.errors import AmbiguousNameError, NotFoundError
@@ -43,6 +43,8 @@ class WorkMatch:
     node: Node
     how: str
     citing: tuple[str, ...]  # library item keys, in key order
+    # the number each citing paper's reference list gives the work, where the list is numbered
+    ref_numbers: dict[str, int] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -94,7 +96,7 @@ class WorkMatch:
 
 @dataclass(slots=True)
 class _WorksIndex:
-    stamp: tuple[int, int, int]
+    stamp: int
     library: Library
     index: PaperIndex
     nodes: dict[str, Node]
@@ -110,7 +112,7 @@ def works_index(store: GraphStore, library: Library) -> _WorksIndex | None:
     nodes = store.find_nodes(NodeKind.EXTERNAL_WORK, limit=10**9)
     if not nodes:
         return None
-    stamp = (len(nodes), id(nodes[0]), id(nodes[-1]))
+    stamp = _fingerprint(nodes)
     with _lock:
         if _latest and _latest[0].stamp == stamp and _latest[0].library.identity == library.identity:
             return _latest[0]
@@ -131,6 +133,15 @@ def works_index(store: GraphStore, library: Library) -> _WorksIndex | None:
     with _lock:
         _latest[:] = [built]
     return built
+
+
+_READ_PROPS = ("title", "authors", "first_author", "untitled", "doi", "venue", "arxiv", "year")
+
+
+def _fingerprint(nodes: list[Node]) -> int:
+    """What the tables are made from: a store hands out fresh Node objects on every call, so the cache
+    is keyed on the works' content, which costs far less than rebuilding the tables."""
+    return hash(tuple((n.id, n.name, *(n.props.get(p) for p in _READ_PROPS)) for n in nodes))
 
 
 def _stand_in(node: Node) -> Item:
@@ -280,8 +291,14 @@ def _work(store: GraphStore, works: _WorksIndex, keys: list[str], how: str) -> W
     copies = list(dict.fromkeys(k for key in keys for k in works.index.group_of.get(key, (key,))))
     key = keys[0]
     edges = store.edges_of(copies, kinds=[EdgeKind.CITES], direction=Direction.IN)
-    citing = tuple(sorted({e.source.removeprefix("paper:") for e in edges if e.source.startswith("paper:")}))
-    return WorkMatch(works.nodes[key], how, citing)
+    cites = [e for e in edges if e.source.startswith("paper:")]
+    citing = tuple(sorted({e.source.removeprefix("paper:") for e in cites}))
+    numbers = {
+        e.source.removeprefix("paper:"): int(e.props["ref_number"])
+        for e in cites
+        if isinstance(e.props.get("ref_number"), int)
+    }
+    return WorkMatch(works.nodes[key], how, citing, numbers)
 
 
 def _work_line(item: Item) -> str:
