@@ -7,15 +7,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agent_zot.graph.concept_merge import (
+    ConceptLedger,
+    PaperShare,
+    merge_concepts,
+    near_duplicate,
+    paper_share,
+)
 from agent_zot.graph.concepts import (
     concept_type,
     dataset_names,
     extract_keyphrases,
-    merge_concepts,
-    near_duplicate,
     normalise_concept,
     singularise,
 )
@@ -330,7 +336,7 @@ def test_merging_gives_the_same_concepts_in_every_process() -> None:
     """Concept ids are graph node ids: they must not depend on Python's per-process string hashing."""
     script = (
         "from tests.test_graph_concepts import AMBIGUOUS, AMBIGUOUS_TEXTS\n"
-        "from agent_zot.graph.concepts import merge_concepts\n"
+        "from agent_zot.graph.concept_merge import merge_concepts\n"
         "c = merge_concepts(AMBIGUOUS, texts=AMBIGUOUS_TEXTS)\n"
         "print(sorted((k, v.name, sorted(v.aliases), sorted(v.papers.items())) for k, v in c.concepts.items()))"
     )
@@ -408,3 +414,81 @@ def test_merge_types_concepts_with_their_texts() -> None:
     assert concepts["mimic"].type is ConceptType.DATASET
     assert concepts["sepsis prediction"].type is ConceptType.CONCEPT
     assert concepts["gradient boosting"].type is ConceptType.METHOD
+
+
+# --- merging by what changed ---------------------------------------------------------------------------------
+
+PHRASES = [
+    "graph neural network", "graph neural networks", "Graph Neural Network", "GNN", "neural network",
+    "convolutional neural network", "convolution neural network", "CNN", "acute coronary syndrome",
+    "acute coronary syndromes", "ACS", "American Cancer Society", "long-term potentiation", "LTP",
+    "anti retroviral therapy", "antiretroviral therapy", "ImageNet dataset", "MIMIC", "message passing",
+    "attention", "self-attention", "self attention mechanism", "protein folding", "protein structure",
+]  # fmt: skip
+DEFINITIONS = [
+    "We train a graph neural network (GNN).", "A convolutional neural network (CNN) reads images.",
+    "Patients with acute coronary syndrome (ACS) were enrolled.", "The American Cancer Society (ACS) funds it.",
+    "Long-term potentiation (LTP) was induced.", "We use the MIMIC dataset.", "",
+]  # fmt: skip
+
+
+def _random_paper(rng: Any) -> tuple[list[tuple[str, float]], str]:
+    phrases = [(p, round(rng.uniform(0.05, 1.0), 3)) for p in rng.sample(PHRASES, rng.randint(0, 8))]
+    return phrases, " ".join(rng.sample(DEFINITIONS, rng.randint(0, 3)))
+
+
+def _shape(concepts: Any) -> tuple[Any, ...]:
+    found = {
+        k: (c.name, c.type, sorted(c.aliases), sorted(c.papers.items())) for k, c in concepts.concepts.items()
+    }
+    return found, concepts.per_paper, concepts.alias_to_key
+
+
+def _assert_update_equals_a_build(
+    ledger: ConceptLedger, changed: dict[str, PaperShare | None], papers: dict[str, tuple[Any, str]]
+) -> None:
+    """Update ``ledger`` with ``changed``; it must merge as a ledger built from ``papers`` (the library
+    after the change), and its change must name every concept and paper whose merged form differs."""
+    before = _shape(ledger.concept_set())
+    change = ledger.update(changed)
+    fresh = ConceptLedger.build({p: v[0] for p, v in papers.items()}, {p: v[1] for p, v in papers.items()})
+    after = _shape(fresh.concept_set())
+    assert _shape(ledger.concept_set()) == after
+    assert ConceptLedger.from_json(ledger.to_json()).concept_set().per_paper == after[1]
+    for key in {k for k in after[0] if after[0][k] != before[0].get(k)}:
+        assert key in change.concepts
+        found = change.concepts[key]
+        assert (found.name, found.type, sorted(found.aliases), sorted(found.papers.items())) == after[0][key]
+    moved = {p for p in set(after[1]) | set(before[1]) if after[1].get(p, []) != before[1].get(p, [])}
+    assert moved <= set(change.per_paper)
+    assert all(change.per_paper[p] == after[1].get(p, []) for p in change.per_paper)
+
+
+def test_a_second_expansion_of_an_acronym_rewrites_the_concept_it_leaves() -> None:
+    papers = {p: (AMBIGUOUS[p], AMBIGUOUS_TEXTS[p]) for p in ("P1", "P3", "P4")}
+    ledger = ConceptLedger.build({p: v[0] for p, v in papers.items()}, {p: v[1] for p, v in papers.items()})
+    assert ledger.concept_set().key_for("ACS") == "acute coronary syndrome"
+    papers["P2"] = (AMBIGUOUS["P2"], AMBIGUOUS_TEXTS["P2"])
+    _assert_update_equals_a_build(ledger, {"P2": paper_share(*papers["P2"])}, papers)
+    assert ledger.concept_set().key_for("ACS") == "acs"
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_ledger_updated_by_what_changed_equals_one_built_again(seed: int) -> None:
+    """Papers edited, emptied, added and removed at random."""
+    import random
+
+    rng = random.Random(seed)
+    papers = {
+        p: v for p, v in ((f"P{i}", _random_paper(rng)) for i in range(14)) if v[0]
+    }  # as a build has them
+    ledger = ConceptLedger.build({p: v[0] for p, v in papers.items()}, {p: v[1] for p, v in papers.items()})
+    for _ in range(3):
+        changed: dict[str, PaperShare | None] = {}
+        for paper in rng.sample([*sorted(papers), "P-new"], 3):
+            phrases, text = _random_paper(rng) if rng.random() >= 0.25 else ([], "")
+            changed[paper] = paper_share(phrases, text) if phrases else None
+            papers.pop(paper, None)
+            if phrases:
+                papers[paper] = (phrases, text)
+        _assert_update_equals_a_build(ledger, changed, papers)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from agent_zot.graph.authors import resolve_authors
-from agent_zot.graph.concepts import merge_concepts
+from agent_zot.graph.concept_merge import Concept, ConceptLedger
 from agent_zot.graph.facts import PaperFacts
 from agent_zot.graph.matching import ReferenceMatcher, external_work_key, work_keys
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
@@ -35,6 +35,7 @@ class BuildStats:
     concepts: int = 0
     authors: int = 0
     edges: int = 0
+    patched_papers: int = 0  # a patch: the papers it wrote again (0: built whole)
     counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, int]:
@@ -46,7 +47,7 @@ class BuildStats:
             "concepts": self.concepts,
             "authors": self.authors,
             "edges": self.edges,
-        }
+        } | ({"patched_papers": self.patched_papers} if self.patched_papers else {})
 
 
 class _Graph:
@@ -74,9 +75,12 @@ class _Graph:
         return GraphData(list(self.nodes.values()), list(self.edges.values()))
 
 
-def build_graph(library: Library, facts: dict[str, PaperFacts]) -> tuple[GraphData, BuildStats]:
+def build_graph(
+    library: Library, facts: dict[str, PaperFacts]
+) -> tuple[GraphData, BuildStats, ConceptLedger]:
     """The graph of the library: one node per paper, however many records it has (the copies' filing,
-    references and keyphrases all count for it, and its node names them)."""
+    references and keyphrases all count for it, and its node names them); and the concept ledger a later
+    edit patches the concepts with."""
     items = list(library.items.values())
     canonical = canonical_keys(items)
     papers = [i for i in items if canonical.get(i.key, i.key) == i.key]
@@ -93,24 +97,30 @@ def build_graph(library: Library, facts: dict[str, PaperFacts]) -> tuple[GraphDa
             _add_filing(graph, item, library, paper_id(canonical[item.key]))
     stats.authors = _add_authors(graph, papers)
     _add_citations(graph, items, facts, stats, canonical)
-    stats.concepts = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
+    ledger = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
+    stats.concepts = sum(1 for n in graph.nodes.values() if n.kind is NodeKind.CONCEPT)
     data = graph.data()
     stats.edges = len(data.edges)
-    return data, stats
+    return data, stats, ledger
 
 
 def _add_paper(graph: _Graph, item: Item, library: Library, copies: list[str] | None = None) -> None:
-    pid = graph.node(
-        NodeKind.PAPER,
-        item.key,
-        title=item.title or "(untitled)",
-        year=item.year,
-        item_key=item.key,
-        item_type=item.item_type,
-        doi=item.doi.lower() or None,
-        copies=copies or None,  # the paper's other records in the library
-    )
-    _add_filing(graph, item, library, pid)
+    node = paper_node(item, copies)
+    graph.nodes[node.id] = node
+    _add_filing(graph, item, library, node.id)
+
+
+def paper_node(item: Item, copies: list[str] | None = None) -> Node:
+    """A paper's node; ``copies``: the paper's other records in the library."""
+    props = {
+        "title": item.title or "(untitled)",
+        "year": item.year,
+        "item_key": item.key,
+        "item_type": item.item_type,
+        "doi": item.doi.lower() or None,
+        "copies": copies or None,
+    }
+    return Node(paper_id(item.key), NodeKind.PAPER, {k: v for k, v in props.items() if v not in (None, "")})
 
 
 def _add_filing(graph: _Graph, item: Item, library: Library, pid: str) -> None:
@@ -215,6 +225,21 @@ def _add_citations(
     stats.external_works = sum(1 for n in graph.nodes.values() if n.kind is NodeKind.EXTERNAL_WORK)
 
 
+def citation_edges(library: Library, facts: dict[str, PaperFacts]) -> tuple[list[str], GraphData, BuildStats]:
+    """Every paper's CITES edges and the cited works they reach, as a full build makes them: what a patch
+    writes when an edit may have changed which paper a reference list names."""
+    items = list(library.items.values())
+    canonical = canonical_keys(items)
+    graph = _Graph()
+    papers = [paper_id(i.key) for i in items if canonical.get(i.key, i.key) == i.key]
+    for pid in papers:  # stand-ins: only their ids are read
+        graph.nodes[pid] = Node(pid, NodeKind.PAPER, {})
+    stats = BuildStats()
+    _add_citations(graph, items, facts, stats, canonical)
+    works = [n for n in graph.nodes.values() if n.kind is NodeKind.EXTERNAL_WORK]
+    return papers, GraphData(works, [e for e in graph.edges.values() if e.kind is EdgeKind.CITES]), stats
+
+
 def _work_node(graph: _Graph, reference: Reference, filed: dict[str, str]) -> str | None:
     """The node of a cited work outside the library: one per work, though one list gives its DOI and
     another only its title; it keeps every identifier and the fuller author list any of them gives."""
@@ -266,17 +291,37 @@ def _facts_per_paper(facts: dict[str, PaperFacts], canonical: dict[str, str]) ->
     return merged
 
 
-def _add_concepts(graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts]) -> int:
+def concept_inputs(
+    items: Iterable[Item], facts: dict[str, PaperFacts]
+) -> tuple[dict[str, list[tuple[str, float]]], dict[str, str]]:
+    """Each paper's keyphrases, and its title and abstract, where the merge sees acronym definitions
+    ("convolutional neural network (CNN)")."""
     per_paper = {key: f.keyphrases for key, f in facts.items() if f.keyphrases}
-    # Titles and abstracts let the merge see acronym definitions ("convolutional neural network (CNN)").
-    texts = {i.key: f"{i.title}\n{i.abstract}" for i in items if i.key in per_paper}
-    concepts = merge_concepts(per_paper, texts=texts)
-    for key, mentions in concepts.per_paper.items():
+    texts = {i.key: concept_text(i) for i in items if i.key in per_paper}
+    return per_paper, texts
+
+
+def concept_text(item: Item) -> str:
+    return f"{item.title}\n{item.abstract}"
+
+
+def _add_concepts(graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts]) -> ConceptLedger:
+    per_paper, texts = concept_inputs(items, facts)
+    ledger = ConceptLedger.build(per_paper, texts)
+    concepts = ledger.concept_set()
+    mentions = {key: found for key, found in concepts.per_paper.items() if paper_id(key) in graph.nodes}
+    add_mentions(graph, mentions, concepts.concepts)
+    return ledger
+
+
+def add_mentions(
+    graph: _Graph, mentions: dict[str, list[tuple[str, float]]], concepts: dict[str, Concept]
+) -> None:
+    """Papers' MENTIONS edges and the concept nodes they reach."""
+    for key, found in mentions.items():
         source = paper_id(key)
-        if source not in graph.nodes:
-            continue
-        for concept_key, weight in mentions:
-            concept = concepts.concepts[concept_key]
+        for concept_key, weight in found:
+            concept = concepts[concept_key]
             cid = graph.node(
                 NodeKind.CONCEPT,
                 concept_key,
@@ -286,4 +331,3 @@ def _add_concepts(graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFa
                 papers=concept.doc_freq,
             )
             graph.edge(source, EdgeKind.MENTIONS, cid, weight=round(weight, 4))
-    return sum(1 for n in graph.nodes.values() if n.kind is NodeKind.CONCEPT)

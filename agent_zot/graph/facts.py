@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from agent_zot.graph.concepts import extract_keyphrases
 from agent_zot.graph.references import Reference, parse_references
 from agent_zot.hardware import worker_count
 from agent_zot.index.changes import creators_fingerprint, text_fingerprint
-from agent_zot.state.db import connect
+from agent_zot.state.db import connect, rows_in
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
 
@@ -67,15 +67,21 @@ def _reference(data: dict[str, Any]) -> Reference:
 
 
 class FactsCache:
-    """The ``graph_facts`` table in the state database (its own connection; WAL like the state DB)."""
+    """The ``graph_facts`` and ``graph_memo`` tables in the state database (its own connection; WAL like the
+    state DB)."""
 
     def __init__(self, path: Path) -> None:
         self._conn = connect(path, autocommit=False)
         self._lock = threading.Lock()
 
-    def load(self) -> dict[str, tuple[str, PaperFacts | None]]:
+    def load(self, keys: Sequence[str] | None = None) -> dict[str, tuple[str, PaperFacts | None]]:
+        """The cached facts of ``keys`` (all of them when None), with the fingerprint each was made for."""
         with self._lock:
-            rows = self._conn.execute("SELECT item_key, fingerprint, facts FROM graph_facts").fetchall()
+            if keys is None:
+                rows = self._conn.execute("SELECT item_key, fingerprint, facts FROM graph_facts").fetchall()
+            else:
+                query = "SELECT item_key, fingerprint, facts FROM graph_facts WHERE item_key IN ({})"
+                rows = rows_in(self._conn, query, list(keys))
         return {key: (fp, PaperFacts.from_json(key, facts)) for key, fp, facts in rows}
 
     def save(self, facts: Iterable[tuple[PaperFacts, str]]) -> None:
@@ -96,6 +102,21 @@ class FactsCache:
                 return cursor.rowcount
             finally:
                 self._conn.execute("DETACH DATABASE other")
+
+    def memo(self, name: str) -> str | None:
+        """A part of the graph memo (graph/patch.py), kept in the same database."""
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM graph_memo WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def keep_memo(self, parts: dict[str, str | None]) -> None:
+        """Write memo parts in one transaction; None removes a part."""
+        with self._lock, self._conn:
+            for name, value in parts.items():
+                if value is None:
+                    self._conn.execute("DELETE FROM graph_memo WHERE name = ?", (name,))
+                else:
+                    self._conn.execute("INSERT OR REPLACE INTO graph_memo VALUES (?, ?)", (name, value))
 
     def forget(self, keep: set[str]) -> None:
         with self._lock:
@@ -177,24 +198,59 @@ def _all_keyphrases(
         return list(pool.map(_yake_one, sources, chunksize=chunk))
 
 
+@dataclass(frozen=True, slots=True)
+class FactsKey:
+    """What an item's facts are computed from: its metadata text, its creators (left out of keyphrases),
+    the files its text came from, and the keyphrase extractor. The cache is keyed by all of it."""
+
+    text: str
+    creators: str
+    sources: str
+    extractor: str
+
+    def __str__(self) -> str:
+        return f"{self.text}|{self.creators}|{self.sources}|{self.extractor}"
+
+
+def facts_keys(items: Iterable[Item], state: IndexState, *, settings: Settings) -> dict[str, FactsKey]:
+    extractor = keyphrase_extractor(settings)[0]
+    files = state.attachment_fingerprints()
+    owned = state.attachments_by_item()
+    return {
+        item.key: FactsKey(
+            text_fingerprint(item),
+            creators_fingerprint(item),
+            ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ()))),
+            extractor,
+        )
+        for item in items
+    }
+
+
 def current_facts(
-    items: Iterable[Item], state: IndexState, cache: FactsCache, *, settings: Settings
+    items: Iterable[Item],
+    state: IndexState,
+    cache: FactsCache,
+    *,
+    settings: Settings,
+    keys: dict[str, FactsKey] | None = None,
+    every_item: bool = True,
 ) -> dict[str, PaperFacts]:
-    """Facts for every item: cached where what they are computed from is unchanged, else computed.
+    """Facts for ``items``: cached where what they are computed from is unchanged, else computed.
 
     The key covers the item's metadata text (not its tags or collections: a retag reuses the facts) *and*
     the files its text came from: a file parsed for the first time (after `update-db --no-fulltext`),
     repaired or replaced changes its attachment fingerprint, so the references and keyphrases are read
-    again from the new text."""
-    extractor, keyphrases = keyphrase_extractor(settings)
-    files = state.attachment_fingerprints()
-    owned = state.attachments_by_item()
-    cached = cache.load()
+    again from the new text. With ``every_item`` (``items`` is the whole library) the cached facts of
+    items no longer in it are dropped."""
+    items = list(items)
+    _, keyphrases = keyphrase_extractor(settings)
+    keys = keys if keys is not None else facts_keys(items, state, settings=settings)
+    cached = cache.load(None if every_item else [item.key for item in items])
     result: dict[str, PaperFacts] = {}
     todo: list[tuple[Item, str]] = []
     for item in items:
-        sources = ",".join(f"{key}={files.get(key, '')}" for key in sorted(owned.get(item.key, ())))
-        fingerprint = f"{text_fingerprint(item)}|{creators_fingerprint(item)}|{sources}|{extractor}"
+        fingerprint = str(keys[item.key])
         stored_fp, stored = cached.get(item.key, ("", None))
         if stored is not None and stored_fp == fingerprint:
             result[item.key] = stored
@@ -204,7 +260,7 @@ def current_facts(
     phrases = _all_keyphrases(
         [source for _, source in inputs],
         keyphrases,
-        parallel=extractor == "yake",
+        parallel=keys[todo[0][0].key].extractor == "yake" if todo else False,
         workers=worker_count(settings.index_workers),
     )
     fresh: list[tuple[PaperFacts, str]] = []
@@ -213,5 +269,6 @@ def current_facts(
         result[item.key] = facts
         fresh.append((facts, fingerprint))
     cache.save(fresh)
-    cache.forget(set(result))
+    if every_item:
+        cache.forget(set(result))
     return result

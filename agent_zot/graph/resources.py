@@ -14,11 +14,22 @@ from pathlib import Path
 
 from agent_zot.config import Settings
 from agent_zot.graph.build import FILING_KINDS, BuildStats, build_graph, filing_edges
-from agent_zot.graph.facts import FactsCache, current_facts
+from agent_zot.graph.facts import FactsCache, PaperFacts, current_facts, facts_keys
+from agent_zot.graph.model import EdgeKind, NodeKind
+from agent_zot.graph.patch import (
+    FactsFor,
+    GraphMemo,
+    Signature,
+    cited_papers,
+    filing_signature,
+    plan_patch,
+    signatures,
+)
 from agent_zot.graph.store import GraphStore
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
+from agent_zot.zotero.copies import canonical_keys
 from agent_zot.zotero.models import Item, Library
 
 log = logging.getLogger(__name__)
@@ -59,24 +70,101 @@ class GraphResources:
     def is_empty(self) -> bool:
         return not self.local.stored_counts().get("Paper")
 
-    def update(self, library: Library, state: IndexState, times: StageTimes | None = None) -> BuildStats:
-        """Rebuild the graph from the library and the cached per-paper facts; write it to the stores."""
+    def update(
+        self, library: Library, state: IndexState, times: StageTimes | None = None, *, rebuild: bool = False
+    ) -> BuildStats:
+        """Bring the graph up to date with the library and the cached per-paper facts: patched where a few
+        papers changed (graph/patch.py), else (or with ``rebuild``) built again; written to the stores."""
         times = times if times is not None else StageTimes()
         with self._lock:
             cache = FactsCache(self.state_path)
             try:
+                keys = facts_keys(library.items.values(), state, settings=self.settings)
+                canonical = canonical_keys(library.items.values())
+                now = signatures(library, keys, canonical)
+                memo = GraphMemo.read(cache)
+                if not rebuild and memo is not None and memo.graph_version == self.local.version():
+
+                    def facts_for(wanted: Sequence[str]) -> dict[str, PaperFacts]:
+                        items = [library.items[key] for key in wanted]
+                        return current_facts(
+                            items, state, cache, settings=self.settings, keys=keys, every_item=False
+                        )
+
+                    with times.measure("graph: patch"):
+                        stats = self._patch(memo, cache, library, facts_for, now, canonical)
+                    if stats is not None:
+                        return stats
                 with times.measure("graph: references and keyphrases"):
-                    facts = current_facts(library.items.values(), state, cache, settings=self.settings)
+                    facts = current_facts(
+                        library.items.values(), state, cache, settings=self.settings, keys=keys
+                    )
+                return self._rebuild(cache, library, facts, now, times)
             finally:
                 cache.close()
-            with times.measure("graph: build"):
-                data, stats = build_graph(library, facts)
-            with times.measure("graph: write"):
-                self.local.replace_all(data)
-                if self.settings.graph_store == "neo4j":
-                    self.neo4j.replace_all(data)
-            stats.counts = self.local.stored_counts()
-            return stats
+
+    def _rebuild(
+        self,
+        cache: FactsCache,
+        library: Library,
+        facts: dict[str, PaperFacts],
+        now: dict[str, Signature],
+        times: StageTimes,
+    ) -> BuildStats:
+        with times.measure("graph: build"):
+            data, stats, ledger = build_graph(library, facts)
+        GraphMemo.forget(cache)  # the stores and the memo are written apart: never leave a stale one
+        with times.measure("graph: write"):
+            self.local.replace_all(data)
+            if self.settings.graph_store == "neo4j":
+                self.neo4j.replace_all(data)
+        stats.counts = self.local.stored_counts()
+        citing = {key for key, known in facts.items() if known.references}
+        memo = GraphMemo(self.local.version(), now, cited_papers(data), citing, stats.to_dict(), ledger)
+        memo.keep(cache, with_ledger=True)
+        return stats
+
+    def _patch(
+        self,
+        memo: GraphMemo,
+        cache: FactsCache,
+        library: Library,
+        facts_for: FactsFor,
+        now: dict[str, Signature],
+        canonical: dict[str, str],
+    ) -> BuildStats | None:
+        patch = plan_patch(memo, cache, library, facts_for, now, canonical)
+        if patch is None:
+            return None
+        GraphMemo.forget(cache)
+        for write in patch.writes:
+            write.apply(self.local)
+            if self.settings.graph_store == "neo4j":
+                write.apply(self.neo4j)
+        counts = self.local.stored_counts()
+        stats = BuildStats(**{k: v for k, v in memo.stats.items() if k in BuildStats.__slots__})
+        if patch.citations is not None:
+            stats.citations_in_library = patch.citations.citations_in_library
+            stats.external_works = patch.citations.external_works
+            memo.cited = cited_papers(next(w.data for w in patch.writes if EdgeKind.CITES in w.kinds))
+        stats.concepts = counts.get(NodeKind.CONCEPT.value, 0)
+        stats.edges = sum(counts.get(kind.value, 0) for kind in EdgeKind)
+        stats.counts = counts
+        stats.patched_papers = patch.papers
+        memo.graph_version, memo.signatures, memo.stats = self.local.version(), now, stats.to_dict()
+        memo.keep(cache, with_ledger=memo.ledger is not None)  # read only when it was updated
+        return stats
+
+    def memo_is_current(self) -> bool:
+        """Whether the graph's memo describes the stored graph, so the next edit can patch it (an older
+        agent-zot wrote none)."""
+        with self._lock:
+            cache = FactsCache(self.state_path)
+            try:
+                memo = GraphMemo.read(cache)
+            finally:
+                cache.close()
+            return memo is not None and memo.graph_version == self.local.version()
 
     def patch_papers(self, library: Library, items: Sequence[Item]) -> dict[str, float]:
         """Bring the tags and collections of these papers up to date in place (a retag, a paper filed
@@ -84,9 +172,21 @@ class GraphResources:
         a rebuild without its cost. Callers patch only items whose other graph inputs are unchanged."""
         sources, data = filing_edges(library, items)
         with self._lock:
-            self.local.replace_out_edges(sources, FILING_KINDS, data)
-            if self.settings.graph_store == "neo4j":
-                self.neo4j.replace_out_edges(sources, FILING_KINDS, data)
+            cache = FactsCache(self.state_path)
+            try:
+                memo = GraphMemo.read(cache)
+                current = memo is not None and memo.graph_version == self.local.version()
+                self.local.replace_out_edges(sources, FILING_KINDS, data)
+                if self.settings.graph_store == "neo4j":
+                    self.neo4j.replace_out_edges(sources, FILING_KINDS, data)
+                if memo is not None and current:  # the memo follows the filing it describes
+                    for item in items:
+                        frame, text, _ = memo.signatures.get(item.key, ("", "", ""))
+                        memo.signatures[item.key] = (frame, text, filing_signature(item, library))
+                    memo.graph_version = self.local.version()
+                    memo.keep(cache, with_ledger=False)
+            finally:
+                cache.close()
         return {"papers_patched": len(items), "edges": len(data.edges)}
 
     def sync(self) -> dict[str, int]:

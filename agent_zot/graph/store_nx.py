@@ -25,7 +25,7 @@ import networkx as nx
 
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStoreError
-from agent_zot.state.db import connect
+from agent_zot.state.db import connect, rows_in
 
 _UPSERT_NODE = (
     "INSERT INTO graph_nodes VALUES (?, ?, ?) "
@@ -197,6 +197,9 @@ class NetworkxGraphStore:
         if not nodes and not edges:
             return
         with self._lock:
+            if self._graph is None:  # not loaded (update-db): write the rows, never load the graph for it
+                self._write_tables(lambda conn: _upsert_rows(conn, nodes, edges))
+                return
             with self._writing() as (conn, current):
                 missing = missing_endpoints(edges, (n.id for n in nodes), set(current.nodes))
                 if missing:
@@ -361,6 +364,11 @@ class NetworkxGraphStore:
             edges.sort(key=lambda e: e.key)
         return edges
 
+    def version(self) -> int:
+        """The stored graph's version: every write raises it (a memo of the graph checks it is current)."""
+        with self._lock:
+            return self._read_version(self._connection())
+
     @_locked
     def stored_counts(self) -> dict[str, int]:
         """Node and edge counts straight from the tables, without loading the graph (for status lines and
@@ -412,6 +420,16 @@ def _write_difference(
     return bool(gone_edges or gone_nodes or put_nodes or put_edges)
 
 
+def _upsert_rows(conn: sqlite3.Connection, nodes: Sequence[Node], edges: Sequence[Edge]) -> bool:
+    """``upsert`` on the tables, without loading the graph."""
+    missing = missing_endpoints(edges, (n.id for n in nodes), _ids_in(conn, edges))
+    if missing:
+        raise dangling_error(missing)
+    conn.executemany(_UPSERT_NODE, [(n.id, n.kind.value, _dumps(n.props)) for n in nodes])
+    conn.executemany(_UPSERT_EDGE, [(e.source, e.kind.value, e.target, _dumps(e.props)) for e in edges])
+    return True
+
+
 def _replace_out_edges(
     conn: sqlite3.Connection,
     sources: list[str],
@@ -423,7 +441,7 @@ def _replace_out_edges(
     missing = missing_endpoints(edges, (n.id for n in nodes), _ids_in(conn, edges))
     if missing:
         raise dangling_error(missing)
-    leaving = _rows_in(conn, "SELECT source, kind, target FROM graph_edges WHERE source IN ({})", sources)
+    leaving = rows_in(conn, "SELECT source, kind, target FROM graph_edges WHERE source IN ({})", sources)
     old = [row for row in leaving if row[1] in kinds]
     conn.executemany("DELETE FROM graph_edges WHERE source = ? AND kind = ? AND target = ?", old)
     conn.executemany(_UPSERT_NODE, [(n.id, n.kind.value, _dumps(n.props)) for n in nodes])
@@ -437,18 +455,9 @@ def _replace_out_edges(
     return bool(old or nodes or edges)
 
 
-def _rows_in(conn: sqlite3.Connection, query: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
-    """``query`` with its ``IN ({})`` over ``values``, a batch at a time (SQLite caps the parameters)."""
-    rows: list[tuple[Any, ...]] = []
-    for start in range(0, len(values), 500):
-        batch = values[start : start + 500]
-        rows += conn.execute(query.format(",".join("?" * len(batch))), batch).fetchall()
-    return rows
-
-
 def _ids_in(conn: sqlite3.Connection, edges: Sequence[Edge]) -> set[str]:
     ends = sorted({end for e in edges for end in (e.source, e.target)})
-    return {row[0] for row in _rows_in(conn, "SELECT id FROM graph_nodes WHERE id IN ({})", ends)}
+    return {row[0] for row in rows_in(conn, "SELECT id FROM graph_nodes WHERE id IN ({})", ends)}
 
 
 # -- helpers over the in-memory graph -------------------------------------------------------------

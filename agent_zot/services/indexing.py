@@ -356,9 +356,10 @@ def _update(
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
     if graph is not None:
-        outdated = state.get_meta("graph_build") != str(GRAPH_BUILD)  # built by an older agent-zot
+        # built by an older agent-zot, or without the memo an edit patches it from
+        outdated = state.get_meta("graph_build") != str(GRAPH_BUILD) or not graph.memo_is_current()
         if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
-            _update_graph(graph, library, state, summary, times)
+            _update_graph(graph, library, state, summary, times, rebuild=outdated)
         elif graph_patch:  # tags and collections only: the papers' own nodes and edges
             _patch_graph(graph, library, graph_patch, summary, times)
     prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
@@ -413,11 +414,17 @@ def check_library(state: IndexState, library: Library) -> None:
 
 
 def _update_graph(
-    graph: GraphResources, library: Library, state: Any, summary: UpdateSummary, times: StageTimes
+    graph: GraphResources,
+    library: Library,
+    state: Any,
+    summary: UpdateSummary,
+    times: StageTimes,
+    *,
+    rebuild: bool,
 ) -> None:
     started = time.perf_counter()
     try:
-        summary.graph = graph.update(library, state, times).to_dict()
+        summary.graph = graph.update(library, state, times, rebuild=rebuild).to_dict()
         summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
         state.set_meta("graph_build", str(GRAPH_BUILD))
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed

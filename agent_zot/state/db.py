@@ -8,7 +8,9 @@ opens it through `connect`, so the tables are created in one place and in one ve
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agent_zot.errors import AgentZotError
 
@@ -58,6 +60,8 @@ CREATE TABLE IF NOT EXISTS graph_facts (
     fingerprint TEXT NOT NULL,
     facts TEXT NOT NULL
 );
+-- what the last graph build or patch keeps for the next patch (graph/patch.py): item signatures, concepts
+CREATE TABLE IF NOT EXISTS graph_memo (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- the embedded knowledge graph (graph/store_nx.py)
 CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS graph_nodes (
@@ -75,6 +79,15 @@ CREATE TABLE IF NOT EXISTS graph_edges (
 CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges(target);
 INSERT OR IGNORE INTO graph_meta VALUES ('graph_version', '0');
 """
+
+
+def rows_in(conn: sqlite3.Connection, query: str, values: Sequence[str]) -> list[tuple[Any, ...]]:
+    """``query`` with its ``IN ({})`` over ``values``, a batch at a time (SQLite caps the parameters)."""
+    rows: list[tuple[Any, ...]] = []
+    for start in range(0, len(values), 500):
+        batch = values[start : start + 500]
+        rows += conn.execute(query.format(",".join("?" * len(batch))), batch).fetchall()
+    return rows
 
 
 class StateError(AgentZotError):
