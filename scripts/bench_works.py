@@ -10,9 +10,9 @@ classes:
 - ``external_cites``: which library papers cite a work the library does not hold. Right when the answer
   names that work (title, else first author and year) and, for ``absent``, when it finds nothing. The
   citing papers the answer lists are scored apart (recall of the labelled citers).
-- ``reading_gap``: what the papers cite most that the library lacks. Right when the first work listed is
-  one of the labelled top works (or tied with them), or, for ``gap_none_twice``, when the answer says that
-  no work is cited twice.
+- ``reading_gap``: what the papers cite most that the library lacks. Right when a labelled top work is
+  listed first, or as often cited as the first (ties are ordered by year), or, for ``gap_none_twice``, when
+  the answer says that no work is cited twice.
 - ``author_acronym``, ``author_list_year``, ``description``: a library paper named by its authors' initials,
   by an author list with a year, or by what it is; scored as scripts/bench_resolve.py scores requests.
 
@@ -95,8 +95,15 @@ def judge_work(row: dict[str, Any], got: dict[str, Any]) -> tuple[bool, bool | N
     if not missing:
         return False, None
     top = [*(row.get("expect_top") or []), *(row.get("expect_also_tied") or [])]
-    first = fold(missing[0].get("title") or "")
-    return any(fuzz.token_set_ratio(fold(t), first) >= 85 for t in top), None
+    # right when a labelled top work leads, or is listed as often cited as the one that leads (a tie the
+    # labeller did not count: the answer orders ties by year)
+    leading = missing[0].get("cited_by")
+    return any(
+        fuzz.token_set_ratio(fold(t), fold(row.get("title") or "")) >= 85
+        for row in missing
+        if row.get("cited_by") == leading
+        for t in top
+    ), None
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
+from agent_zot.graph.facts import FACTS_VERSION
 from agent_zot.graph.model import GRAPH_BUILD, GraphData, Node, NodeKind
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
@@ -237,6 +238,13 @@ async def test_a_work_whose_reference_lists_print_no_title_is_found_by_its_autho
     assert text.startswith("Ma and Bertschinger (1995)") and "give no title" in text
     [row] = data["cited_by"]
     assert row["item_key"] == k["transits"] and "Ma and Bertschinger (1995)" in row["sentence"]
+    # with a title the lists never printed beside the authors and year: those cannot be checked
+    named = await _ask(
+        settings, "who cites the linear perturbation theory paper of Ma and Bertschinger (1995)?"
+    )
+    assert named.structured_content.get("work", {}).get("authors") == ["Ma", "Bertschinger"], named.content[
+        0
+    ].text
 
 
 async def test_the_reading_gap_is_reached_however_it_is_asked(cited: tuple[Settings, dict[str, str]]) -> None:
@@ -257,13 +265,17 @@ def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(
     ctx = AppContext(settings)
     try:
         state = ctx.index_resources().state
-        assert state.get_meta("graph_build") == str(GRAPH_BUILD)
+        made_by = f"{GRAPH_BUILD}.{FACTS_VERSION}"  # the assembly's and the facts' versions
+        assert state.get_meta("graph_build") == made_by
         unchanged = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
         assert unchanged.graph is None  # nothing changed: no rebuild
         state.set_meta("graph_build", "1")  # as an older agent-zot left it
         rebuilt = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
         assert rebuilt.graph is not None and rebuilt.graph["external_works"] >= 5
-        assert state.get_meta("graph_build") == str(GRAPH_BUILD)
+        assert state.get_meta("graph_build") == made_by
+        state.set_meta("graph_build", f"{GRAPH_BUILD}.{FACTS_VERSION - 1}")  # facts an older parser made
+        again = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
+        assert again.graph is not None and "patched_papers" not in again.graph
     finally:
         ctx.close()
 
@@ -311,3 +323,35 @@ def test_the_cited_works_tables_are_made_once_per_graph_state(cited: tuple[Setti
             store.upsert(GraphData(nodes=[pastry]))
     finally:
         ctx.close()
+
+
+def test_a_chinese_title_given_whole_beside_an_english_gloss_names_the_cited_work(tmp_path: Path) -> None:
+    """Chinese reference lists name their works in Chinese; a request may gloss the title in English and
+    give the Chinese as written, with the authors romanised: the Chinese title, given whole, names the work."""
+    from agent_zot.graph.cited_works import work_node
+    from agent_zot.graph.model import Edge, EdgeKind
+    from agent_zot.graph.references import parse_reference
+    from agent_zot.graph.store_nx import NetworkxGraphStore
+    from agent_zot.services.resolve.papers import PaperRequest
+    from agent_zot.services.resolve.works import WorkMatch, resolve_cited
+    from agent_zot.zotero.reader import load_library
+
+    b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=43)
+    robot = b.add_item("thesis", title="轮腿式平衡机器人控制", date="2023", creators=[("阳", "陈")])
+    library = load_library(guard_database(b.build()))
+    nodes: dict[str, Node] = {}
+    reference = parse_reference(
+        "[8] 于红英, 唐德威, 王建宇. 平面五杆机构运动学和动力学特性分析[J]. 哈尔滨工业大学学报, 2007, 39(6): 940-943."
+    )
+    wid = work_node(nodes, reference, {})
+    assert wid is not None
+    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    try:
+        paper = Node(f"paper:{robot}", NodeKind.PAPER, {"title": "轮腿式平衡机器人控制"})
+        store.replace_all(GraphData([paper, *nodes.values()], [Edge(paper.id, wid, EdgeKind.CITES, {})]))
+        request = "which papers cite Yu, Tang and Wang 2007 on the dynamics of a planar five-bar mechanism (平面五杆机构运动学和动力学特性分析)?"
+        found = resolve_cited(library, store, PaperRequest(text=request))
+        assert isinstance(found, WorkMatch) and found.title == "平面五杆机构运动学和动力学特性分析"
+        assert found.citing == (robot,)
+    finally:
+        store.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent_zot.graph.matching import work_keys
 from agent_zot.graph.references import (
     Reference,
     parse_reference,
@@ -513,3 +514,110 @@ def test_nature_style_ampersand_authors_are_not_an_mdpi_list() -> None:
 )
 def test_a_numbered_entry_gives_its_number(raw: str, number: int | None) -> None:
     assert reference_number(raw) == number
+
+
+@pytest.mark.parametrize(
+    ("raw", "authors", "year", "title", "venue"),
+    [
+        # GB/T 7714, the Chinese standard: the kind of work in brackets after the title
+        (
+            "[8] 余鹏, 唐东峰, 王英. 平面五杆机构运动学和动力学特性分析[J]. 机械设计与制造, 2007(5): 12-14.",
+            ("余鹏", "唐东峰", "王英"),
+            2007,
+            "平面五杆机构运动学和动力学特性分析",
+            "机械设计与制造",
+        ),
+        (
+            "[55] Barron J L, Fleet D J, Beauchemin S S. Performance of Optical Flow Techniques[J]. "
+            "International Journal of Computer Vision, 1994, 12(1): 43-77.",
+            ("Barron", "Fleet", "Beauchemin"),
+            1994,
+            "Performance of Optical Flow Techniques",
+            "International Journal of Computer Vision",
+        ),
+        # as a PDF may print it: full-width letters and stops, the brackets lost, names without commas
+        (
+            "8 于红英 唐德威 王建宇． 平面五杆机构运动学和动力学特性分析 J ． 哈尔滨工业大学学报 2007 39( 6) : 940 － 943．",
+            ("于红英", "唐德威", "王建宇"),
+            2007,
+            "平面五杆机构运动学和动力学特性分析",
+            "哈尔滨工业大学学报",
+        ),
+        (
+            "2 BJELONIC M BELLICOSO C D DE VIＲAGH Y et al． Keep rollin-whole-body motion control and planning "
+            "for wheeled quadrupedal robots J ． IEEE Ｒobotics and Automation Letters 2019 4( 2) : 2116 － 2123．",
+            ("BJELONIC", "BELLICOSO", "DE VIRAGH"),
+            2019,
+            "Keep rollin-whole-body motion control and planning for wheeled quadrupedal robots",
+            "IEEE Robotics and Automation Letters",
+        ),
+        # Vancouver, medicine's style: initials without stops, so the first stop ends the authors
+        (
+            "Bates DM, DebRoy S. Linear mixed models and penalized least squares. J Multivar Anal. 2004;91(1):1-17.",
+            ("Bates", "DebRoy"),
+            2004,
+            "Linear mixed models and penalized least squares",
+            "J Multivar Anal",
+        ),
+        # an initial with its stop is no GB/T kind: "Daniel S. Weld" keeps its title
+        (
+            "Joseph Chee Chang, Amy X. Zhang, and Daniel S. Weld. 2023. Citesee: Augmenting citations in "
+            "scientific papers with persistent and personalized historical context. In CHI.",
+            ("Chang", "Zhang", "Weld"),
+            2023,
+            "Citesee: Augmenting citations in scientific papers with persistent and personalized historical context",
+            "CHI",
+        ),
+    ],
+)
+def test_reference_styles_of_other_traditions_are_read(
+    raw: str, authors: tuple[str, ...], year: int, title: str, venue: str
+) -> None:
+    parsed = parse_reference(raw)
+    assert (parsed.authors, parsed.year, parsed.title) == (authors, year, title)
+    assert parsed.venue.startswith(venue)
+
+
+def test_a_chinese_title_makes_a_work_key() -> None:
+    """Chinese titles have no spaces between words: each character counts, so the work gets a title key and
+    two lists citing it meet on one node."""
+    one = parse_reference(
+        "[1] 余鹏, 唐东峰. 平面五杆机构运动学和动力学特性分析[J]. 机械设计与制造, 2007(5): 12-14."
+    )
+    two = parse_reference(
+        "8 余鹏 唐东峰． 平面五杆机构运动学和动力学特性分析 J ． 机械设计与制造 2007 5 : 12 － 14．"
+    )
+    assert work_keys(one)[0].startswith("t:") and work_keys(one)[0] == work_keys(two)[0]
+
+
+def test_entries_of_one_work_that_keys_keep_apart_are_one_node() -> None:
+    """One author and year: a title a PDF mangled ("ane" for "affine": a lost ligature) and an entry that
+    prints no title join the work, and every citing paper cites that node; an author's two works of one
+    year stay two, and an untitled entry beside them joins neither."""
+    from agent_zot.graph.cited_works import merge_variants, work_node
+    from agent_zot.graph.model import Edge, EdgeKind
+
+    cites = {
+        "P1": "V. Andrieu and C. Prieur. Uniting two control Lyapunov functions for affine systems. IEEE TAC, 55(8), 2010.",
+        "P2": "V. Andrieu and C. Prieur, “Uniting two control Lyapunov functions for ane systems,” IEEE TAC, 2010.",
+        "P3": "Andrieu V, Prieur C 2010 IEEE Trans. Automat. Control 55 1789",
+        "P4": "E. Sontag. Smooth stabilization implies coprime factorization. IEEE TAC, 34(4), 1989.",
+        "P5": "E. Sontag. A universal construction of Artstein's theorem. Systems & Control Letters, 1989.",
+        "P6": "Sontag E, Sussmann H 1989 Systems Control Lett. 13 117",
+    }
+    nodes: dict = {}
+    edges: dict = {}
+    filed: dict[str, str] = {}
+    for paper, raw in cites.items():
+        wid = work_node(nodes, parse_reference(raw), filed)
+        assert wid is not None, raw
+        edges[(f"paper:{paper}", "CITES", wid)] = Edge(f"paper:{paper}", wid, EdgeKind.CITES, {})
+    assert len(nodes) == 6
+    assert merge_variants(nodes, edges) == 2
+    citers: dict[str, set[str]] = {}
+    for source, _, target in edges:
+        citers.setdefault(target, set()).add(source)
+    andrieu = [n for n in nodes.values() if n.props.get("first_author") == "Andrieu"]
+    assert len(andrieu) == 1 and "Uniting two control" in andrieu[0].props["title"]
+    assert citers[andrieu[0].id] == {"paper:P1", "paper:P2", "paper:P3"}
+    assert len([n for n in nodes.values() if n.props.get("first_author") == "Sontag"]) == 3

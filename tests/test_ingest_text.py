@@ -166,3 +166,22 @@ def test_build_document_warns_about_empty_pages_and_raises_when_all_are_empty() 
     assert [p.text for p in doc.pages] == ["Some text here.", "", "More text."]
     with pytest.raises(ParseError, match="no text layer"):
         build_document("K", "pdfium", ["", " \n "])
+
+
+def test_a_references_heading_repeated_atop_every_page_of_the_list_starts_it_on_its_first_page() -> None:
+    """Chinese theses print "参考文献" (also spaced, "参 考 文 献") as the running header of each page of the
+    list: the list starts at the first, and the repeats are no part of any entry."""
+    entries = [
+        f"[{n}] 作者{n}, 王剑平. 论文题目第{n}篇[J]. 价值工程, 20{10 + n % 10}, {n}(2): 1-9."
+        for n in range(1, 31)
+    ]
+    for header, skipped in (("参考文献", None), ("参 考 文 献", None), ("参考文献", 1)):
+        # some theses print it atop every other page only
+        pages = [BODY, BODY, BODY] + [
+            "\n".join([*([header] if n != skipped else []), *entries[start : start + 10]])
+            for n, start in enumerate(range(0, 30, 10))
+        ]
+        split = split_references(pages)
+        assert split is not None and split.start_page_index == 3
+        found = split.references_text.splitlines()
+        assert found == entries  # all thirty, and no header among them

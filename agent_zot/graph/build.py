@@ -14,16 +14,15 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from agent_zot.graph.authors import resolve_authors
+from agent_zot.graph.cited_works import merge_variants, work_node
 from agent_zot.graph.concept_merge import Concept, ConceptLedger
 from agent_zot.graph.facts import PaperFacts
-from agent_zot.graph.matching import ReferenceMatcher, external_work_key, work_keys
+from agent_zot.graph.matching import ReferenceMatcher
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
-from agent_zot.graph.references import Reference, reference_number
+from agent_zot.graph.references import reference_number
 from agent_zot.text import ascii_fold
 from agent_zot.zotero.copies import canonical_keys
 from agent_zot.zotero.models import Item, Library
-
-MAX_WORK_AUTHORS = 12  # a cited work's authors kept on its node (a 40-author consortium paper keeps 12)
 
 
 @dataclass(slots=True)
@@ -212,13 +211,14 @@ def _add_citations(
                 )
                 edge.props["confidence"] = max(edge.props.get("confidence", 0.0), match.confidence)
                 continue
-            wid = _work_node(graph, reference, filed)
+            wid = work_node(graph.nodes, reference, filed)
             if wid is not None:
                 edge = graph.edge(source, EdgeKind.CITES, wid, confidence=1.0, method="external")
                 # the citing sentence is found by this number at answer time, without reparsing the list
                 number = reference_number(reference.raw)
                 if number is not None:
                     edge.props.setdefault("ref_number", number)
+    merge_variants(graph.nodes, graph.edges)
     stats.citations_in_library = sum(
         1 for e in graph.edges.values() if e.kind is EdgeKind.CITES and e.target.startswith("paper:")
     )
@@ -238,47 +238,6 @@ def citation_edges(library: Library, facts: dict[str, PaperFacts]) -> tuple[list
     _add_citations(graph, items, facts, stats, canonical)
     works = [n for n in graph.nodes.values() if n.kind is NodeKind.EXTERNAL_WORK]
     return papers, GraphData(works, [e for e in graph.edges.values() if e.kind is EdgeKind.CITES]), stats
-
-
-def _work_node(graph: _Graph, reference: Reference, filed: dict[str, str]) -> str | None:
-    """The node of a cited work outside the library: one per work, though one list gives its DOI and
-    another only its title; it keeps every identifier and the fuller author list any of them gives."""
-    keys = work_keys(reference)
-    if not keys:
-        return None
-    work = next((filed[k] for k in keys if k in filed), None) or external_work_key(reference) or keys[0]
-    for key in keys:
-        filed.setdefault(key, work)
-    # every author (as "A; B; C"): "Rowstron and Druschel" names a work as it names a paper
-    authors = "; ".join(reference.authors[:MAX_WORK_AUTHORS]) or None
-    wid = graph.node(
-        NodeKind.EXTERNAL_WORK,
-        work,
-        title=reference.title or _untitled(reference),
-        year=reference.year,
-        doi=reference.doi,
-        arxiv=reference.arxiv,
-        first_author=reference.authors[0] if reference.authors else None,
-        authors=authors,
-        venue=reference.venue or None,
-        untitled=True if not reference.title else None,
-    )
-    props = graph.nodes[wid].props
-    for name, value in (("doi", reference.doi), ("arxiv", reference.arxiv), ("venue", reference.venue)):
-        if value and not props.get(name):
-            props[name] = value
-    if authors and len(authors) > len(str(props.get("authors") or "")):
-        props["authors"] = authors
-    if reference.title and props.get("untitled"):
-        props["title"] = reference.title
-        del props["untitled"]
-    return wid
-
-
-def _untitled(reference: Reference) -> str:
-    """What stands for the title of a reference that prints none: its text, without its number."""
-    text = re.sub(r"^\s*(?:\[\d+\]|\d+[.)])\s*", "", reference.raw)
-    return text[:160]
 
 
 def _facts_per_paper(facts: dict[str, PaperFacts], canonical: dict[str, str]) -> dict[str, PaperFacts]:

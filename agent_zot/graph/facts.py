@@ -24,7 +24,7 @@ from agent_zot.state.db import connect, rows_in
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Item
 
-FACTS_VERSION = 2  # bump when extraction or the cache key changes, so cached facts are recomputed
+FACTS_VERSION = 6  # bump when extraction or the cache key changes, so cached facts are recomputed
 BODY_CHARS = 30_000  # keyphrases come from the title, the abstract and the start of the body
 PARALLEL_MIN = 200  # papers needing keyphrases before worker processes pay off
 
@@ -214,7 +214,7 @@ class FactsKey:
 
 def facts_keys(items: Iterable[Item], state: IndexState, *, settings: Settings) -> dict[str, FactsKey]:
     extractor = keyphrase_extractor(settings)[0]
-    files = state.attachment_fingerprints()
+    files = state.text_fingerprints()
     owned = state.attachments_by_item()
     return {
         item.key: FactsKey(

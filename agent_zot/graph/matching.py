@@ -25,6 +25,7 @@ _HITS = 5  # best title candidates per block that go on to the year and author c
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 _ARXIV_FIELD = re.compile(r"^\s*arxiv\s*:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+_CJK_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 _JOINERS = re.compile(r"(?<=\w)['’\-‐‑–](?=\w)")  # "Sci-BERT" and "SciBERT" are the same title
 
 
@@ -44,9 +45,16 @@ class _Entry:
 
 
 def title_form(text: str) -> str:
-    """ASCII-folded, lower-case, words joined by hyphens glued, other punctuation as spaces."""
-    glued = _JOINERS.sub("", ascii_fold(text))
-    return _NON_ALNUM.sub(" ", glued).strip()
+    """ASCII-folded, lower-case, words joined by hyphens glued, other punctuation as spaces. Chinese,
+    Japanese and Korean characters are kept, one "word" each (their titles put no spaces between words,
+    and folding to ASCII would leave nothing of them)."""
+    parts = []
+    for run in _CJK_RUN.split(text):
+        if _CJK_RUN.fullmatch(run):
+            parts.append(" ".join(run))
+        elif run:
+            parts.append(_NON_ALNUM.sub(" ", _JOINERS.sub("", ascii_fold(run))))
+    return " ".join(" ".join(parts).split())
 
 
 def normalise_doi(doi: str) -> str | None:

@@ -14,8 +14,9 @@ from typing import Any
 # What build_graph makes, by version: bump it when its output changes, so that update-db rebuilds graphs an
 # older agent-zot built (2: cited works merged across reference lists, with every author and the venue;
 # 3: one node per paper, however many records the library has of it; 4: a numbered reference's number on its
-# CITES edge to a cited work; 5: built with the memo an edit patches it from, graph/patch.py).
-GRAPH_BUILD = 5
+# CITES edge to a cited work; 5: built with the memo an edit patches it from, graph/patch.py; 6: the
+# entries of one cited work that keys kept apart joined, graph/cited_works.py).
+GRAPH_BUILD = 6
 
 
 class NodeKind(StrEnum):

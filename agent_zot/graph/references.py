@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
@@ -20,15 +21,30 @@ MAX_AUTHORS = 20
 MIN_ENTRY, MAX_ENTRY = 20, 800
 
 _BRACKET = re.compile(r"\s*\[(\d{1,4})\]\s*")
+# GB/T 7714's mark of a journal article, conference paper, thesis, book, report, patent, standard…
+_GBT_KIND = re.compile(r"\[(?:J|C|D|M|R|P|S|N|A|G|Z|EB|DB|CP)(?:/OL)?\]")
+# ... or the same letters where a PDF lost the brackets, a space left on each side: "分析 J . 学报" (an
+# initial has its stop right after it: "Daniel S. Weld")
+_GBT_BARE_KIND = re.compile(r"(?<=\S)\s(?:J|C|D|M|R|P|S|N|A|Z|EB/OL)\s[.．]\s")
+_GBT_AUTHORS_END = re.compile(r"[.．。](?:\s+|(?=[\u3400-\u9fff]))")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# "van der Berg JH", "Hahn J-O"
+_VANCOUVER_NAME = r"[A-Z][\w'’-]+(?:\s[a-z]{1,3})?(?:\s[A-Z][\w'’-]+)*\s(?:[A-Z]-[A-Z]|[A-Z]{1,4})"
+_VANCOUVER_AUTHORS = re.compile(rf"({_VANCOUVER_NAME}(?:,\s*{_VANCOUVER_NAME})*(?:,?\s*et\s+al)?)\.\s+")
+_CJK_BREAK = re.compile(
+    r"(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])\n(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+)
+_WIDE_OR_LIGATURE = re.compile(r"[\u3000\uff01-\uff5e\ufb00-\ufb06]")
 _ENTRY_NUMBER = re.compile(r"\s*\[(\d{1,4})\]|\s*(\d{1,4})[.)]\s")
 _DOTTED = re.compile(r"\s*(\d{1,4})\.\s+(?=\S)")
 _PLAIN = re.compile(r"\s*(\d{1,4})\s+(?=[^\W\d_])")
 _MARKER = re.compile(r"\s*(?:\[\d{1,4}\]|\d{1,4}\.(?=\s)|\d{1,4}(?=\s+[^\W\d_]))\s*")
 _YEAR = re.compile(r"(?<![\d/.:])(1[89]\d\d|20\d\d|2100)(?:[a-z](?![a-z]))?(?![\d])")
 _YEAR_TOKEN = re.compile(r"\(?((?:1[89]|20)\d\d)[a-z]?(?:[–-](?:1[89]|20)?\d\d)?\)?[.,:;]?\)?[.,:;]?")
-_QUOTED = re.compile(r"[“\"«]\s*(.{8,400}?)\s*[”\"»]|``\s*(.{8,400}?)\s*''|‘‘\s*(.{8,400}?)\s*’’")
+# (a closing mark opening the title too: ”Title”, as some word processors print it)
+_QUOTED = re.compile(r"[“\"«”]\s*(.{8,400}?)\s*[”\"»“]|``\s*(.{8,400}?)\s*''|‘‘\s*(.{8,400}?)\s*’’")
 _SENTENCE_END = re.compile(r"[.?!](?=\s+\S)")
-_INITIAL = re.compile(r"(?:[A-Z]{1,4}|(?:-?[A-Z][a-z]?\.)+-?)")
+_INITIAL = re.compile(r"(?:[A-Z]{1,4}|[A-Z]-[A-Z]|(?:-?[A-Z][a-z]?\.)+-?)")
 _PARTICLES = frozenset(
     [
         "van",
@@ -106,6 +122,7 @@ def _tidy(text: str) -> str:
 def _join_lines(lines: Sequence[str]) -> str:
     """One entry from its lines: "exam-/ple" joined without the hyphen, other breaks become spaces."""
     text = _HYPHEN_BREAK.sub(r"\1", "\n".join(line.strip() for line in lines))
+    text = _CJK_BREAK.sub("", text)  # Chinese wraps mid-word: no space where a line broke
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -310,7 +327,10 @@ def _sentences(text: str) -> list[str]:
 def surnames(block: str) -> tuple[str, ...]:
     """Surnames from an author list in the usual forms: "Iz Beltagy, Kyle Lo, and Arman Cohan",
     "Bar-Haim, R., Dagan, I.", "Bates DM, DebRoy S", "A. Aho, R. Sethi"."""
-    block = re.sub(r"\bet\s*al\b\.?|\(eds?\.?\)|\beds?\.(?=\s|$)|\beditors?\b", " ", block)
+    block = re.sub(r"\bet\s*al\b\.?|\(eds?\.?\)|\beds?\.(?=\s|$)|\beditors?\b|等$", " ", block.strip())
+    unmarked = _names_without_commas(block)
+    if unmarked is not None:
+        return unmarked[:MAX_AUTHORS]
     parts = re.split(r"[,;]|\s+and\s+|\s*&\s*|\s+und\s+", block)
     names: list[str] = []
     for part in parts:
@@ -334,6 +354,29 @@ def surnames(block: str) -> tuple[str, ...]:
     return tuple(n for n in names if n)
 
 
+def _names_without_commas(block: str) -> tuple[str, ...] | None:
+    """Names a list runs together without commas, as some Chinese journals print them: full Chinese
+    names ("于红英 唐德威 王建宇") or surnames each followed by bare initials ("BJELONIC M BELLICOSO C D");
+    None for any other block."""
+    tokens = block.split()
+    if len(tokens) < 2 or re.search(r"[,;&]|\band\b", block):
+        return None
+    if all(_CJK_CHAR.match(t) for t in tokens):
+        return tuple(tokens)
+    if not all(re.fullmatch(r"[A-Za-z][A-Za-z'-]*", t) for t in tokens) or len(tokens[-1]) != 1:
+        return None
+    names: list[str] = []
+    current: list[str] = []
+    for token in tokens:
+        if len(token) == 1:  # an initial closes the surname before it
+            if current:
+                names.append(" ".join(current))
+            current = []
+        else:
+            current.append(token)
+    return tuple(names) if names and not current else None
+
+
 def _looks_like_authors(text: str) -> bool:
     tokens = text.split()
     return 0 < len(tokens) <= 90 and all(_name_token(t) for t in tokens)
@@ -348,11 +391,16 @@ def _clean_title(title: str) -> str:
     title = _URL.sub("", title).strip(" .,;:“”\"'‘’`")
     title = re.sub(r"^(?:In:?\s+)", "", title)
     title = re.sub(r",?\s*\(?(?:1[89]|20)\d\d[a-z]?\)?$", "", title).rstrip(" .,;:")  # "..., 2006"
-    words = title.split()
+    words = title_words(title)
     # One word, or mostly numbers and abbreviations, is a venue or a page range, not a title.
     if len(words) < 2 or sum(1 for w in words if any(ch.isdigit() for ch in w)) > len(words) / 2:
         return ""
     return title[:400]
+
+
+def title_words(text: str) -> list[str]:
+    """The words of a title; each Chinese, Japanese or Korean character counts as one."""
+    return _CJK_CHAR.sub(r" \g<0> ", text).split()
 
 
 def _venue(rest: str) -> str:
@@ -398,6 +446,9 @@ def _strip_marker(text: str) -> str:
 
 def _split_fields(text: str) -> tuple[str, str, str]:
     """(author block, title, venue) by the first pattern that fits."""
+    standard = _gbt_fields(text) or _vancouver_fields(text)
+    if standard is not None:
+        return standard
     prefix = _author_year_prefix(text)
     if prefix is not None:
         block_end, _, year_end = prefix
@@ -409,9 +460,9 @@ def _split_fields(text: str) -> tuple[str, str, str]:
     if listed is not None:
         return (text[: listed.end()], *_title_before_publisher(text[listed.end() :]))
     quoted = _QUOTED.search(text)
-    if quoted and _looks_like_authors(text[: quoted.start()].rstrip(" ,:")):
-        title = next(g for g in quoted.groups() if g)
-        return text[: quoted.start()], _clean_title(title), _venue(text[quoted.end() :])
+    title = _clean_title(next(g for g in quoted.groups() if g)) if quoted else ""
+    if quoted and title and _looks_like_authors(text[: quoted.start()].rstrip(" ,:")):
+        return text[: quoted.start()], title, _venue(text[quoted.end() :])
     colon = text.find(": ")
     if (
         0 < colon < 400 and _looks_like_authors(text[:colon]) and not _has_sentence_end(text[:colon])
@@ -421,6 +472,36 @@ def _split_fields(text: str) -> tuple[str, str, str]:
     if len(sentences) >= 2 and _looks_like_authors(sentences[0]):
         return sentences[0], _clean_title(sentences[1]), _venue(" ".join(sentences[2:]))
     return _leading_names(text), "", ""
+
+
+def _gbt_fields(text: str) -> tuple[str, str, str] | None:
+    """The fields of a GB/T 7714 entry, the Chinese standard, which marks the kind of work after the title:
+    "余鹏, 唐东峰, 王英. 平面五杆机构运动学和动力学特性分析[J]. 机械设计与制造, 2007(5): 12-14." or
+    "Barron J L, Fleet D J. Performance of Optical Flow Techniques[J]. IJCV, 1994". Its initials carry no
+    stops, so the first full stop ends the authors."""
+    kind = _GBT_KIND.search(text) or _GBT_BARE_KIND.search(text)
+    if kind is None:
+        return None
+    head = text[: kind.start()]
+    stop = _GBT_AUTHORS_END.search(head)
+    if stop is None or not _clean_title(head[stop.end() :]):
+        return None
+    return head[: stop.start()], _clean_title(head[stop.end() :]), _venue(text[kind.end() :].lstrip(".。 /"))
+
+
+def _vancouver_fields(text: str) -> tuple[str, str, str] | None:
+    """The fields of a Vancouver entry, medicine's style, whose initials carry no stops: "Vaswani A,
+    Shazeer N, et al. Attention is all you need. In: NeurIPS. 2017." The first stop ends the authors."""
+    authors = _VANCOUVER_AUTHORS.match(text)
+    # one name with one initial is as likely a first name and a middle initial ("Tom B. Brown, ...")
+    if authors is None or ("," not in authors.group(1) and re.search(r"\s[A-Z]$", authors.group(1))):
+        return None
+    rest = text[authors.end() :]
+    stop = re.search(r"[.?!](?=\s|$)", rest)
+    title = _clean_title(rest[: stop.end()] if stop else rest)
+    if not title:
+        return None
+    return authors.group(1), title, _venue(rest[stop.end() :] if stop else "")
 
 
 def _leading_names(text: str) -> str:
@@ -438,7 +519,7 @@ def _leading_names(text: str) -> str:
 def parse_reference(raw: str) -> Reference:
     """Parse one reference entry; fields that cannot be found are left empty. Never raises."""
     raw = raw if isinstance(raw, str) else ""
-    text = _tidy(re.sub(r"\s+", " ", raw).strip())
+    text = _tidy(re.sub(r"\s+", " ", _compatible(raw)).strip())
     body = _strip_marker(text)
     doi = find_doi(body)
     arxiv = find_arxiv(body)
@@ -467,4 +548,11 @@ def reference_number(raw: str) -> int | None:
 
 
 def parse_references(text: str) -> list[Reference]:
-    return [parse_reference(entry) for entry in split_references(text)]
+    return [parse_reference(entry) for entry in split_references(_compatible(text))]
+
+
+def _compatible(text: str) -> str:
+    """Full-width forms as their plain letters and stops ("Ｒobotics．" → "Robotics."), as Chinese
+    typesetting prints Latin text, and ligatures undone ("ﬃ"). Only those: the spacing accents of a PDF's
+    "C´el´erier" must stay as they are for the tidying that joins them."""
+    return _WIDE_OR_LIGATURE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 _REFERENCE_HEADING = re.compile(
     r"(?:(?:\d{1,2}|[IVXL]{1,5}|[A-Z])\.?\s+)?"
     r"(?:references?(?:\s+and\s+notes)?|bibliography|works\s+cited|literature\s+cited|cited\s+literature"
-    r"|références|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|参考文献)\s*:?",
+    r"|références|bibliographie|literatur(?:verzeichnis)?|referencias|bibliografía|参\s*考\s*文\s*献)\s*[:：]?",
     re.IGNORECASE,
 )
 _NAMED_END = re.compile(
@@ -36,6 +36,7 @@ _APPENDIX_SAMPLE = 10  # lines after a lettered heading; fewer than 20% referenc
 _EARLIEST_HEADING = 0.2  # share of the text before which a "References" line is a table of contents
 _EARLIEST_RUN = 0.5
 _MAX_HEADING_WORDS = 10
+_HEADER_LINES = 3  # a running header is among a page's first lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +84,41 @@ def _heading_start(lines: Sequence[_Line], offsets: Sequence[int], total: int) -
             return None
         text = lines[i].text.strip()
         if len(text) <= 40 and _REFERENCE_HEADING.fullmatch(text) and _plausible(lines, i + 1):
-            return i
+            return _first_of_running_headers(lines, i)
     return None
+
+
+def _first_of_running_headers(lines: Sequence[_Line], i: int) -> int:
+    """The first page's heading when ``i`` repeats it as a running header (theses print "参考文献" atop
+    the pages of the list, some only atop every other page): the same line among the first lines of one
+    of the two pages before, and so on back to the start."""
+    text, start = lines[i].text.strip(), i
+    while True:
+        earlier = _header_above(lines, start, text)
+        if earlier is None:
+            return start
+        start = earlier
+
+
+def _header_above(lines: Sequence[_Line], i: int, text: str) -> int | None:
+    """Line ``text`` among the first lines of the page before line ``i``'s, or of the page before that."""
+    top = _page_top(lines, i)
+    for _ in range(2):
+        before = top - 1
+        if before < 0 or lines[before].page < lines[i].page - 2:
+            return None
+        top = _page_top(lines, before)
+        for j in range(top, min(top + _HEADER_LINES, before + 1)):
+            if lines[j].text.strip() == text:
+                return j
+    return None
+
+
+def _page_top(lines: Sequence[_Line], i: int) -> int:
+    """The first line of line ``i``'s page."""
+    while i > 0 and lines[i - 1].page == lines[i].page:
+        i -= 1
+    return i
 
 
 def _run_start(lines: Sequence[_Line], offsets: Sequence[int], total: int) -> int | None:
@@ -123,15 +157,19 @@ def split_references(pages: Sequence[str]) -> ReferenceSplit | None:
     if start is None:
         return None
     first = start + 1 if heading is not None else start
+    heading_text = lines[start].text.strip() if heading is not None else None
     end = next((i for i in range(first, len(lines)) if _is_end(lines, i)), len(lines))
     body: list[list[str]] = [[] for _ in pages]
     for line in lines[:start] + lines[end:]:
         body[line.page].append(line.text)
     return ReferenceSplit(
         body_pages=["\n".join(page).strip() for page in body],
-        references_text="\n".join(line.text for line in lines[first:end] if line.text.strip()),
+        # a running header repeating the heading on the list's later pages is no part of an entry
+        references_text="\n".join(
+            line.text for line in lines[first:end] if line.text.strip() and line.text.strip() != heading_text
+        ),
         start_page_index=lines[start].page,
-        heading=lines[start].text.strip() if heading is not None else "",
+        heading=heading_text or "",
     )
 
 

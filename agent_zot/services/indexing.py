@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError, NotFoundError
+from agent_zot.graph.facts import FACTS_VERSION
 from agent_zot.graph.model import GRAPH_BUILD
 from agent_zot.index.changes import METADATA, ItemWork, plan_update
 from agent_zot.index.embed import Embedder
@@ -357,7 +358,7 @@ def _update(
         state.set_meta("fulltext", "1" if options.fulltext else "0")
     if graph is not None:
         # built by an older agent-zot, or without the memo an edit patches it from
-        outdated = state.get_meta("graph_build") != str(GRAPH_BUILD) or not graph.memo_is_current()
+        outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
         if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
             _update_graph(graph, library, state, summary, times, rebuild=outdated)
         elif graph_patch:  # tags and collections only: the papers' own nodes and edges
@@ -413,6 +414,11 @@ def check_library(state: IndexState, library: Library) -> None:
         )
 
 
+# The versions of what makes the graph: its assembly and the per-paper facts (a better reference parser
+# reads the same stored text anew); a graph either changed is rebuilt at the next update-db.
+_GRAPH_MADE_BY = f"{GRAPH_BUILD}.{FACTS_VERSION}"
+
+
 def _update_graph(
     graph: GraphResources,
     library: Library,
@@ -426,7 +432,7 @@ def _update_graph(
     try:
         summary.graph = graph.update(library, state, times, rebuild=rebuild).to_dict()
         summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
-        state.set_meta("graph_build", str(GRAPH_BUILD))
+        state.set_meta("graph_build", _GRAPH_MADE_BY)
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
         summary.graph_error = str(err)
         log.warning("knowledge graph not updated: %s", err)

@@ -113,6 +113,14 @@ class IndexState:
     def attachment_fingerprints(self) -> dict[str, str]:
         return dict(self._conn.execute("SELECT attachment_key, fingerprint FROM attachments").fetchall())
 
+    def text_fingerprints(self) -> dict[str, str]:
+        """Each attachment's file fingerprint with the size and page of the reference list read from it: what
+        the graph's facts come from, which a parser that reads the same file better changes."""
+        rows = self._conn.execute(
+            "SELECT attachment_key, fingerprint, length(references_text), references_page FROM attachments"
+        )
+        return {key: f"{fingerprint}/{size}@{page}" for key, fingerprint, size, page in rows}
+
     def attachments_by_item(self) -> dict[str, set[str]]:
         result: dict[str, set[str]] = {}
         for item_key, attachment_key in self._conn.execute(

@@ -179,7 +179,11 @@ def resolve_cited(library: Library, store: GraphStore, request: PaperRequest) ->
     except (NotFoundError, AmbiguousNameError) as unsure:
         # no library paper fits, or several do about equally: a work that fits every word wins
         work = _find_work(library, store, request)
-        if work is None or (isinstance(unsure, AmbiguousNameError) and not _fits_all(request, work)):
+        if work is None:
+            raise unsure from None
+        if isinstance(unsure, AmbiguousNameError) and not (
+            _fits_all(request, work) or _cited_as_named(library, request, work, unsure)
+        ):
             raise unsure from None
         return work
     if match.how in ("item key", "DOI", "arXiv id", "citation key"):
@@ -208,9 +212,19 @@ def _find_work(library: Library, store: GraphStore, request: PaperRequest) -> Wo
     # A cited work is reached by its own words, not by a close spelling of one ("Attention" is not
     # "Attenuation"): most of what the request names must be in its title, authors or venue.
     said = _content_words(request.text)
-    if said and len(said & _words_of(found.item)) < _WORK_COVER * len(said):
-        return None
+    # Named by its first author and year ("Kokori et al. 2021"), the rest of the request may be a title
+    # the reference lists never printed: it cannot be checked.
+    cited_by_name = found.how.startswith("author and year")
+    if said and len(said & _words_of(found.item)) < _WORK_COVER * len(said) and not cited_by_name:
+        # a Chinese or Japanese title given whole, beside an English gloss of it, names the work
+        title = found.item.title.replace(" ", "")
+        if not any(len(run) >= _WHOLE_CJK_TITLE and run in title for run in _CJK_RUN.findall(request.text)):
+            return None
     return work
+
+
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+_WHOLE_CJK_TITLE = 6  # characters
 
 
 _WORK_COVER = 0.75
@@ -219,6 +233,28 @@ _WORK_COVER = 0.75
 def _fits_all(request: PaperRequest, work: WorkMatch) -> bool:
     said = _content_words(request.text)
     return bool(said) and not said - _words_of(_stand_in(work.node))
+
+
+def _cited_as_named(
+    library: Library, request: PaperRequest, work: WorkMatch, unsure: AmbiguousNameError
+) -> bool:
+    """Whether the request cites the work as a reference list would, by its first author and its year,
+    where the library papers it could also mean have another year ("ExoClock I (Kokori et al. 2021)" when
+    the library holds Kokori's 2022 and 2023 papers)."""
+    years = {int(y) for y in _YEARS.findall(request.text)}
+    first = work.authors[0] if work.authors else ""
+    if (
+        not years
+        or work.year not in years
+        or not first
+        or stem(fold(first)) not in _content_words(request.text)
+    ):
+        return False
+    keys = [m.group(1) for c in unsure.candidates if (m := _CANDIDATE_KEY.match(c))]
+    return bool(keys) and all(k in library.items and library.items[k].year not in years for k in keys)
+
+
+_CANDIDATE_KEY = re.compile(r"\s*([A-Z0-9]{8}):")
 
 
 def _better_work(
@@ -267,11 +303,17 @@ def _one_work_once(index: PaperIndex, ranked: list[Scored]) -> list[Scored]:
     best, rest = ranked[0], ranked[1:]
     same = [s for s in rest if s.score >= _SAME_SHARE * best.score and _same_work(index, best, s)]
     keys = [*best.keys, *(k for s in same for k in s.keys)]
-    keys.sort(key=lambda k: bool(index.items[k].fields.get("untitled")))  # a titled entry speaks for it
+    keys.sort(key=lambda k: _unfit_title(index.items[k]))  # a titled entry speaks for it
     return [Scored(tuple(keys), best.score), *(s for s in rest if s not in same)]
 
 
 _SAME_SHARE = 0.7
+# A "title" holding "et al." or a year is two reference entries the list's layout ran together
+_RUN_TOGETHER = re.compile(r"\bet al\b|(?<!\d)(?:1[89]|20)\d\d(?!\d)")
+
+
+def _unfit_title(item: Item) -> bool:
+    return bool(item.fields.get("untitled")) or bool(_RUN_TOGETHER.search(item.title))
 
 
 def _same_work(index: PaperIndex, a: Scored, b: Scored) -> bool:

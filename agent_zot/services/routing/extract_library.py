@@ -51,6 +51,8 @@ _COLL = r"(?i:(?:sub-?)?(?:collection|folder))"
 _COLLECTION_RES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p)
     for p in (
+        # "my Kalman filter collection (卡尔曼滤波器)": the name in brackets is the collection's own spelling
+        rf"(?:(?i:my|the|our)\s+{_CNAME}\s+)?{_COLL}\s*[(（]([^()（）]{{1,60}})[)）]",
         rf"{_COLL}\s+(?i:(?:called|named|titled)\s+)?({QUOTED})",
         rf"({QUOTED})\s+{_COLL}\b",
         rf"(?i:\b(?:(?:in|into|to|from|of|on|for|under|out\s+of)\s+(?:(?:my"
