@@ -300,7 +300,11 @@ def test_quoted_phrases() -> None:
         ("zot_manage_collections", "add ABCD2345 to Reading list", "Reading list"),
         ("zot_manage_collections", "remove ABCD2345 from 'To Read'", "To Read"),
         # the name in brackets is the collection's own spelling, translated before it
-        ("zot_explore_graph", "what does my Kalman filter collection (卡尔曼滤波器) cite most?", "卡尔曼滤波器"),
+        (
+            "zot_explore_graph",
+            "what does my Kalman filter collection (卡尔曼滤波器) cite most?",
+            "卡尔曼滤波器",
+        ),
         ("zot_search", "papers in the collection (Reading list) about attention", "Reading list"),
     ],
 )
