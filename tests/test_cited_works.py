@@ -355,3 +355,39 @@ def test_a_chinese_title_given_whole_beside_an_english_gloss_names_the_cited_wor
         assert found.citing == (robot,)
     finally:
         store.close()
+
+
+def test_an_authors_only_paper_is_what_a_description_naming_the_author_means(tmp_path: Path) -> None:
+    """ "Max Wolf's old German catalogue of high proper motion stars": the title is German, the description's
+    words name other papers' titles, so the tables find none; the library holds one paper by Wolf, which
+    they rank first: that is the paper. An author the library does not hold is still no paper of it."""
+    from agent_zot.errors import NotFoundError
+    from agent_zot.services.resolve.described import described_paper
+    from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
+
+    b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=44)
+    wolf = b.add_item(
+        "journalArticle", title="Katalog von 1053 staerker bewegten Fixsternen", date="1919",
+        creators=[("Max", "Wolf")],
+    )  # fmt: skip
+    for n, (title, who) in enumerate(
+        [
+            ("A catalogue of high proper motion stars in the northern sky", "Lepine"),
+            ("Lowell proper motions: a survey of old high velocity stars", "Giclas"),
+            ("German astronomy and the motion of nearby stars", "Luyten"),
+        ]
+    ):
+        b.add_item("journalArticle", title=title, date=str(1960 + n), creators=[("A.", who)])
+    db = guard_database(b.build())
+    ctx = AppContext(Settings(zotero_data_dir=db.parent, data_dir=tmp_path / "state"))
+    try:
+        request = PaperRequest(text="Max Wolf's old German catalogue of high proper motion stars")
+        with pytest.raises(NotFoundError) as missing:
+            resolve_papers(ctx.library(), request)
+        found = described_paper(ctx, request, missing.value)
+        assert found.item.key == wolf and "no other paper" in found.how
+        unknown = PaperRequest(text="Max Planck's old German catalogue of high proper motion stars")
+        with pytest.raises(NotFoundError):
+            described_paper(ctx, unknown, NotFoundError("No paper in the library matches it."))
+    finally:
+        ctx.close()

@@ -422,3 +422,27 @@ def test_route_shows_the_resolved_paper_and_direction(named: tuple[Settings, dic
     assert f"paper: [{k['bigtable']}] Bigtable" in result.output and "direction: in" in result.output
     as_json = CliRunner().invoke(cli, [*library_args, "route", "summarize", "Prieur 2013", "--json"])
     assert '"candidates"' in as_json.output and "Stability of switched systems" in as_json.output
+
+
+def test_a_request_naming_a_main_title_word_for_word_is_that_paper(tmp_path: Path) -> None:
+    """Two of Saaty's books hold "the analytic hierarchy process"; one is titled so, the other only says it
+    after its own title: "Saaty's analytic hierarchy process book" names the first. Nothing settles two
+    titles that both carry the words after the colon."""
+    b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=45)
+    ahp = b.add_item(
+        "book", title="The Analytic Hierarchy Process: Planning, Priority Setting, Resource Allocation",
+        date="1980", creators=[("Thomas", "Saaty")],
+    )  # fmt: skip
+    b.add_item(
+        "book", title="Decision Making for Leaders: The Analytic Hierarchy Process for Decisions in a Complex World",
+        date="2001", creators=[("Thomas", "Saaty")],
+    )  # fmt: skip
+    b.add_item(
+        "book", title="Fundamentals of Decision Making: The Analytic Hierarchy Process in Practice",
+        date="2006", creators=[("Thomas", "Saaty")],
+    )  # fmt: skip
+    library = load_library(guard_database(b.build()))
+    found = resolve_papers(library, PaperRequest(text="summarize Saaty's analytic hierarchy process book"))
+    assert found.item.key == ahp
+    with pytest.raises(AmbiguousNameError):
+        resolve_papers(library, PaperRequest(text="summarize Saaty's decision making book"))

@@ -720,3 +720,17 @@ def test_a_claim_goes_to_evidence(query: str) -> None:
 )
 def test_one_paper_requests(tool: str, query: str, mode: str) -> None:
     assert route(tool, query).mode == mode
+
+
+@pytest.mark.parametrize(
+    ("query", "mode"),
+    [
+        ("the reference book full of matrix identities, derivatives and inverses", "quick"),
+        ("summarize the matrix cookbook", "quick"),
+        ("summarize the paper on covariance matrix estimation", "quick"),
+        ("compare these papers in a matrix: sample size, outcome", "matrix"),
+        ("matrix of methods for my Thesis collection", "matrix"),
+    ],
+)
+def test_a_matrix_of_mathematics_is_no_review_matrix(query: str, mode: str) -> None:
+    assert route("zot_summarize", query).mode == mode

@@ -363,6 +363,9 @@ def decide(
         raise _not_found(index, said, ranked, line)
     best = ranked[0]
     close = [s for s in ranked[1:] if s.score >= _CLOSE_SHARE * best.score]
+    named = _main_title_named(index, clues, [best, *close]) if close else None
+    if named is not None:
+        best, close = named, []
     if close:
         shown = [best, *close][:_MAX_CANDIDATES]
         raise AmbiguousNameError(
@@ -374,6 +377,23 @@ def decide(
     item = index.items[best.keys[0]]
     how = _how(clues, item)
     return PaperMatch(item, how, tuple(index.items[k] for k in best.keys[1:]))
+
+
+def _main_title_named(index: PaperIndex, clues: Clues, candidates: list[Scored]) -> Scored | None:
+    """The one candidate whose main title (before a colon) the request names word for word, among close
+    ones: "Saaty's analytic hierarchy process book" is "The Analytic Hierarchy Process: Planning, …", not
+    "Decision Making for Leaders: The Analytic Hierarchy Process …"."""
+    said = {t.word for t in clues.tokens}
+    fits = []
+    for scored in candidates:
+        main = re.split(r"[:?]\s", index.items[scored.keys[0]].title, maxsplit=1)[0]
+        content = {w for w in words(main) if w not in STOPWORDS}
+        if len(content) >= _MAIN_TITLE_WORDS and content <= said:
+            fits.append(scored)
+    return fits[0] if len(fits) == 1 else None
+
+
+_MAIN_TITLE_WORDS = 2
 
 
 def _how(clues: Clues, item: Item) -> str:

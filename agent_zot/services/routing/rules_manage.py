@@ -7,6 +7,7 @@ say "writing is disabled" instead of quietly doing a read.
 from __future__ import annotations
 
 from .rules import Rule, has, rx
+from .rules_search import MATRIX_WORD
 
 # An item key as lower-cased text: 8 characters of Zotero's alphabet with a digit, or with few vowels
 # (a key without digits, "dfszkrys"), so "notes on dfszkrys" lists an item's notes and "notes on bayesian
@@ -172,8 +173,8 @@ _ANNOTATION_WORDS = r"\b(?:annotations?|annotated|highlights?|highlighted|highli
 
 # "review matrix", "evidence table", "for each paper ...": the questions × papers table of zot_summarize
 _MATRIX_WORDS = (
-    r"\b(?:review|evidence|extraction|comparison|literature)\s+(?:table|matrix|grid|sheet)s?\b|\bmatri(?:x|ces)\b"
-    r"|\bdata extraction\b|\b(?:for|of) (?:each|every) (?:paper|study|article|trial)\b"
+    r"\b(?:review|evidence|extraction|comparison|literature)\s+(?:table|matrix|grid|sheet)s?\b"
+    rf"|{MATRIX_WORD}|\bdata extraction\b|\b(?:for|of) (?:each|every) (?:paper|study|article|trial)\b"
 )
 
 EXPORT_RULES: tuple[Rule, ...] = (

@@ -216,10 +216,18 @@ _EACH_PAPER = (
     r"|\b(?:each|every) (?:paper|study|article|trial)(?:'s|’s)|\bper (?:paper|study|article|trial)\b"
     r"|\b(?:paper|study|trial) by (?:paper|study|trial)\b|\bone row (?:per|for each)\b"
 )
+# "matrix" alone is the table of papers, unless the matrix is mathematics ("matrix identities", "covariance
+# matrix", "the Matrix Cookbook")
+MATRIX_WORD = (
+    r"(?i:(?<!random )(?<!sparse )(?<!covariance )(?<!confusion )(?<!adjacency )(?<!hessian )(?<!jacobian )"
+    r"(?<!identity )(?<!rotation )(?<!transition )(?<!correlation )(?<!distance )(?<!density )(?<!stiffness )"
+    r"\bmatri(?:x|ces)\b(?!\s+(?:identit|derivativ|inver|multiplicat|factori[sz]|decomposi|algebra|calculus"
+    r"|cookbook|theory|completion|norms?\b|products?\b|exponential|equations?\b|elements?\b|rank\b)))"
+)
 # "a review matrix", "make a table of", "data extraction sheet", "tabulate", "side by side"
 _TABLE_OF_PAPERS = (
     r"\b(?:review|evidence|extraction|comparison|summary|data|literature)\s+(?:table|matrix|grid|sheet)s?\b"
-    r"|\bdata extraction\b|\bmatri(?:x|ces)\b|\btabulate\b|\bside[- ]by[- ]side\b"
+    rf"|\bdata extraction\b|{MATRIX_WORD}|\btabulate\b|\bside[- ]by[- ]side\b"
     r"|\b(?:make|build|create|fill(?: in)?|give me|produce|generate|draw up|set up|prepare|put together)\s+"
     r"(?:me\s+)?(?:a|an|the|my)\s+(?:[\w-]+\s+){0,2}?(?:table|grid|spreadsheet|csv)\b"
 )
