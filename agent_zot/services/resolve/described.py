@@ -1,10 +1,11 @@
 """A paper described by what it is or does ("that TraceMonkey paper", "the affine-invariant ensemble MCMC
-sampler paper"), not by its title: when the library's tables find no paper, the full-text index is asked.
-Its best paper is taken when it stands clearly ahead of the next, or when it is the paper the tables
-ranked first too (two readings agree). A request that names a year names a particular paper: if the
-tables do not find it, it is not in the library, and the index is not asked (it would find a paper that
-cites it). A request that names an author the library holds ("Max Wolf's old German catalogue") is that
-author's paper when the library has just one of theirs and the tables rank it among their first three."""
+sampler paper"), not by its title: when the library's tables find no paper, the full-text index is asked,
+and its best paper is taken when it stands clearly ahead of the next. (Taking it when the tables rank it
+first too is no second opinion: an index of metadata alone reads the same titles.) A request that names a
+year names a particular paper: if the tables do not find it, it is not in the library, and the index is
+not asked (it would find a paper that cites it). A request that names an author the library holds ("Max
+Wolf's old German catalogue") is that author's paper when the library has just one of theirs and the
+tables rank it among their first three."""
 
 from __future__ import annotations
 
@@ -50,8 +51,7 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
     hits = search_papers(resources, request.text, limit=CANDIDATES, passages_per_paper=0)
     if not hits or hits[0].item_key not in library.items:
         raise missing
-    agreed = bool(ranked) and hits[0].item_key in ranked[0].keys
-    if not agreed and len(hits) > 1 and hits[0].score < LEAD * hits[1].score:
+    if len(hits) > 1 and hits[0].score < LEAD * hits[1].score:
         raise missing
     return PaperMatch(library.items[hits[0].item_key], "what the request describes, found in its text")
 
