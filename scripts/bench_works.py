@@ -13,6 +13,8 @@ classes:
 - ``reading_gap``: what the papers cite most that the library lacks. Right when a labelled top work is
   listed first, or as often cited as the first (ties are ordered by year), or, for ``gap_none_twice``, when
   the answer says that no work is cited twice.
+- ``reading_gap_phrasing``: any wording of the reading gap; right when the answer is the reading gap, of
+  the collection the request names.
 - ``author_acronym``, ``author_list_year``, ``description``: a library paper named by its authors' initials,
   by an author list with a year, or by what it is; scored as scripts/bench_resolve.py scores requests.
 
@@ -63,6 +65,7 @@ def run(ctx: Any, row: dict[str, Any]) -> dict[str, Any]:
         "citers": [r["item_key"] for r in data.get("cited_by", []) if isinstance(r, dict)],
         "sentences": sum(1 for r in data.get("cited_by", []) if isinstance(r, dict) and r.get("sentence")),
         "missing": data.get("missing"),
+        "field": data.get("field"),
         "twice": data.get("cited_twice_or_more"),
         "mode": (data.get("route") or {}).get("mode"),
         "message": response.text.splitlines()[0][:160] if response.text else "",
@@ -90,6 +93,10 @@ def judge_work(row: dict[str, Any], got: dict[str, Any]) -> tuple[bool, bool | N
         wanted = row.get("expect_direction")
         return ok, (None if not wanted or not ok else got.get("direction") in (wanted, "both"))
     missing = got.get("missing")
+    if kind == "reading_gap_phrasing":  # the request reaches the reading gap (of the collection it names)
+        scope = got.get("field") or ""
+        wanted = row.get("expect_collection")
+        return missing is not None and (not wanted or fold(wanted) in fold(scope)), None
     if expect == "gap_none_twice":
         return got.get("twice") == 0, None
     if not missing:
@@ -106,6 +113,14 @@ def judge_work(row: dict[str, Any], got: dict[str, Any]) -> tuple[bool, bool | N
     ), None
 
 
+def titled_keys(ctx: Any, rows: list[dict[str, Any]]) -> None:
+    """Rows that name their papers by title (a library whose keys the writer could not see) get the keys."""
+    by_title = {fold(item.title): key for key, item in ctx.library().items.items()}
+    for row in rows:
+        if row.get("expect_titles"):
+            row["expect_items"] = [by_title[fold(t)] for t in row["expect_titles"] if fold(t) in by_title]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -113,14 +128,18 @@ def main() -> None:
     parser.add_argument("--set", dest="sets", type=Path, action="append", required=True)
     parser.add_argument("--work", type=Path, default=Path("/tmp/agent-zot-works"))
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument(
+        "--split", choices=("dev", "test"), help="only the rows of this split (sets that mark one)"
+    )
     args = parser.parse_args()
-    rows = load(args.sets)
+    rows = [r for r in load(args.sets) if args.split is None or r.get("split") == args.split]
     by_library: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_library[row["library"]].append(row)
     times: list[float] = []
     for name, part in by_library.items():
         ctx = context_for(name, args.work, fulltext=True)
+        titled_keys(ctx, part)
         for row in part:
             started = time.perf_counter()
             row["_got"] = run(ctx, row)
