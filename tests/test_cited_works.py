@@ -252,10 +252,19 @@ async def test_the_reading_gap_is_reached_however_it_is_asked(cited: tuple[Setti
     for query in (
         "which works do my papers keep citing that aren't in my library?",
         "show me the reading gaps: highly cited references I'm missing",
+        "top cited refs not in my libary",
+        "suggest references to add: cited by my papers, absent from my library",
+        "Give me a ranked list of references that my own papers lean on but which never made it into my library.",
+        "which papers do my Consensus papers keep referencing that i never added to zotero?",
     ):
         result = await _ask(settings, query)
         assert result.structured_content["route"]["mode"] == "influence", query
         assert result.structured_content["missing"][0]["title"].casefold().startswith("paxos made live")
+        if "Consensus" in query:  # a collection named by its whole name, without the word "collection"
+            assert result.structured_content["field"] == "collection 'Consensus'"
+    # a topic, not a lack: "missing data" is what the paper is about
+    topic = await _ask(settings, "who cites the missing data imputation paper?")
+    assert "No paper in the library matches" in topic.content[0].text  # asked as a paper, not as the gap
 
 
 def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(

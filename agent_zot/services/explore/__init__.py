@@ -149,7 +149,8 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
         return _with_paper(response, match, direction=direction.value)
     if mode == "influence":
         if asks_for_gap(str(explicit.get("query") or "")):
-            return reading_gap(store, _gap_scope(store, library, params, topic), limit=limit)
+            scope = _gap_scope(store, library, params, topic, str(explicit.get("query") or ""))
+            return reading_gap(store, scope, limit=limit)
         return citations.influence(store, resolve_field(store, library, topic), limit=limit)
     if mode == "venue":
         return citations.venues(store, resolve_field(store, library, topic), limit=limit)
@@ -182,15 +183,31 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
     return comprehensive(ctx, store, library, explicit, params, topic, limit)
 
 
-def _gap_scope(store: GraphStore, library: Library, params: dict[str, Any], topic: str) -> Field | None:
-    """The papers whose references a reading gap counts: the named collection, else a concept, tag or
-    collection the topic names exactly, else the whole library (the words left of "what do my papers
+def _gap_scope(
+    store: GraphStore, library: Library, params: dict[str, Any], topic: str, query: str
+) -> Field | None:
+    """The papers whose references a reading gap counts: the named collection (or the one whose whole name
+    the request writes), else a concept, tag or collection the topic names exactly, else the whole library (the words left of "what do my papers
     keep citing that aren't in my library" name no field)."""
-    if params.get("collection"):
-        collection = resolve_collection(library, str(params["collection"]))
+    named = params.get("collection") or _collection_named_in(library, query)
+    if named:
+        collection = resolve_collection(library, str(named))
         return Field(f"collection '{collection.path}'", collection_papers(store, library, collection))
     field = resolve_field(store, library, topic) if topic else None
     return field if field is not None and not field.description.startswith("papers matching") else None
+
+
+def _collection_named_in(library: Library, text: str) -> str | None:
+    """The key of the one collection whose whole name the request writes ("my PPG Signal papers"), if any."""
+    said = _spaced_words(text)
+    named = [
+        c.key for c in library.collections.values() if len(c.name) >= 3 and _spaced_words(c.name) in said
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def _spaced_words(text: str) -> str:
+    return " " + " ".join(re.findall(r"[\w-]+", text.casefold())) + " "
 
 
 def _paper_request(explicit: dict[str, Any], params: dict[str, Any]) -> PaperRequest:

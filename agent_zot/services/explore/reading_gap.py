@@ -12,14 +12,9 @@ from agent_zot.graph.model import EdgeKind
 from agent_zot.graph.store import GraphStore
 from agent_zot.services.resolve.graph import Field
 from agent_zot.services.response import ToolResponse, plural
+from agent_zot.services.routing.rules_explore import READING_GAP
 
-# "what do my papers cite that I don't have", "which cited works am I missing", "not in my library"
-ASKS_FOR_GAP = re.compile(
-    r"\b(?:missing|lack\w*|absent|(?:don'?t|do not|dont) (?:yet )?(?:have|own)|not (?:yet )?in (?:my|the) "
-    r"(?:library|collection|zotero)|(?:isn'?t|aren'?t) in (?:my|the)|(?:i|we) (?:haven'?t|have not) "
-    r"(?:got|read|added|saved)|not saved|reading (?:gaps?|list)|gaps? in my|read next)\b",
-    re.IGNORECASE,
-)
+ASKS_FOR_GAP = re.compile(READING_GAP, re.IGNORECASE)  # one wording for the route and the answer
 SHOWN_ONCE = 5  # when nothing is cited twice: how many of the once-cited works to name
 
 

@@ -6,6 +6,23 @@ from .rules import Rule, has, rx
 
 # "citation recommendation", "citation analysis": research topics named after citations, not requests to
 # follow citation links
+# What the library lacks ("missing", "I never added", "not in my zotero yet", "absent from my library")…
+_LACKING = (
+    r"\b(?:missing|lack(?:s|ing)?|absent)\b(?! (?:data|values?|links?|mass|energy|modalit\w*|entries|observations?"
+    r"|at random|persons?|children|heritability|baryons?|transverse)\b)"  # a topic: "missing data"
+    r"|\b(?:don'?t|do not|dont|never|not yet|still)\s+(?:yet\s+)?(?:have|own|added|saved|imported|got|put)\b"
+    r"|\b(?:haven'?t|have not|havent|didn'?t|did not)\s+(?:yet\s+)?(?:got|read|added|saved|imported|put)\b"
+    r"|\bnever (?:made it|got) in(?:to)?\b|\bnot (?:yet )?(?:saved|added|imported)\b"
+    r"|\bnot (?:yet |actually )?in (?:my|the|our) (?:lib\w*|zotero|collection)\b|\bnot in zotero\b"
+    r"|\b(?:isn'?t|aren'?t|is not|are not)(?: yet| themselves| actually)? in (?:my|the|our|zotero)\b"
+    r"|\b(?:should|could) i add\b|\b(?:references?|works?|papers?) to add\b|\bwhat to add\b"
+)
+# … of what the papers cite, or by name: the reading gap, asked however it is asked
+READING_GAP = (
+    r"\breading (?:gaps?|list gaps?)\b|\bgaps? in my (?:reading|library)\b|\bread next\b"
+    rf"|(?=[^?!]*\b(?:cit(?:e|es|ed|ing)|referenc\w*|refs?)\b)[^?!]*(?:{_LACKING})"
+)
+
 CITATION_TOPICS = (
     r"(?:recommendation|analysis|context|intent|function|classification|parsing|extraction|screening"
     r"|generation|prediction|sentiment|worthiness|span|text|style|management)s?\b"
@@ -55,19 +72,10 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         "influence",
         3.0,
         r"\b(?:most|highly|heavily|widely|top|often|frequently) cited\b|\bcited (?:the )?most\b"
-        r"|\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?\b(?:missing|not in|(?:don'?t|do not) (?:have|own)|lack\w*)\b"
-        r"|\b(?:missing|not in my library)\b[^.?!]{0,60}?\bcit(?:e|es|ed|ing)\b|\bcite[sd]? (?:the )?most\b",
+        r"|\bcite[sd]? (?:the )?most\b",
     ),
     # the reading gap (influence lists it): what the papers cite that the library lacks
-    rx(
-        "influence",
-        4.0,
-        r"\breading (?:gaps?|list gaps?)\b|\bgaps? in my (?:reading|library)\b|\bread next\b"
-        r"|\b(?:keep|often|frequently|repeatedly|a lot)\b[^.?!]{0,20}?\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?"
-        r"\b(?:not (?:saved|in)|aren'?t in|isn'?t in|haven'?t|don'?t have|missing|lack)"
-        r"|\bcit(?:e|es|ed|ing)\b[^.?!]{0,60}?\b(?:not saved|haven'?t saved|isn'?t in my|aren'?t in my)\b"
-        r"|\bcited (?:a lot|often|frequently)\b[^.?!]{0,60}?\bnot\b",
-    ),
+    rx("influence", 4.0, READING_GAP),
     # content_similarity: papers that read alike (vectors, not links)
     rx(
         "content_similarity",
