@@ -51,6 +51,17 @@ def _wait_drawn(hosted: Hosted, timeout: float = 120.0) -> None:
     assert hosted.frame.locator("#graph canvas").count() > 0
 
 
+def _drawn_pixels(hosted: Hosted, least: int, timeout: float = 30.0) -> int:
+    """The graph's coloured pixels once more than ``least`` are painted, or when ``timeout`` passes (WebGL
+    paints a frame or two after "ready")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = _coloured_pixels(hosted.frame.locator("#graph").screenshot())
+        if count > least or time.monotonic() > deadline:
+            return count
+        hosted.page.wait_for_timeout(200)
+
+
 def _coloured_pixels(png: bytes) -> int:
     """Pixels with a clear hue: the papers' discs (the background, links and labels are grey)."""
     pixels = np.asarray(Image.open(BytesIO(png)).convert("RGB"), dtype=np.int16)
@@ -75,18 +86,19 @@ def test_a_papers_graph_opens_at_the_paper_and_recentres_on_a_citing_paper(
         cited_by = frame.locator("#panel-cited-by li").all_inner_texts()
         assert any(DEMO_TITLES["scibert"] in t for t in cited_by), cited_by
         assert frame.locator("#panel-centre").is_hidden()  # the graph is already centred on BERT
-        assert _coloured_pixels(frame.locator("#graph").screenshot()) > 3 * 50  # three papers
+        assert _drawn_pixels(hosted, least=3 * 50) > 3 * 50  # three papers
         hosted.keep_screenshot("app-graph.png", tmp_path)
-        # Follow SciBERT from the panel, then re-centre the graph on it.
+        # Follow SciBERT from the panel, then re-centre the graph on it (each step waits for the view to
+        # show it: the panel and the graph are redrawn after the click returns).
         frame.locator("#panel-cited-by a", has_text="SciBERT").click()
-        assert frame.locator("#panel-title").inner_text() == DEMO_TITLES["scibert"]
+        frame.locator("#panel-title", has_text=DEMO_TITLES["scibert"]).wait_for(timeout=30_000)
         centre = frame.locator("#panel-centre")
-        assert centre.is_visible()
+        centre.wait_for(state="visible", timeout=30_000)
         centre.click()
         frame.locator("#summary", has_text="SciBERT").wait_for(timeout=60_000)
         _wait_drawn(hosted)
         assert frame.locator("#panel-title").inner_text() == DEMO_TITLES["scibert"]
-        assert frame.locator("#panel-centre").is_hidden()
+        centre.wait_for(state="hidden", timeout=30_000)
         assert frame.locator("#graph canvas").count() > 0
         hosted.assert_clean()
     finally:
