@@ -164,8 +164,7 @@ class GraphPatch:
     writes: list[Write]
     papers: int  # papers whose text or filing changed
     concepts: int  # concepts written again
-    rematched: bool  # every citation was matched again
-    citations: BuildStats | None = None  # what matching again found
+    citations: BuildStats | None = None  # what matching every citation again found (None: not done)
 
 
 FactsFor = Callable[[Sequence[str]], dict[str, PaperFacts]]  # the facts of some items, made if need be
@@ -211,9 +210,7 @@ def plan_patch(
         edited = facts_for(text)
         change = ledger.update({item.key: _share(item, edited) for item in items})
         writes.append(_mention_writes(change))
-    return GraphPatch(
-        writes, len(set(text) | set(filing)), len(change.concepts), citations is not None, citations
-    )
+    return GraphPatch(writes, len(set(text) | set(filing)), len(change.concepts), citations)
 
 
 def _share(item: Item, facts: dict[str, PaperFacts]) -> PaperShare | None:
