@@ -225,7 +225,10 @@ async def test_a_reading_gap_with_nothing_cited_twice_says_so(cited: tuple[Setti
     none = await _ask(settings, "what do papers in my Theory collection cite that I don't have?")
     text = none.content[0].text
     assert none.structured_content["missing"] == []
-    assert "No work outside your library is named" in text and "collection 'Theory'" in text
+    assert none.structured_content["field"] == "collection 'Theory'"
+    # Paxos Made Simple, alone in Theory, has no PDF: no reference list was read, and the answer says so
+    assert none.structured_content["papers_with_references"] == 0
+    assert "No reference list was read" in text and "collection 'Theory'" in text
 
 
 async def test_a_work_whose_reference_lists_print_no_title_is_found_by_its_authors_and_year(
@@ -400,3 +403,50 @@ def test_an_authors_only_paper_is_what_a_description_naming_the_author_means(tmp
             described_paper(ctx, unknown, NotFoundError("No paper in the library matches it."))
     finally:
         ctx.close()
+
+
+def test_a_long_description_that_fits_two_papers_asks_back_with_both_best_first(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    """Raft and ZAB both keep replicas consistent: a sentence that could be either asks back with both,
+    best first, instead of saying that nothing matches."""
+    from agent_zot.errors import AmbiguousNameError, NotFoundError
+    from agent_zot.services.resolve.described import described_paper
+    from agent_zot.services.resolve.papers import PaperRequest
+
+    settings, k = cited
+    ctx = AppContext(settings)
+    try:
+        text = "the one where servers agree on the order of updates so every replica applies the same log in production"
+        request = PaperRequest(text=text)
+        with pytest.raises(AmbiguousNameError) as asked:
+            described_paper(ctx, request, NotFoundError("No paper in the library matches it."))
+        assert sorted(c.split(":")[0] for c in asked.value.candidates) == sorted([k["raft"], k["zab"]])
+    finally:
+        ctx.close()
+
+
+def test_close_papers_are_told_apart_by_the_abstract_that_retells_the_description(tmp_path: Path) -> None:
+    from agent_zot.services.resolve.described import _told_by_abstract
+    from agent_zot.services.resolve.paper_index import words
+    from agent_zot.zotero.reader import load_library
+
+    b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=48)
+    nice = b.add_item(
+        "journalArticle",
+        title="Origin of the orbital architecture of the giant planets",
+        abstractNote="Jupiter and Saturn cross their 2:1 mean-motion resonance while migrating in a disk; "
+        "the encounter reproduces their eccentricities and inclinations.",
+    )
+    other = b.add_item(
+        "journalArticle", title="Sustainable use of the geosynchronous region", abstractNote="Orbits."
+    )
+    items = load_library(guard_database(b.build())).items
+    said = words(
+        "Jupiter and Saturn passing through their 2:1 resonance while migrating reproduces eccentricities"
+    )
+    found = _told_by_abstract([items[other], items[nice]], said)
+    assert found is not None and found.key == nice
+    assert (
+        _told_by_abstract([items[other], items[nice]], words("giant planets disk")) is None
+    )  # too few words

@@ -446,3 +446,36 @@ def test_a_request_naming_a_main_title_word_for_word_is_that_paper(tmp_path: Pat
     assert found.item.key == ahp
     with pytest.raises(AmbiguousNameError):
         resolve_papers(library, PaperRequest(text="summarize Saaty's decision making book"))
+
+
+def test_a_citation_label_names_a_paper_by_its_authors_initials_and_year(tmp_path: Path) -> None:
+    """ "AWBHHL22" has a Zotero key's shape, but no item has that key: it is an alphabetic citation label,
+    the six authors' initials and the year. A label no paper spells ("CHW21") names a paper the library
+    lacks, which is said, not guessed from words of other papers."""
+    b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=47)
+    authors = [
+        ("Tal", "August"),
+        ("Lucy", "Wang"),
+        ("J.", "Bragg"),
+        ("M.", "Hearst"),
+        ("A.", "Head"),
+        ("K.", "Lo"),
+    ]
+    plain = b.add_item(
+        "journalArticle", title="Paper Plain: medical papers for readers", date="2022", creators=authors
+    )
+    b.add_item("journalArticle", title="Reading aids for long papers", date="2021", creators=authors[:2])
+    library = load_library(guard_database(b.build()))
+    for tool, query in (
+        ("zot_explore_graph", "who cites AWBHHL22?"),
+        ("zot_summarize", "summarize AWBHHL22"),
+    ):
+        match = resolve_papers(library, PaperRequest.of(query, route(tool, query).params))
+        assert match.item.key == plain
+    with pytest.raises(NotFoundError, match="AWBHHL23"):  # the year is part of the label
+        resolve_papers(
+            library,
+            PaperRequest.of("summarize AWBHHL23", route("zot_summarize", "summarize AWBHHL23").params),
+        )
+    with pytest.raises(NotFoundError):  # though "paper" is a word of Paper Plain's title
+        resolve_papers(library, PaperRequest(text="summarize the CHW21 paper"))

@@ -35,12 +35,7 @@ def reading_gap(store: GraphStore, field: Field | None, *, limit: int) -> ToolRe
             citing[edge.target].add(edge.source)
     where = f" ({field.description})" if field is not None else ""
     if not citing:
-        text = (
-            f"No work outside your library is named in your papers' reference lists{where}. References are "
-            "read from the PDFs' full text: run `agent-zot update-db` with full text, or check that these "
-            "papers have PDFs."
-        )
-        return ToolResponse(text, {"missing": [], "papers_with_references": len(papers_with_references)})
+        return _nothing_cited(field, len(papers_with_references))
     nodes = {n.id: n for n in store.get_nodes(sorted(citing))}
     ranked = sorted(citing, key=lambda w: (-len(citing[w]), -_year(nodes.get(w)), w))
     twice = [w for w in ranked if len(citing[w]) >= 2]
@@ -70,6 +65,28 @@ def reading_gap(store: GraphStore, field: Field | None, *, limit: int) -> ToolRe
             "field": field.description if field is not None else None,
         },
     )
+
+
+def _nothing_cited(field: Field | None, with_references: int) -> ToolResponse:
+    """No external work in scope: say whether reference lists were read at all, and where to look."""
+    where = f" ({field.description})" if field is not None else ""
+    if with_references:
+        text = (
+            f"No work outside your library is named in the reference lists of your "
+            f"{plural(with_references, 'paper')} that have them{where}: every work they cite is in your library."
+        )
+    else:
+        text = (
+            f"No reference list was read from your papers{where}, so no work outside your library is known. "
+            "References are read from the PDFs' full text: run `agent-zot update-db` with full text, or check "
+            "that these papers have PDFs."
+        )
+    data = {
+        "missing": [],
+        "papers_with_references": with_references,
+        "field": field.description if field is not None else None,
+    }
+    return ToolResponse(text, data)
 
 
 def _year(node: Any) -> int:

@@ -182,7 +182,7 @@ def _look_up(index: PaperIndex, token: Token) -> None:
     if capitals >= 2 and (len(word) >= 3 or token.raw.isupper()) and word.isalnum():
         # a title's acronym first (BFT), then the authors' initials (FLP; "AHF12" with the year's two
         # digits), then a title's looser acronym
-        found = index.acronyms.get(word, ()) or _author_acronym(index, word) or loose_acronym(index, word)
+        found = index.acronyms.get(word, ()) or author_acronym(index, word) or loose_acronym(index, word)
         for key in found:
             hits[key] = 0.85
     if hits:
@@ -212,9 +212,12 @@ def _look_up(index: PaperIndex, token: Token) -> None:
 
 
 _ACRONYM_YEAR = re.compile(r"([a-z]{2,6})(\d{2})")
+LABEL = re.compile(
+    r"[A-Z]{2,6}\+?\d{2}"
+)  # "CHW21" as written: a citation label, the authors' initials and a year
 
 
-def _author_acronym(index: PaperIndex, word: str) -> set[str]:
+def author_acronym(index: PaperIndex, word: str) -> set[str]:
     """Papers whose authors' initials spell ``word``; "ahf12": those initials, of a paper from ('')12."""
     found = index.author_acronyms.get(word)
     if found:
@@ -241,8 +244,9 @@ def _weigh(index: PaperIndex, clues: Clues) -> None:
                 continue
         elif token.bonus:
             continue
-        elif token.author_shaped:
-            token.weight = 1.5 * unknown  # a named author the library does not have: the paper is not there
+        elif token.author_shaped or LABEL.fullmatch(token.raw):
+            # a named author, or a citation label, the library does not have: the paper is not there
+            token.weight = 1.5 * unknown
         elif looks_like_name(token, clues.text) or token.named:
             token.weight = unknown
         if token.hits and looks_like_name(token, clues.text):

@@ -1,20 +1,25 @@
 """A paper described by what it is or does ("that TraceMonkey paper", "the affine-invariant ensemble MCMC
 sampler paper"), not by its title: when the library's tables find no paper, the full-text index is asked,
 and its best paper is taken when it stands clearly ahead of the next. (Taking it when the tables rank it
-first too is no second opinion: an index of metadata alone reads the same titles.) A request that names a
-year names a particular paper: if the tables do not find it, it is not in the library, and the index is
-not asked (it would find a paper that cites it). A request that names an author the library holds ("Max
-Wolf's old German catalogue") is that author's paper when the library has just one of theirs and the
-tables rank it among their first three."""
+first too is no second opinion: an index of metadata alone reads the same titles.)
+
+A request that names a year or a citation label ("the CHW21 paper") names a particular paper: if the tables
+do not find it, it is not in the library, and the index is not asked (it would find a paper that cites it).
+A request that names an author the library holds ("Max Wolf's old German catalogue") is that author's paper
+when the library has just one of theirs and the tables rank it among their first three.
+
+A long description (a sentence of what the paper does) whose best papers stand close together is settled by
+the abstract that holds most of its words, else asks back with those papers, best first. A short name whose
+best papers stand close is rather a paper the library lacks, found by the words of one that cites it."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_zot.errors import NotFoundError
-from agent_zot.services.resolve.clues import read_clues
-from agent_zot.services.resolve.paper_index import PaperIndex, paper_index
-from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, Scored, rank
+from agent_zot.errors import AmbiguousNameError, NotFoundError
+from agent_zot.services.resolve.clues import LABEL, read_clues
+from agent_zot.services.resolve.paper_index import PaperIndex, paper_index, words
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, Scored, candidate_line, rank
 from agent_zot.zotero.models import Item
 
 if TYPE_CHECKING:
@@ -24,7 +29,12 @@ if TYPE_CHECKING:
 # 1.33 or more, papers not in the library (found by words of a paper that cites them) lower.
 LEAD = 1.3
 CANDIDATES = 3
+ABSTRACT_WORDS = 5  # the description's words an abstract must hold to settle close papers: twice any other's
 AUTHOR_CANDIDATES = 3  # how far down the tables' list an author's only paper may stand
+# Content words that make a request a description rather than a name: on the development requests, the
+# descriptions whose best papers stood close held 9 or more; names of papers the library lacks, 6 at most
+# ("bibtex for the LQR inverted pendulum paper (倒立摆)").
+DESCRIPTION_WORDS = 7
 
 
 def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundError) -> PaperMatch:
@@ -32,7 +42,7 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
     library = ctx.library()
     index = paper_index(library)
     clues = read_clues(index, request.text, request.quoted)
-    if clues.years or request.quoted:
+    if clues.years or request.quoted or any(LABEL.fullmatch(t.raw) for t in clues.tokens):
         raise missing
     ranked = rank(index, clues)
     authors = [t.word for t in clues.tokens if t.author_shaped and t.word in index.surnames]
@@ -41,8 +51,8 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
         if found is None:
             raise missing
         return PaperMatch(found, "its author, who has no other paper in your library")
-    if any(t.author_shaped for t in clues.tokens):
-        raise missing  # an author the library lacks: a paper that is not in it
+    if any(t.author_shaped and not t.raw.isupper() for t in clues.tokens):
+        raise missing  # an author the library lacks: a paper that is not in it ("with ECG" names no one)
     resources = ctx.index_resources()
     if not resources.exists():
         raise missing
@@ -52,7 +62,22 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
     if not hits or hits[0].item_key not in library.items:
         raise missing
     if len(hits) > 1 and hits[0].score < LEAD * hits[1].score:
-        raise missing
+        close = [
+            library.items[h.item_key]
+            for h in hits
+            if h.item_key in library.items and h.score * LEAD >= hits[0].score
+        ]
+        content = [t.word for t in clues.tokens if not t.bonus]
+        if len(content) < DESCRIPTION_WORDS:
+            raise missing
+        told = _told_by_abstract(close, content)
+        if told is not None:
+            return PaperMatch(told, "what the request describes, found in its abstract")
+        raise AmbiguousNameError(
+            f"{len(close)} papers fit the description about equally well (best first); say which one.",
+            candidates=[candidate_line(item) for item in close],
+            hint="Repeat the request with item_key set to one of them, or add words that tell them apart.",
+        ) from missing
     return PaperMatch(library.items[hits[0].item_key], "what the request describes, found in its text")
 
 
@@ -65,3 +90,17 @@ def _only_paper_of(index: PaperIndex, authors: list[str], ranked: list[Scored]) 
     [key] = papers
     near = {k for s in ranked[:AUTHOR_CANDIDATES] for k in s.keys}
     return index.items[key] if key in near else None
+
+
+def _told_by_abstract(close: list[Item], content: list[str]) -> Item | None:
+    """Of papers the index ranks close together, the one whose title and abstract hold at least
+    ABSTRACT_WORDS of the description's words and twice as many as any other's: the description
+    retells that abstract."""
+    held = sorted(
+        ((len(set(content) & set(words(f"{item.title} {item.abstract}"))), item) for item in close),
+        key=lambda pair: -pair[0],
+    )
+    best, item = held[0]
+    if best >= ABSTRACT_WORDS and all(2 * other <= best for other, _ in held[1:]):
+        return item
+    return None

@@ -26,6 +26,7 @@ from agent_zot.services.resolve.clues import (
     YEAR,
     Clues,
     Token,
+    author_acronym,
     looks_like_name,
     read_clues,
 )
@@ -161,6 +162,11 @@ def _names_a_paper(index: PaperIndex, clues: Clues, ranked: list[Scored]) -> boo
     return len(title_words) >= 3 and len(said) >= 0.5 * len(title_words) and ranked[0].score >= 0.75 * total
 
 
+def _labels_a_paper(index: PaperIndex, word: str) -> bool:
+    """Whether ``word`` is the authors' initials and year of a library paper (an alphabetic citation label)."""
+    return bool(author_acronym(index, word.casefold()))
+
+
 _ONE_DOCUMENT = re.compile(
     r"\b(?:paper|article|book|study|preprint|thesis|chapter|report|manual)\b", re.IGNORECASE
 )
@@ -170,6 +176,9 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
     """A key, DOI, arXiv id or citation key: each names one paper by itself."""
     keys = list(dict.fromkeys(k.strip().upper() for k in request.item_keys if k and k.strip()))
     keys = keys or ITEM_KEY.findall(request.text)
+    # a key-shaped word that is no key may be a citation label ("who cites AWBHHL22?"), which the router
+    # took for a key
+    keys = [k for k in keys if k in library.items or not _labels_a_paper(index, k)]
     if keys:
         items = {item.key: item for item in (resolve_item(library, k) for k in keys)}
         if len(items) > 1:
