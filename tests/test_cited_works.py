@@ -450,3 +450,22 @@ def test_close_papers_are_told_apart_by_the_abstract_that_retells_the_descriptio
     assert (
         _told_by_abstract([items[other], items[nice]], words("giant planets disk")) is None
     )  # too few words
+
+
+async def test_a_reading_gap_in_words_no_rule_knows_is_read_from_the_labelled_requests(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    """ "What am I missing from the bibliographies of my papers?" matches no reading-gap wording and routes
+    to citations, where it names no paper: it reads like the labelled reading-gap requests, so that is the
+    answer, and it says how it was read. A citation request naming a paper is still answered for it."""
+    from agent_zot.services.routing.examples import reads_like_gap
+
+    settings, k = cited
+    query = "what am I missing from the bibliographies of my papers?"
+    assert reads_like_gap(query)[0] and not reads_like_gap("which papers build on the Raft paper?")[0]
+    result = await _ask(settings, query)
+    data, text = result.structured_content, result.content[0].text
+    assert data["read_as"] == "reading gap" and text.startswith("(No paper of your library is named")
+    assert data["missing"][0]["title"].casefold().startswith("paxos made live")
+    raft = await _ask(settings, "which papers build on the Raft paper, understandable consensus?")
+    assert "read_as" not in raft.structured_content

@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
+from agent_zot.errors import AgentZotError, AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, graph_view, neighbours
 from agent_zot.services.explore.cited_work import cited_work
-from agent_zot.services.explore.reading_gap import asks_for_gap, reading_gap
+from agent_zot.services.explore.reading_gap import reading_gap
 from agent_zot.services.indexing import check_library
 from agent_zot.services.resolve.graph import (
     Field,
@@ -28,6 +28,7 @@ from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_
 from agent_zot.services.resolve.works import WorkMatch, resolve_cited
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
+from agent_zot.services.routing.examples import asks_for_gap
 from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Library
 
@@ -94,10 +95,37 @@ def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResp
     store, fallback = _store(ctx)
     if not store.counts().get(NodeKind.PAPER.value):
         raise NotFoundError(EMPTY_GRAPH)
-    response = _run(ctx, store, decision, explicit)
+    try:
+        response = _run(ctx, store, decision, explicit)
+    except (NotFoundError, AmbiguousNameError) as err:
+        response = _gap_instead(ctx, store, decision, explicit, err)
     if fallback:
         response.text = f"({fallback})\n{response.text}"
         response.data["graph_store_fallback"] = fallback
+    return response
+
+
+# Modes that start from one paper: when the request names none, it may be the reading gap in other words.
+_ONE_PAPER_MODES = ("citation", "related", "content_similarity")
+
+
+def _gap_instead(
+    ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str, Any], err: AgentZotError
+) -> ToolResponse:
+    """The reading gap for a request that named no paper the library holds but reads like the labelled
+    reading-gap requests ("what am I missing that keeps showing up in my references?"); else ``err``."""
+    query = str(explicit.get("query") or "")
+    named = explicit.get("item_key") or any(decision.params.get(k) for k in ("item_keys", "doi", "arxiv_id"))
+    if decision.mode not in _ONE_PAPER_MODES or named or not asks_for_gap(query):
+        raise err
+    library = ctx.library()
+    scope = _gap_scope(
+        store, library, decision.params, field_text(str(decision.params.get("topic") or "")), query
+    )
+    limit = clamp_limit(explicit.get("limit") or decision.params.get("limit"), default=15)
+    response = reading_gap(store, scope, limit=limit)
+    response.text = f"(No paper of your library is named; read as the works your papers cite that it lacks.)\n{response.text}"
+    response.data["read_as"] = "reading gap"
     return response
 
 

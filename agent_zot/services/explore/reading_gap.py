@@ -4,7 +4,6 @@ work is cited twice or none was parsed at all."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -12,14 +11,8 @@ from agent_zot.graph.model import EdgeKind
 from agent_zot.graph.store import GraphStore
 from agent_zot.services.resolve.graph import Field
 from agent_zot.services.response import ToolResponse, plural
-from agent_zot.services.routing.rules_explore import READING_GAP
 
-ASKS_FOR_GAP = re.compile(READING_GAP, re.IGNORECASE)  # one wording for the route and the answer
 SHOWN_ONCE = 5  # when nothing is cited twice: how many of the once-cited works to name
-
-
-def asks_for_gap(text: str) -> bool:
-    return bool(ASKS_FOR_GAP.search(text))
 
 
 def reading_gap(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
