@@ -469,3 +469,4 @@ async def test_a_reading_gap_in_words_no_rule_knows_is_read_from_the_labelled_re
     assert data["missing"][0]["title"].casefold().startswith("paxos made live")
     raft = await _ask(settings, "which papers build on the Raft paper, understandable consensus?")
     assert "read_as" not in raft.structured_content
+    assert [p["key"] for p in raft.structured_content["resolved"]["papers"]] == [k["raft"]]
