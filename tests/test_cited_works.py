@@ -445,11 +445,29 @@ def test_close_papers_are_told_apart_by_the_abstract_that_retells_the_descriptio
     said = words(
         "Jupiter and Saturn passing through their 2:1 resonance while migrating reproduces eccentricities"
     )
-    found = _told_by_abstract([items[other], items[nice]], said)
+    openings = {key: items[key].abstract for key in (nice, other)}
+    found = _told_by_abstract([items[other], items[nice]], said, openings)
     assert found is not None and found.key == nice
-    assert (
-        _told_by_abstract([items[other], items[nice]], words("giant planets disk")) is None
-    )  # too few words
+    too_few = words("giant planets disk")
+    assert _told_by_abstract([items[other], items[nice]], too_few, openings) is None
+    assert _told_by_abstract([items[other], items[nice]], said, {other: "", nice: ""}) is None
+
+
+def test_a_record_without_an_abstract_is_read_from_its_first_page(
+    cited: tuple[Settings, dict[str, str]],
+) -> None:
+    from agent_zot.services.resolve.described import _opening
+
+    settings, k = cited
+    ctx = AppContext(settings)
+    try:
+        raft = ctx.library().items[k["raft"]]
+        assert not raft.abstract
+        assert "Consensus keeps replicated logs identical across servers" in _opening(
+            ctx.index_resources().state, raft
+        )
+    finally:
+        ctx.close()
 
 
 async def test_a_reading_gap_in_words_no_rule_knows_is_read_from_the_labelled_requests(

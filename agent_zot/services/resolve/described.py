@@ -24,11 +24,13 @@ from agent_zot.zotero.models import Item
 
 if TYPE_CHECKING:
     from agent_zot.services.context import AppContext
+    from agent_zot.state.index import IndexState
 
 # The best paper's score over the runner-up's: on the development requests, described papers stood at
 # 1.33 or more, papers not in the library (found by words of a paper that cites them) lower.
 LEAD = 1.3
 CANDIDATES = 3
+OPENING_CHARS = 8000  # of a first page: the title block, the authors (long lists) and the abstract
 ABSTRACT_WORDS = 5  # the description's words an abstract must hold to settle close papers: twice any other's
 AUTHOR_CANDIDATES = 3  # how far down the tables' list an author's only paper may stand
 # Content words that make a request a description rather than a name: on the development requests, the
@@ -68,11 +70,12 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
             if h.item_key in library.items and h.score * LEAD >= hits[0].score
         ]
         content = [t.word for t in clues.tokens if not t.bonus]
-        if len(content) < DESCRIPTION_WORDS:
-            raise missing
-        told = _told_by_abstract(close, content)
+        openings = {item.key: _opening(resources.state, item) for item in close}
+        told = _told_by_abstract(close, content, openings)
         if told is not None:
             return PaperMatch(told, "what the request describes, found in its abstract")
+        if len(content) < DESCRIPTION_WORDS:
+            raise missing
         raise AmbiguousNameError(
             f"{len(close)} papers fit the description about equally well (best first); say which one.",
             candidates=[candidate_line(item) for item in close],
@@ -92,12 +95,27 @@ def _only_paper_of(index: PaperIndex, authors: list[str], ranked: list[Scored]) 
     return index.items[key] if key in near else None
 
 
-def _told_by_abstract(close: list[Item], content: list[str]) -> Item | None:
-    """Of papers the index ranks close together, the one whose title and abstract hold at least
-    ABSTRACT_WORDS of the description's words and twice as many as any other's: the description
+def _opening(state: IndexState, item: Item) -> str:
+    """The paper's own account of itself: its abstract, else the start of its first page (where a PDF
+    prints the abstract) when the record has none."""
+    if item.abstract:
+        return item.abstract
+    for attachment in state.attachments_of(item.key):
+        pages = state.pages_of(attachment.attachment_key)
+        if pages:
+            return pages[0].text[:OPENING_CHARS]
+    return ""
+
+
+def _told_by_abstract(close: list[Item], content: list[str], openings: dict[str, str]) -> Item | None:
+    """Of papers the index ranks close together, the one whose title and abstract (``openings``) hold at
+    least ABSTRACT_WORDS of the description's words and twice as many as any other's: the description
     retells that abstract."""
     held = sorted(
-        ((len(set(content) & set(words(f"{item.title} {item.abstract}"))), item) for item in close),
+        (
+            (len(set(content) & set(words(f"{item.title} {openings.get(item.key, '')}"))), item)
+            for item in close
+        ),
         key=lambda pair: -pair[0],
     )
     best, item = held[0]
