@@ -422,6 +422,9 @@ def test_a_long_description_that_fits_two_papers_asks_back_with_both_best_first(
         with pytest.raises(AmbiguousNameError) as asked:
             described_paper(ctx, request, NotFoundError("No paper in the library matches it."))
         assert sorted(c.split(":")[0] for c in asked.value.candidates) == sorted([k["raft"], k["zab"]])
+        # each with the description's words its text holds, for the assistant to choose by
+        reasons = {c.split(":")[0]: c.split(" — its text holds: ")[1] for c in asked.value.candidates}
+        assert reasons == {k["raft"]: "servers, production", k["zab"]: "updates, production"}
     finally:
         ctx.close()
 

@@ -291,6 +291,7 @@ def test_close_candidates_are_asked_back_ranked_with_year_and_first_author(libra
         resolved(library, "zot_summarize", "summarize Prieur 2013")
     assert len(err.value.candidates) == 2
     assert all("(2013, Prieur)" in c for c in err.value.candidates)
+    assert all(c.endswith("— fits: Prieur, 2013") for c in err.value.candidates)  # each with its reason
     # author and year and a title word together pick one
     assert resolved(library, "zot_summarize", "Prieur 2013 on oscillators").item.title.startswith("Hybrid")
 

@@ -78,7 +78,7 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
             raise missing
         raise AmbiguousNameError(
             f"{len(close)} papers fit the description about equally well (best first); say which one.",
-            candidates=[candidate_line(item) for item in close],
+            candidates=[_with_words(item, content, openings) for item in close],
             hint="Repeat the request with item_key set to one of them, or add words that tell them apart.",
         ) from missing
     return PaperMatch(library.items[hits[0].item_key], "what the request describes, found in its text")
@@ -105,6 +105,15 @@ def _opening(state: IndexState, item: Item) -> str:
         if pages:
             return pages[0].text[:OPENING_CHARS]
     return ""
+
+
+def _with_words(item: Item, content: list[str], openings: dict[str, str]) -> str:
+    """A close paper with the description's words its title and abstract (or first page) hold."""
+    held = [
+        w for w in dict.fromkeys(content) if w in set(words(f"{item.title} {openings.get(item.key, '')}"))
+    ]
+    shown = f" — its text holds: {', '.join(held[:8])}" if held else " — found in its full text"
+    return candidate_line(item) + shown
 
 
 def _told_by_abstract(close: list[Item], content: list[str], openings: dict[str, str]) -> Item | None:

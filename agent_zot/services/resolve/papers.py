@@ -379,7 +379,9 @@ def decide(
         shown = [best, *close][:_MAX_CANDIDATES]
         raise AmbiguousNameError(
             f"{len(shown)} papers fit {quoted(said)} about equally well; say which one.",
-            candidates=[line(index.items[s.keys[0]]) for s in shown],
+            candidates=[
+                _with_reason(line(index.items[s.keys[0]]), clues, index.items[s.keys[0]]) for s in shown
+            ],
             hint="Repeat the request with item_key set to one of the candidates' keys, or add the year "
             "or an author.",
         )
@@ -420,6 +422,13 @@ def _how(clues: Clues, item: Item) -> str:
     elif matched and not parts:
         parts.append("acronym or close words")
     return " and ".join(parts) or "title words"
+
+
+def _with_reason(line: str, clues: Clues, item: Item) -> str:
+    """A close candidate with what in the request it fits, so that the reader can choose."""
+    fits = [t.raw for t in clues.tokens if t.hits.get(item.key) and not t.bonus]
+    fits += [str(y) for y in clues.years if y == item.year]
+    return f"{line} — fits: {', '.join(fits)}" if fits else line
 
 
 def requested(clues: Clues) -> str:
