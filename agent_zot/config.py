@@ -362,11 +362,15 @@ def _toml_or_fail(text: str, path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} would not be valid TOML: {exc}.", hint="Fix the file by hand.") from exc
 
 
-def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
-    """Build Settings from the config file (explicit or default location), the environment and overrides."""
+def load_settings(
+    config_file: Path | None = None, *, named_by: str = "--config", **overrides: Any
+) -> Settings:
+    """Build Settings from the config file (explicit or default location), the environment and overrides.
+    ``named_by`` is what named an explicit file (the --config option or the AGENT_ZOT_CONFIG variable),
+    for the message when it is missing."""
     explicit = config_file is not None
     path = (config_file or default_config_path()).expanduser()
-    values = _read_config_file(path, required=explicit)
+    values = _read_config_file(path, required=explicit, named_by=named_by)
     token = _file_values.set(values)
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
@@ -378,10 +382,13 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
         _file_values.reset(token)
 
 
-def _read_config_file(path: Path, *, required: bool) -> dict[str, Any]:
+def _read_config_file(path: Path, *, required: bool, named_by: str = "--config") -> dict[str, Any]:
     if not path.is_file():
         if required:
-            raise ConfigError(f"Config file {path} does not exist.", hint="Create it or drop --config.")
+            fix = "drop --config" if named_by == "--config" else f"unset {named_by} (or point it at the file)"
+            raise ConfigError(
+                f"Config file {path} (named by {named_by}) does not exist.", hint=f"Create it or {fix}."
+            )
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -357,3 +357,26 @@ def test_file_style_and_symlinks_are_kept(home: Path) -> None:
     assert text.startswith('\ufeff{\r\n\t"mcpServers": {\r\n\t\t"other": {') and not text.endswith("\n")
     assert "\n" not in text.replace("\r\n", "")
     assert backups(link)[0].read_bytes() == original.encode("utf-8")
+
+
+def test_the_shells_settings_go_with_the_entry_so_the_server_uses_the_same_index(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A custom data folder set in the shell that runs setup: the client starts the server without that
+    shell, so the entry carries it (and every other AGENT_ZOT_* setting set there); otherwise the
+    assistant would read another, empty index. Variables that are no setting stay out."""
+    (home / ".cursor").mkdir()
+    data = tmp_path / "my-index"
+    monkeypatch.setenv("AGENT_ZOT_DATA_DIR", str(data))
+    monkeypatch.setenv("AGENT_ZOT_INCLUDE_TRASH", "true")
+    monkeypatch.setenv("AGENT_ZOT_NOT_A_SETTING", "x")
+    assert run().exit_code == 0
+    env = load(home / ".cursor" / "mcp.json")["mcpServers"]["agent-zot"]["env"]
+    assert env == {
+        "AGENT_ZOT_DATA_DIR": str(data),
+        "AGENT_ZOT_INCLUDE_TRASH": "true",
+        ENV_LIBRARY: str((home / "Zotero").resolve()),
+    }
+    removed = run("--remove")
+    assert removed.exit_code == 0
+    assert "agent-zot" not in load(home / ".cursor" / "mcp.json").get("mcpServers", {})

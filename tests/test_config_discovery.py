@@ -130,3 +130,22 @@ def test_context_reloads_only_when_the_database_changes(full_lib: FullLibrary, t
     conn.close()
     second = ctx.library()
     assert second is not first and "Renamed" in {i.title for i in second.items.values()}
+
+
+def test_a_missing_config_file_says_what_named_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file may come from --config or from AGENT_ZOT_CONFIG (a client's configuration sets the
+    variable): the fix named is the one that applies."""
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    missing = tmp_path / "gone.toml"
+    by_option = CliRunner().invoke(cli, ["--config", str(missing), "status"])
+    assert by_option.exit_code == 2 and "drop --config" in by_option.output
+    monkeypatch.setenv("AGENT_ZOT_CONFIG", str(missing))
+    by_variable = CliRunner().invoke(cli, ["status"])
+    assert by_variable.exit_code == 2
+    assert (
+        "named by AGENT_ZOT_CONFIG" in by_variable.output and "unset AGENT_ZOT_CONFIG" in by_variable.output
+    )
+    assert "drop --config" not in by_variable.output

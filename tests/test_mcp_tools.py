@@ -145,6 +145,17 @@ async def test_bad_arguments_get_actionable_errors(server) -> None:
     async with Client(server) as client:  # schema validation: the client sees a tool error, not a crash
         bad = await client.call_tool("zot_manage_collections", {"limit": 0}, raise_on_error=False)
         assert bad.is_error
+        # in words the assistant acts on: the argument, what it takes, what it got; no pydantic codes or links
+        assert text_of(bad).startswith("Invalid argument for zot_manage_collections: limit should be greater")
+        assert "(got 0)" in text_of(bad) and "pydantic" not in text_of(bad) and "type=" not in text_of(bad)
+        assert bad.structured_content["error"]["type"] == "InvalidArgumentError"
+        typed = await client.call_tool(
+            "zot_search", {"query": "x", "year_min": "last year"}, raise_on_error=False
+        )
+        assert typed.is_error and "year_min should be a valid integer" in text_of(typed)
+        unknown_arg = await client.call_tool("zot_search", {"query": "x", "year": 2020}, raise_on_error=False)
+        assert "year is not an argument of zot_search" in text_of(unknown_arg)
+        assert "zot_search takes: query, authors, year_min, year_max" in text_of(unknown_arg)
         assert (await client.call_tool("zot_manage_collections", {})).structured_content["route"][
             "mode"
         ] == "list"

@@ -81,3 +81,21 @@ def test_installing_a_model_resumes_checks_and_sets_it(tmp_path: Path, tiny_nli:
 def test_an_unknown_model_names_the_ones_there_are() -> None:
     code, out = run("models", "install", "gpt-5")
     assert code == 2 and "bge-m3, reranker, nli" in out
+
+
+@pytest.mark.parametrize(("name", "setting"), [("reranker", "reranker_model"), ("nli", "nli_model")])
+def test_an_unreachable_hub_names_the_setting_that_model_uses(
+    tmp_path: Path, name: str, setting: str
+) -> None:
+    """Offline, the fix is to download the model elsewhere and point its own setting at the folder: the
+    reranker's or the NLI model's, not the embedder's. (A closed loopback port: nothing leaves the machine.)"""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "config.toml"
+    config.write_text(f'model_hub_url = "http://127.0.0.1:{port}"\n', encoding="utf-8")
+    code, out = run("--config", str(config), "models", "install", name)
+    assert code == 2 and "Cannot reach" in out
+    assert f"set {setting} to its folder" in out and "embedder_model" not in out

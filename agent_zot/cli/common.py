@@ -21,15 +21,22 @@ if TYPE_CHECKING:
 class State:
     """What the group options decided, built lazily so `--help` never touches a library."""
 
-    def __init__(self, config_file: Path | None, library: Path | None) -> None:
+    def __init__(
+        self, config_file: Path | None, library: Path | None, *, config_named_by: str = "--config"
+    ) -> None:
         self.config_file = config_file
+        self.config_named_by = (
+            config_named_by  # "--config" or "AGENT_ZOT_CONFIG": what to fix when it is wrong
+        )
         self.library = library
         self._settings: Settings | None = None
 
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            self._settings = load_settings(self.config_file, zotero_data_dir=self.library)
+            self._settings = load_settings(
+                self.config_file, named_by=self.config_named_by, zotero_data_dir=self.library
+            )
         return self._settings
 
     def override(self, **values: Any) -> None:

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 @click.pass_context
 def cli(ctx: click.Context, config_file: Path | None, library: Path | None) -> None:
     """agent-zot: your Zotero library for AI assistants (MCP server and CLI). Never writes to zotero.sqlite."""
-    ctx.obj = State(config_file, library)
+    from_env = ctx.get_parameter_source("config_file") is click.core.ParameterSource.ENVIRONMENT
+    ctx.obj = State(config_file, library, config_named_by="AGENT_ZOT_CONFIG" if from_env else "--config")
 
 
 @cli.command()

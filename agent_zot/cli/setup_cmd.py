@@ -62,15 +62,19 @@ def setup(
 def _setup(
     state: State, clients: tuple[str, ...], dry_run: bool, remove: bool, name: str, as_json: bool
 ) -> bool:
-    from agent_zot.services.client_setup import apply_setup, plan_setup, server_entry
+    from agent_zot.services.client_setup import apply_setup, plan_setup, server_entry, setting_variables
 
     home, system = Path.home(), _system()
     # The one read of the environment: where clients keep their files (APPDATA, XDG_CONFIG_HOME,
-    # CLAUDE_CONFIG_DIR) and PATH for the `claude` CLI, which also runs with it.
+    # CLAUDE_CONFIG_DIR), PATH for the `claude` CLI, which also runs with it, and the AGENT_ZOT_* settings
+    # the server must be given to use the same index.
     environ = dict(os.environ)
     library, how = (None, "") if remove else _library(state, home)
     config_file = state.config_file.resolve() if state.config_file else None
-    entry = server_entry(Path(sys.executable).absolute(), system, library=library, config_file=config_file)
+    settings = {} if remove else setting_variables(environ)
+    entry = server_entry(
+        Path(sys.executable).absolute(), system, library=library, config_file=config_file, settings=settings
+    )
     changes = plan_setup(
         entry, home=home, system=system, environ=environ, clients=clients, name=name, remove=remove
     )

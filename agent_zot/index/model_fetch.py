@@ -53,15 +53,17 @@ def ensure_model(
     hub_url: str,
     revision: str = "main",
     progress: IO[str] | None = None,
+    setting: str = "embedder_model",
 ) -> Path:
-    """The local folder of ``hub_id``, fetched first when it is not complete yet."""
+    """The local folder of ``hub_id``, fetched first when it is not complete yet. ``setting`` is the one
+    that takes a local folder of this model instead (named in the message when the hub cannot be reached)."""
     folder = cached_model_dir(data_dir, hub_id)
     if (folder / MANIFEST).is_file():
         return folder
     out = progress if progress is not None else sys.stderr
     base = hub_url.rstrip("/")
     with httpx.Client(timeout=httpx.Timeout(30.0, read=120.0), follow_redirects=True) as client:
-        listed = _listing(client, base, hub_id, revision)
+        listed = _listing(client, base, hub_id, revision, setting)
         files = sorted(listed)
         folder.mkdir(parents=True, exist_ok=True)
         total = len(files)
@@ -76,7 +78,9 @@ def ensure_model(
     return folder
 
 
-def _listing(client: httpx.Client, base: str, hub_id: str, revision: str) -> dict[str, str | None]:
+def _listing(
+    client: httpx.Client, base: str, hub_id: str, revision: str, setting: str
+) -> dict[str, str | None]:
     """The files to fetch, each with the SHA-256 the hub states for it (large files stored in LFS), if any."""
     try:
         response = client.get(f"{base}/api/models/{hub_id}/revision/{revision}", params={"blobs": "true"})
@@ -84,12 +88,12 @@ def _listing(client: httpx.Client, base: str, hub_id: str, revision: str) -> dic
         raise ModelFetchError(
             f"Cannot reach {base} to fetch {hub_id}: {exc}.",
             hint="Connect to the internet once, set model_hub_url to a mirror, or download the model yourself "
-            "and set embedder_model to its folder.",
+            f"and set {setting} to its folder.",
         ) from exc
     if response.status_code in (401, 403, 404):
         raise ModelFetchError(
             f"{base} has no model {hub_id!r} (HTTP {response.status_code}).",
-            hint="Check the id (e.g. BAAI/bge-m3) or set embedder_model to a local folder.",
+            hint=f"Check the id (e.g. {hub_id}) or set {setting} to a local folder.",
         )
     response.raise_for_status()
     siblings = {

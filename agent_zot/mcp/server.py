@@ -21,6 +21,7 @@ from pydantic import Field
 from agent_zot import __version__
 from agent_zot.errors import AgentZotError, AmbiguousNameError
 from agent_zot.mcp.apps import client_renders_apps, for_client, register_apps, tool_app
+from agent_zot.mcp.arguments import ReadableArgumentErrors
 from agent_zot.mcp.prompts import register_prompts
 from agent_zot.mcp.resources import register_resources
 from agent_zot.services.catalog import SPECS
@@ -161,7 +162,7 @@ def build_server(ctx: AppContext, *, auth: AuthProvider | None = None, warm_up: 
         version=__version__,
         mask_error_details=True,
         auth=auth,
-        middleware=[WarmUpAfterListing(ctx)] if warm_up else None,
+        middleware=[ReadableArgumentErrors(), *([WarmUpAfterListing(ctx)] if warm_up else [])],
     )
     shared = _Shared()
     for spec in SPECS:

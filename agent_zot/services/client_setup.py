@@ -104,13 +104,30 @@ class ServerEntry:
     env: dict[str, str] = field(default_factory=dict)
 
 
+def setting_variables(environ: Mapping[str, str]) -> dict[str, str]:
+    """The AGENT_ZOT_* settings this shell sets (a data folder, a Qdrant URL, a model folder), as set: a
+    client starts the server without the shell's environment, and would otherwise use another index."""
+    from agent_zot.config import Settings
+
+    names = {f"{ENV_PREFIX}{name.upper()}" for name in Settings.model_fields} - {
+        f"{ENV_PREFIX}ZOTERO_DATA_DIR"
+    }
+    return {key: value for key, value in sorted(environ.items()) if key in names}
+
+
 def server_entry(
-    executable: Path, system: str, *, library: Path | None, config_file: Path | None
+    executable: Path,
+    system: str,
+    *,
+    library: Path | None,
+    config_file: Path | None,
+    settings: Mapping[str, str] | None = None,
 ) -> ServerEntry:
     """The installed `agent-zot` script beside ``executable`` (the interpreter running now), or that
-    interpreter with ``-m agent_zot`` when there is no script (a source checkout run with python -m)."""
+    interpreter with ``-m agent_zot`` when there is no script (a source checkout run with python -m).
+    ``settings`` are AGENT_ZOT_* variables to pass on (setting_variables)."""
     script = executable.parent / ("agent-zot.exe" if system == "Windows" else "agent-zot")
-    env = {}
+    env = dict(settings or {})
     if library is not None:
         env[f"{ENV_PREFIX}ZOTERO_DATA_DIR"] = str(library)
     if config_file is not None:

@@ -25,6 +25,7 @@ class OptionalModel:
     size_mb: int  # the weights and tokenizer fetched, roughly
     improves: str
     settings: Callable[[Path], dict[str, Any]]  # what to set once it is in this folder
+    folder_setting: str  # the setting that takes the model's local folder
 
     def in_use(self, settings: Settings, folder: Path) -> bool:
         wanted = self.settings(folder)
@@ -43,6 +44,7 @@ MODELS: tuple[OptionalModel, ...] = (
         "search: multilingual dense vectors and learned sparse weights instead of MiniLM + BM25 (re-index "
         "with update-db --force-rebuild)",
         lambda folder: {"embedder": "bge-m3", "embedder_model": str(folder)},
+        "embedder_model",
     ),
     OptionalModel(
         "reranker",
@@ -50,6 +52,7 @@ MODELS: tuple[OptionalModel, ...] = (
         90,
         "search: a cross-encoder rescores the top candidates (better first results, ~0.1 s a search)",
         lambda folder: {"reranker_model": folder},
+        "reranker_model",
     ),
     OptionalModel(
         "nli",
@@ -57,6 +60,7 @@ MODELS: tuple[OptionalModel, ...] = (
         290,
         "claim checks: a local NLI model judges each passage's stance before the assistant reads it",
         lambda folder: {"nli_model": folder},
+        "nli_model",
     ),
 )
 
@@ -96,7 +100,13 @@ def install(
 ) -> dict[str, Any]:
     """Fetch ``name`` (resuming an interrupted fetch) and write its settings to ``config_path``."""
     model = find(name)
-    folder = ensure_model(model.hub_id, settings.data_dir, hub_url=settings.model_hub_url, progress=progress)
+    folder = ensure_model(
+        model.hub_id,
+        settings.data_dir,
+        hub_url=settings.model_hub_url,
+        progress=progress,
+        setting=model.folder_setting,
+    )
     values = model.settings(folder)
     set_config_values(config_path, values)
     return {"name": model.name, "folder": str(folder), "settings": {k: str(v) for k, v in values.items()}}
