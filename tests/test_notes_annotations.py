@@ -475,3 +475,12 @@ async def test_without_an_index_search_matches_words_and_says_so(built, tmp_path
     assert result.structured_content["ranked_by"] == "words"
     assert shown(result, "matches") == {k["blue"], k["book_note"]}
     assert "Word match only" in text_of(result) and "update-db" in text_of(result)
+
+
+async def test_a_topic_no_note_is_about_finds_none_and_says_so(indexed: Settings, tmp_path: Path) -> None:
+    """The notes and highlights are about language models and optimisation: none is about consensus. The
+    dense channel still ranks every note; its best unrelated one is not an answer."""
+    result = await call(indexed, tmp_path, query="my highlights about consensus or fault tolerance")
+    data = result.structured_content
+    assert data["route"]["mode"] == "search" and data["matches"] == []
+    assert text_of(result).startswith("No notes or annotations match")

@@ -23,6 +23,10 @@ RRF_K = 10  # as for papers (services/retrieval.py)
 # one-word query flat scores (0.28 for the note on it, 0.20-0.22 for unrelated highlights); a phrase
 # separates better (0.59 against 0.31 and below).
 DENSE_ONLY_SHARE = 0.8
+# ...and, with MiniLM (the models measured), this similarity: a note on a one-word topic scored 0.27-0.28,
+# the best unrelated note for a topic no note is about ("consensus or fault tolerance") 0.20. Without it
+# the best of unrelated notes is always "near the best". Other models' scales differ: the share alone.
+DENSE_ONLY_FLOOR = {"minilm": 0.25, "minilm-st": 0.25, "minilm-onnx": 0.25}
 NO_NOTES_INDEXED = (
     "the index holds no notes or annotations yet; `agent-zot update-db` indexes them for search by meaning"
 )
@@ -72,14 +76,15 @@ class MeaningSearch:
             lists["dense"] = store.search(vectors.dense, None, limit=fetch, filter=wanted)
         if vectors.sparse is not None and vectors.sparse.indices:
             lists["sparse"] = store.search(None, vectors.sparse, limit=fetch, filter=wanted)
-        return _per_note(lists)
+        return _per_note(lists, DENSE_ONLY_FLOOR.get(self.resources.settings.embedder, 0.0))
 
 
-def _per_note(lists: dict[str, list[Hit]]) -> list[MeaningHit]:
+def _per_note(lists: dict[str, list[Hit]], least: float = 0.0) -> list[MeaningHit]:
     """Points fused by rank and grouped by note: a note ranks by its best point in each channel (a long
-    note's many chunks do not add up). Dense-only hits below the floor are cut."""
+    note's many chunks do not add up). Dense-only hits below the floor (near the best, and ``least``) are
+    cut."""
     dense = lists.get("dense", [])
-    floor = DENSE_ONLY_SHARE * dense[0].score if dense else 0.0
+    floor = max(DENSE_ONLY_SHARE * dense[0].score, least) if dense else 0.0
     scores: dict[str, float] = {}
     found: dict[str, MeaningHit] = {}
     for channel in ("sparse", "dense"):  # keyword hits first: they keep a weak dense hit of the same note
