@@ -92,8 +92,15 @@ async def test_a_question_finds_the_scanned_paper_with_an_ocr_passage(
     try:
         async with Client(build_server(ctx)) as client:
             result = await client.call_tool("zot_search", {"query": QUESTION})
+            # the summarize tool's passages carry the same mark wherever they are shown
+            asked = await client.call_tool(
+                "zot_summarize", {"item_key": keys["scan"], "query": QUESTION, "force_mode": "targeted"}
+            )
     finally:
         ctx.close()
+    passages = asked.structured_content["passages"]
+    assert passages and all(p["pages"].endswith("(OCR)") for p in passages)
+    assert "[p. 1 (OCR)]" in asked.content[0].text
     text = result.content[0].text
     papers = result.structured_content["papers"]
     scanned = next(p for p in papers if p["key"] == keys["scan"])

@@ -48,6 +48,12 @@ class Cited:
 
     @property
     def where(self) -> str:
+        """ "p. 3", "pp. 3–4" or "pp. 3 [103]–4 [104]"; "(OCR)" after it when the words were read from a
+        scanned page (they may be misread), as search shows it."""
+        p = self.passage
+        return self._pages() + (" (OCR)" if p.ocr else "")
+
+    def _pages(self) -> str:
         p = self.passage
         if p.page_start is None:
             return "no page"
@@ -55,7 +61,7 @@ class Cited:
         if p.page_end in (None, p.page_start):
             return start
         end = page_name(p.page_end, self.labels.get(p.page_end)).removeprefix("p. ")
-        return f"p{start}–{end}"  # "pp. 3–4" or "pp. 3 [103]–4 [104]"
+        return f"p{start}–{end}"
 
     def block(self) -> str:
         section = f" ({self.passage.section})" if self.passage.section else ""
