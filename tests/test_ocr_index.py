@@ -122,3 +122,46 @@ def test_ocr_off_setting(
     assert summary.indexed == 2 and summary.ocr_pages == 0
     (problem,) = summary.failed + summary.skipped
     assert problem["item_key"] == library[1]["scan"] and "no text layer" in problem["reason"]
+
+
+@pytest.mark.parametrize("again", [("--retry-failed",), ("--item", "scan")])
+def test_a_file_not_read_is_reported_and_read_again_on_request(
+    library: tuple[Path, dict[str, str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    again: tuple[str, ...],
+) -> None:
+    """Indexed with OCR off, the scan is searchable by metadata only. `status` and `doctor` say so, with
+    the reason; a plain update-db leaves it (nothing changed); --retry-failed, or naming the item, reads it
+    again, now with OCR, and it is no longer reported."""
+    import json
+
+    from click.testing import CliRunner
+
+    from agent_zot.cli.main import cli
+
+    db, keys = library
+    monkeypatch.setenv("AGENT_ZOT_DATA_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("AGENT_ZOT_OCR", "off")
+    base = ["--library", str(db.parent)]
+
+    def run(*args: str) -> str:
+        result = CliRunner().invoke(cli, [*base, *args])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    run("update-db")
+    status = json.loads(run("status", "--json"))
+    (unread,) = status["index"]["files_unread"]
+    assert unread["item_key"] == keys["scan"] and unread["status"] == "metadata only"
+    assert "no text layer" in unread["reason"]
+    assert "1 file not read" in run("status") and "update-db --retry-failed" in run("status")
+    doctor = run("doctor")
+    assert f"of {keys['scan']}: " in doctor and "no text layer" in doctor
+    monkeypatch.setenv("AGENT_ZOT_OCR", "auto")
+    plain = json.loads(run("update-db", "--json"))
+    assert plain["indexed"] == 0  # the file did not change: a plain update does not read it again
+    args = [keys["scan"] if a == "scan" else a for a in again]
+    retried = json.loads(run("update-db", "--json", *args))
+    assert retried["indexed"] == 1 and retried["ocr_pages"] == 1
+    assert json.loads(run("status", "--json"))["index"]["files_unread"] == []

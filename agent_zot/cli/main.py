@@ -175,7 +175,17 @@ def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> 
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Index at most N changed items (newest first)."
 )
-@click.option("--item", "item_keys", multiple=True, help="Only this item key (repeatable).")
+@click.option(
+    "--item",
+    "item_keys",
+    multiple=True,
+    help="Only this item key (repeatable); its files are read again if an earlier update could not read them.",
+)
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Read again every file an earlier update could not read (`agent-zot status` counts them).",
+)
 @click.option(
     "--parser", type=click.Choice(["pdfium", "docling"]), default=None, help="PDF parser (default: config)."
 )
@@ -190,6 +200,7 @@ def update_db(
     force_rebuild: bool,
     limit: int | None,
     item_keys: tuple[str, ...],
+    retry_failed: bool,
     parser: str | None,
     background: bool,
     as_json: bool,
@@ -210,6 +221,7 @@ def update_db(
         item_keys=item_keys,
         parser=parser or ctx.settings.parser,
         wait=not background,
+        retry_failed=retry_failed,
         thorough_check=not background,
     )
     line = ProgressLine(sys.stderr)

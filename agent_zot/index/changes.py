@@ -31,10 +31,6 @@ INDEXABLE_TYPES = frozenset(
 )
 
 
-# Recorded for a file that a metadata-only run (--no-fulltext) did not parse; never equal to a real one.
-UNPARSED = "unparsed"
-
-
 def is_indexable(attachment: Attachment) -> bool:
     return attachment.content_type in INDEXABLE_TYPES
 
@@ -171,12 +167,15 @@ def plan_update(
     only: Iterable[str] | None = None,
     limit: int | None = None,
     fulltext: bool = True,
+    retry: Iterable[str] = (),
 ) -> UpdatePlan:
     """Compare the library with what the state database recorded.
 
     A metadata-only run (``fulltext=False``) looks at item metadata alone, so it neither re-parses files
     nor keeps re-indexing items whose files it did not parse. A forced run redoes every item in full.
+    Items in ``retry`` (whose files could not be read) are read again even when nothing changed.
     """
+    again = set(retry) if fulltext else set()
     plan = UpdatePlan()
     wanted = {k.upper() for k in only} if only else None
     for key, item in library.items.items():
@@ -196,6 +195,8 @@ def plan_update(
             )
         else:
             reason = _metadata_reason(key, fingerprint, indexed_items)
+        if reason is None and key in again:
+            reason = "files not read before"
         if reason is None:
             plan.unchanged += 1
             continue

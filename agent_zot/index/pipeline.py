@@ -12,14 +12,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_zot.index.changes import METADATA, UNPARSED, ItemWork
+from agent_zot.index.changes import METADATA, ItemWork
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import Point, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
-from agent_zot.state.index import AttachmentRecord, PageRecord
+from agent_zot.state.index import UNPARSED, AttachmentRecord, PageRecord
 from agent_zot.zotero.models import Attachment, Item
 
 

@@ -71,6 +71,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_writable("data directory", ctx.settings.data_dir))
     checks.append(_writable("export directory", ctx.settings.export_dir))
     checks.append(_index_integrity(ctx))
+    checks.append(_unread_files(ctx))
     checks.append(_freshness(ctx))
     checks.append(_writes(ctx.settings))
     return checks
@@ -87,6 +88,32 @@ def _index_integrity(ctx: AppContext) -> Check:
         return Check("index", "ok", report.describe())
     return Check(
         "index", "fail", f"damaged: {report.describe()}", "Run a plain `agent-zot update-db`: it repairs it."
+    )
+
+
+SHOWN_UNREAD = 5  # files named, with their reasons
+
+
+def _unread_files(ctx: AppContext) -> Check:
+    """Files an update could not read, each with its reason, and how to try again."""
+    resources = ctx.index_resources()
+    unread = resources.state.unread_files() if resources.exists() else []
+    if not unread:
+        return Check("files", "ok", "every file an update tried was read")
+    named = "; ".join(
+        f"{r.attachment_key} of {r.item_key}: {r.reason or 'no text'}" for r in unread[:SHOWN_UNREAD]
+    )
+    more = (
+        f"; and {len(unread) - SHOWN_UNREAD} more (`agent-zot status --json`)"
+        if len(unread) > SHOWN_UNREAD
+        else ""
+    )
+    return Check(
+        "files",
+        "warn",
+        f"{len(unread)} file(s) not read, their items searchable by metadata only: {named}{more}",
+        "`agent-zot update-db --retry-failed` reads them again (after freeing memory, installing OCR, or "
+        "upgrading agent-zot).",
     )
 
 

@@ -61,6 +61,7 @@ class UpdateOptions:
     # Count every point against the state before planning (index/integrity.py); the watcher's frequent
     # runs take the quick check and go thorough only when it finds damage
     thorough_check: bool = True
+    retry_failed: bool = False  # read again every file an update could not read (failed, metadata only)
 
 
 class UpdateBusyError(AgentZotError):
@@ -239,6 +240,15 @@ def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
             unlock(handle)
 
 
+def _to_retry(state: IndexState, options: UpdateOptions) -> set[str]:
+    """Items whose files an update could not read and this one reads again: all with --retry-failed, and
+    those named with --item (asking for an item by name is asking for it to be read)."""
+    if not options.retry_failed and not options.item_keys:
+        return set()
+    unread = {record.item_key for record in state.unread_files()}
+    return unread if options.retry_failed else unread & {key.upper() for key in options.item_keys}
+
+
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
     """A rebuild keeps the live index's cached graph facts (keyed by item fingerprint, so only those of
     unchanged items are used): reference extraction and keyphrases are not redone for every paper."""
@@ -275,6 +285,7 @@ def _update(
         only=options.item_keys or None,
         limit=options.limit,
         fulltext=options.fulltext,
+        retry=_to_retry(state, options),
     )
     summary.unchanged = plan.unchanged
     full = plan.full

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.services.context import AppContext
+from agent_zot.services.response import plural
 from agent_zot.services.updater import update_failure
+from agent_zot.state.index import AttachmentRecord
 from agent_zot.zotero.models import Library
 
 
@@ -90,6 +92,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         "items_failed": counts.items_failed,
         "attachments_failed": counts.attachments_failed,
         "attachments_metadata_only": counts.attachments_skipped,
+        "files_unread": [_unread(record) for record in state.unread_files()],
         "chunks": counts.chunks,
         "pages": counts.pages,
         "notes_indexed": sum(state.note_counts().values()),  # notes and annotations, for search by meaning
@@ -152,6 +155,16 @@ def _index_line(index: dict[str, Any]) -> str:
     return _built_index_line(index) + rebuild
 
 
+def _unread(record: AttachmentRecord) -> dict[str, Any]:
+    """A file an update could not read: whose, and why (indexed from metadata only, or failed)."""
+    return {
+        "item_key": record.item_key,
+        "attachment_key": record.attachment_key,
+        "status": "failed" if record.status == "failed" else "metadata only",
+        "reason": record.reason or "no text could be read",
+    }
+
+
 def _built_index_line(index: dict[str, Any]) -> str:
     if index["state"] != "built":
         return f"Index:       {index['state']} — {index['detail']}"
@@ -162,11 +175,17 @@ def _built_index_line(index: dict[str, Any]) -> str:
         if failing
         else ""
     )
+    unread = index.get("files_unread") or []
+    files = (
+        f"{plural(len(unread), 'file')} not read ({sum(f['status'] == 'failed' for f in unread)} failed; "
+        "`agent-zot doctor` says why, `agent-zot update-db --retry-failed` reads them again); "
+        if unread
+        else ""
+    )
     return (
         f"Index:       {index['items_indexed']} items indexed, {index['items_pending']} pending, "
-        f"{index['items_failed']} failed; {index['chunks']} chunks from {index['pages']} pages; "
-        f"{index['attachments_metadata_only']} files metadata-only; {index['notes_indexed']} notes and "
-        "annotations\n"
+        f"{index['items_failed']} failed; {files}{index['chunks']} chunks from {index['pages']} pages; "
+        f"{index['notes_indexed']} notes and annotations\n"
         f"             model {index['model']}, store {index['store']}, "
         f"{index['disk_bytes'] / 1e6:.1f} MB, updated {index['updated_at']}{behind}"
     )

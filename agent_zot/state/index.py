@@ -18,6 +18,10 @@ from pathlib import Path
 
 from agent_zot.state.db import StateError, connect
 
+# The fingerprint recorded for a file that a metadata-only run (--no-fulltext) did not parse; never equal
+# to a real one.
+UNPARSED = "unparsed"
+
 
 @dataclass(frozen=True, slots=True)
 class AttachmentRecord:
@@ -128,6 +132,18 @@ class IndexState:
         ):
             result.setdefault(item_key, set()).add(attachment_key)
         return result
+
+    def unread_files(self) -> list[AttachmentRecord]:
+        """Files an update tried and could not read (failed, or indexed from metadata only, with the
+        reason), newest problems not first: by item and attachment key. Files whose text was not asked
+        for (a metadata-only update) are not among them."""
+        rows = self._conn.execute(
+            "SELECT attachment_key, item_key, fingerprint, source, pages, chunks, status, reason, "
+            "references_text, references_page FROM attachments WHERE status != 'indexed' "
+            "AND fingerprint != ? ORDER BY item_key, attachment_key",
+            (UNPARSED,),
+        )
+        return [AttachmentRecord(*row) for row in rows.fetchall()]
 
     def attachments_of(self, item_key: str) -> list[AttachmentRecord]:
         rows = self._conn.execute(
