@@ -284,9 +284,9 @@ async def test_whole_library_includes_standalone_notes_and_pdfs(lib: Lib, settin
     assert data["route"]["mode"] == "bibtex" and data["format"] == "csv"  # the extension decided
     rows = read_csv(Path(data["path"]))
     loose, standalone = rows[-2], rows[-1]
-    assert (
+    assert (  # on a top-level PDF, which is an item of its own
         loose["key"] == lib.keys["loose_ann"]
-        and loose["item_key"] == ""
+        and loose["item_key"] == loose["attachment_key"]
         and loose["item_title"] == "Loose scan"
     )
     assert standalone["kind"] == "note" and standalone["item_key"] == "" and standalone["item_title"] == ""
@@ -386,7 +386,10 @@ async def test_real_library_with_chinese_titles(tmp_path: Path) -> None:
         ("annotation", "highlight", "yellow", "#ffed00")
     }
     assert [r["page_label"] for r in rows] == ["426", "426", "429", "467", "467", "467"]  # reading order
-    assert {r["attachment_key"] for r in rows} == {"6ZMYANI3"} and {r["item_key"] for r in rows} == {""}
+    # the standalone PDF is an item of its own (as Zotero lists it): its annotations are that item's
+    assert {r["attachment_key"] for r in rows} == {"6ZMYANI3"} and {r["item_key"] for r in rows} == {
+        "6ZMYANI3"
+    }
     assert all(r["item_title"] and r["date_added"].startswith("2025-10-01") for r in rows)
     assert rows[0]["text"].startswith("if more than one of these prototypes")
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before

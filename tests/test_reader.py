@@ -129,7 +129,11 @@ def test_attachment_paths_resolve_for_every_link_mode(any_shape_lib: FullLibrary
     assert link.link_mode is LinkMode.LINKED_URL and link.path is None and not link.exists
     missing = by_key[k["missing_pdf"]]
     assert missing.path is not None and not missing.exists and missing.fulltext() is None
-    assert [a.key for a in library.standalone_attachments] == [k["standalone_pdf"]]
+    # a PDF with no parent item is an item of its own, as Zotero lists it, its one attachment itself
+    top = library.items[k["standalone_pdf"]]
+    assert top.item_type == "attachment" and [a.key for a in top.attachments] == [k["standalone_pdf"]]
+    assert top.title and top.attachments[0].parent_key == top.key
+    assert library.standalone_attachments == []
     assert k["trashed_pdf"] not in by_key
 
 

@@ -97,5 +97,9 @@ def _tag_names(record: Record) -> list[str]:
 
 
 def _attachment_title(library: Library, key: str) -> str:
-    """The title of a standalone attachment (the only kind whose annotations have no parent item)."""
+    """The title of a top-level attachment (the only kind whose annotations have no parent item): an item of
+    its own when it is a document, else a standalone attachment."""
+    item = library.items.get(key)
+    if item is not None:
+        return item.title
     return next((a.title for a in library.standalone_attachments if a.key == key), "")

@@ -25,14 +25,9 @@ from agent_zot.index.chunking import metadata_text
 from agent_zot.index.store import item_payload
 from agent_zot.zotero.models import Attachment, Item, Library
 
-# Attachment types whose text we can extract; others (images, ...) only count as metadata.
-INDEXABLE_TYPES = frozenset(
-    {"application/pdf", "text/html", "application/xhtml+xml", "application/epub+zip", "text/plain"}
-)
-
 
 def is_indexable(attachment: Attachment) -> bool:
-    return attachment.content_type in INDEXABLE_TYPES
+    return attachment.is_document
 
 
 FULL, METADATA, PAYLOAD = "full", "metadata", "payload"

@@ -26,6 +26,11 @@ ANNOTATION_TYPES = {1: "highlight", 2: "note", 3: "image", 4: "ink", 5: "underli
 # Item types that are children or containers rather than bibliographic records.
 NON_REGULAR_TYPES = frozenset({"attachment", "note", "annotation"})
 
+# Attachment types that hold a document agent-zot reads (others, such as images, count as metadata only).
+DOCUMENT_TYPES = frozenset(
+    {"application/pdf", "text/html", "application/xhtml+xml", "application/epub+zip", "text/plain"}
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ZoteroDate:
@@ -102,6 +107,18 @@ class Attachment:
     @property
     def is_pdf(self) -> bool:
         return self.content_type == "application/pdf"
+
+    @property
+    def is_document(self) -> bool:
+        """A file agent-zot reads: a PDF, a web page snapshot, an EPUB or plain text."""
+        return self.content_type in DOCUMENT_TYPES
+
+    @property
+    def file_name(self) -> str:
+        """The file's name ("smith2020.pdf"), or "" when it has none."""
+        if self.path is not None:
+            return self.path.name
+        return (self.raw_path or "").removeprefix("storage:").removeprefix("attachments:").rsplit("/", 1)[-1]
 
     def fulltext(self) -> str | None:
         """Zotero's cached full text, when Zotero indexed this file."""

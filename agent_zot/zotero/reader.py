@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
@@ -121,9 +121,15 @@ class _Loader:
                 by_id[item_id].relations = rels
 
         standalone_attachments = self._attach_children(visible, by_id, fields)
+        standalone_attachments = self._documents_as_items(
+            standalone_attachments, visible, fields, base_fields, tags, trashed, items, by_id
+        )
         standalone_notes = self._attach_notes(visible, by_id, tags)
         collections = self._collections(lib_ids, visible, by_id)
         annotations = self._annotations(visible, tags)
+        for key, found in annotations.items():
+            if key in items:  # on a document that is an item of its own: that item is their paper
+                annotations[key] = [replace(a, parent_item_key=key) for a in found]
         return Library(
             data_dir=self.data_dir,
             db_path=self.db_path,
@@ -344,6 +350,34 @@ class _Loader:
             elif parent_id is None:
                 standalone.append(attachment)
         return standalone
+
+    def _documents_as_items(
+        self,
+        standalone: list[Attachment],
+        visible: dict[int, _Row],
+        fields: dict[int, dict[str, str]],
+        base_fields: dict[int, dict[str, str]],
+        tags: dict[int, list[TagRef]],
+        trashed: set[int],
+        items: dict[str, Item],
+        by_id: dict[int, Item],
+    ) -> list[Attachment]:
+        """A PDF (or other document) dropped into Zotero without a parent item is an item of its own, as
+        Zotero lists it: titled by its title or file name, its one attachment itself. Returns the
+        standalone attachments that stay attachments (no file agent-zot reads)."""
+        rest = []
+        for attachment in standalone:
+            row = visible.get(attachment.item_id)
+            if row is None or not attachment.is_document or attachment.path is None or row.key in items:
+                rest.append(attachment)
+                continue
+            own = dict(fields.get(attachment.item_id, {}))
+            own["title"] = own.get("title") or attachment.file_name or row.key
+            item = self._make_item(row, own, base_fields.get(attachment.item_id, {}), tags, trashed)
+            item.attachments.append(replace(attachment, parent_key=row.key))
+            items[row.key] = item
+            by_id[attachment.item_id] = item
+        return rest
 
     def _attach_notes(
         self, visible: dict[int, _Row], by_id: dict[int, Item], tags: dict[int, list[TagRef]]
