@@ -306,3 +306,30 @@ async def test_the_readme_figure_examples(library: Settings, tmp_path: Path) -> 
     assert "| Paper clustering | 0.93 | 0.89 |" in table.content[0].text
     page = await summarize(library, tmp_path, query=README_PAGE)
     assert page.structured_content["page"] == 3 and len(images_of(page)) == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            f"show me the growth rate figure of '{TITLE}'",
+            "Figure 1 (p. 1): Growth rate of the first organism",
+        ),
+        (f"show me the table of final sizes in '{TITLE}'", "| Beta | 8.1 | 10 |"),
+    ],
+)
+async def test_a_figure_or_table_asked_for_by_what_it_shows(
+    library: Settings, tmp_path: Path, query: str, expected: str
+) -> None:
+    """No number, but the words of one caption: that part, not the list of them all."""
+    result = await summarize(library, tmp_path, query=query)
+    assert not result.is_error and expected in result.content[0].text, result.content[0].text
+    assert "element" in result.structured_content
+
+
+async def test_words_no_caption_holds_still_list_the_parts(library: Settings, tmp_path: Path) -> None:
+    result = await summarize(library, tmp_path, query=f"list the figures of '{TITLE}'")
+    assert (
+        "- Figure 1 (p. 1): Growth rate" in result.content[0].text
+        and "element" not in result.structured_content
+    )

@@ -23,6 +23,7 @@ from agent_zot.ingest.figure_render import png_of, table_markdown
 from agent_zot.ingest.figures import Element, Inventory, inventory
 from agent_zot.ingest.models import ParseError
 from agent_zot.services.response import clip, plural
+from agent_zot.text import STOPWORDS, fold
 from agent_zot.zotero.models import Item
 
 LIST_CAPTION_CHARS = 110
@@ -58,6 +59,39 @@ def target_of(text: str) -> Target | None:
     if match.group("page"):
         return Target("page", match.group("page"))
     return Target(_KINDS[match.group("label")[0].lower()], match.group("num"))
+
+
+# Words that ask for a kind of part by what it shows ("the execution overview figure", "the table of
+# final sizes"), and words of the request that say nothing about the part itself.
+_KIND_WORDS = {
+    "figure": frozenset(
+        {"figure", "figures", "fig", "diagram", "chart", "plot", "graph", "picture", "drawing"}
+    ),
+    "table": frozenset({"table", "tables"}),
+}
+_ASKING_WORDS = frozenset(
+    {"show", "me", "see", "give", "display", "paper", "article", "study", "one", "image"}
+)
+_WORD = re.compile(r"\w+")
+
+
+def by_caption(found: Inventory, request: str, title: str) -> Target | None:
+    """The figure or table whose caption holds more of the request's words than any other of its kind,
+    when the request asks for a figure or table but names no number ("show me the execution overview
+    figure of the MapReduce paper"); the paper's own title words do not count."""
+    said = [w for w in _WORD.findall(fold(request)) if w not in STOPWORDS]
+    kinds = [kind for kind, named in _KIND_WORDS.items() if named & set(said)]
+    if len(kinds) != 1:
+        return None
+    ignored = _KIND_WORDS[kinds[0]] | _ASKING_WORDS | set(_WORD.findall(fold(title)))
+    wanted = {w for w in said if w not in ignored and len(w) > 2}
+    scored = sorted(
+        ((len(wanted & set(_WORD.findall(fold(e.caption)))), e) for e in found.of_kind(kinds[0]) if e.number),
+        key=lambda pair: -pair[0],
+    )
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return Target(kinds[0], scored[0][1].number)
 
 
 _CACHE: OrderedDict[tuple[str, int, int], Inventory] = OrderedDict()
@@ -106,6 +140,11 @@ def figures(item: Item, request: str, explicit: str | None) -> FigureAnswer:
     """The list of the paper's parts, or the one part (or page) the request or ``explicit`` names."""
     path = pdf_of(item)
     target = target_of(explicit) if explicit else target_of(request)
+    if target is None:
+        try:
+            target = by_caption(cached_inventory(path), explicit or request, item.title)
+        except ParseError as err:
+            raise NotFoundError(f"Cannot read the PDF of {item.key}: {err}") from err
     if explicit and target is None:
         raise InvalidArgumentError(
             f"figure={explicit!r} names no figure, table, equation or page.",
