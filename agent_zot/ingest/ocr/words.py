@@ -18,6 +18,9 @@ import wordninja
 _KNOWN_RANK = 50_000  # more frequent than this: a word in its own right (the tail holds "ofthe", "inthe")
 _SHORT_PIECE_RANK = 20_000  # a three-letter piece must be this common ("sai", "xiv" are not)
 _MIN_GLUED = 5  # shorter tokens are left alone ("isa", "ofa" are rare; "tho", "lan" are real)
+# A run of letters this long is no English word: its split is taken when every piece is a known word,
+# however rare ("metaphorforthequestionasanobjectorcontainer" holds "objector").
+_LONG_RUN = 20
 _MIN_CAMEL = 16  # "GlacierRetreatintheKarakoram" is split at its capitals; "PageRank", "GitHub" are not
 # Pieces shorter than three letters must be one of these function words ("Saierand" is not "Sai er and").
 _SHORT_WORDS = frozenset(
@@ -92,7 +95,16 @@ def _split_letters(run: str) -> str:
         return run
     if pieces[0].lower() in _PREFIXES or pieces[-1].lower() in _SUFFIXES:
         return run
-    return " ".join(pieces) if all(_good_piece(piece) for piece in pieces) else run
+    good = _good_piece if len(run) < _LONG_RUN else _known_piece
+    return " ".join(pieces) if all(good(piece) for piece in pieces) else run
+
+
+def _known_piece(piece: str) -> bool:
+    """A piece of a run too long to be one word: any word the frequency list holds (a rare one such as
+    "objector" included), short ones only as function words."""
+    if len(piece) < 3:
+        return piece.lower() in _SHORT_WORDS
+    return _rank(piece) < 10**9
 
 
 def _split_token(token: str) -> str:
