@@ -126,7 +126,9 @@ def test_glued_words_are_split_and_real_words_kept() -> None:
     assert split_glued("GlacierRetreatintheKarakoram") == "Glacier Retreat in the Karakoram"
     # a run too long to be a word is split even where a piece is a rare word
     long_run = split_glued("the metaphorforthequestionasanobjectorcontainer into")
-    assert long_run.startswith("the metaphor for the question as an ") and long_run.endswith(" container into")
+    assert long_run.startswith("the metaphor for the question as an ") and long_run.endswith(
+        " container into"
+    )
     kept = "PageRank word2vec S2ORC unsupervised pretrained dataset getElementById arxiv.org state-of-the-art"
     assert split_glued(kept) == kept
     assert split_glued("two\nlines  kept") == "two\nlines  kept"
