@@ -333,3 +333,29 @@ async def test_words_no_caption_holds_still_list_the_parts(library: Settings, tm
         "- Figure 1 (p. 1): Growth rate" in result.content[0].text
         and "element" not in result.structured_content
     )
+
+
+def test_a_sentence_that_runs_into_table_1_is_not_its_caption(tmp_path: Path) -> None:
+    """ "… are listed in" ends one line and "Table 1: FuzzDelSol is able to find …" opens the next: the
+    sentence goes on. Table 1's caption is the one over the table on the next page."""
+    pdf = FPDF(format="A4", unit="pt")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("Helvetica", size=10)
+    pdf.add_page()
+    pdf.set_xy(72, 60)
+    pdf.multi_cell(450, 13, "The crashes we found in the sixteen targets are listed in")
+    pdf.set_xy(72, 73)
+    pdf.multi_cell(450, 13, "Table 1: FuzzDelSol is able to find crashes in every target we tried it on.")
+    pdf.add_page()
+    pdf.set_xy(72, 60)
+    pdf.multi_cell(450, 13, "Table 1: Crashes found per target after one day of fuzzing.")
+    pdf.set_xy(120, 85)
+    with pdf.table(width=300, col_widths=(150, 150), text_align="LEFT", line_height=16) as table:
+        for row in (("Target", "Crashes"), ("libpng", "3"), ("sqlite", "5")):
+            cells = table.row()
+            for value in row:
+                cells.cell(value)
+    path = tmp_path / "fuzz.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    table = inventory(path, use_layout=False).find("table", "1")
+    assert table is not None and table.page == 2 and table.caption.startswith("Table 1: Crashes found")

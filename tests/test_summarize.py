@@ -187,9 +187,9 @@ async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> 
     text, err = await error(demo, query="summarize the paper by Kyle Lo")
     assert err["type"] == "AmbiguousNameError"
     titles = sorted(c.split(": ", 1)[1] for c in err["candidates"])
-    assert titles == [
-        "S2ORC: The Semantic Scholar Open Research Corpus (2020, Lo et al.)",
-        "SciBERT: A Pretrained Language Model for Scientific Text (2019, Beltagy et al.)",
+    assert titles == [  # each with what in the request it fits
+        "S2ORC: The Semantic Scholar Open Research Corpus (2020, Lo et al.) — fits: Kyle, Lo",
+        "SciBERT: A Pretrained Language Model for Scientific Text (2019, Beltagy et al.) — fits: Kyle, Lo",
     ]
     assert all(S2ORC_KEY_RE.match(c.split(":")[0]) for c in err["candidates"])
     assert "item_key" in text  # says how to pick one

@@ -109,3 +109,7 @@ async def test_it_exports_as_a_document(library: tuple[Settings, dict[str, str]]
     assert not result.is_error, result.content[0].text
     text = Path(result.structured_content["path"]).read_text(encoding="utf-8")
     assert text.startswith("@misc{") and "title = {miage-debris-survey.pdf}" in text
+    # the whole library's references leave out a file without a record, as Zotero's own exports do
+    whole = await _call(settings, "zot_export", path="all.bib", overwrite=True)
+    everything = Path(whole.structured_content["path"]).read_text(encoding="utf-8")
+    assert "Sorting in linear passes" in everything and "miage" not in everything

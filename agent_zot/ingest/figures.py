@@ -150,6 +150,8 @@ def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple
         strong = after in _STRONG_AFTER or after == ""
         if not strong and not after.isupper():
             continue
+        if _continues_a_sentence(segments, index):
+            continue
         text, box = _caption_block(segments, index)
         rest = text[match.end("num") :].lstrip()
         if not rest or rest[0].islower() or rest[0] in "),;":  # "(see Table 1) for ...", "Table 1 for a"
@@ -158,6 +160,45 @@ def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple
             continue
         kind = _kind_of(match.group("label"))
         yield Element(kind, match.group("num"), page, text[:CAPTION_CHARS], caption_box=box), strong
+
+
+# Words after which "Table 1: …" at the start of the next line is the sentence going on ("… are listed
+# in\nTable 1: FuzzDelSol finds …"), not a caption.
+_LEADS_TO_MENTION = frozenset(
+    [
+        "in",
+        "see",
+        "of",
+        "from",
+        "and",
+        "to",
+        "by",
+        "with",
+        "as",
+        "shown",
+        "listed",
+        "given",
+        "presented",
+        "reported",
+        "summarized",
+        "summarised",
+        "compare",
+        "cf",
+    ]
+)
+
+
+def _continues_a_sentence(segments: Sequence[Segment], index: int) -> bool:
+    """Whether the line above, in the same column and close, ends a sentence fragment that leads into
+    this line ("… as shown in" / "Table 1: …")."""
+    line = segments[index]
+    for above in reversed(segments[max(0, index - 6) : index]):
+        gap = line.box[1] - above.box[3]
+        same_column = above.box[0] < line.box[2] and above.box[2] > line.box[0]
+        if same_column and 0 <= gap <= max(line.height, 1.0) * 0.9:
+            last = re.findall(r"[A-Za-z]+\W*$", above.text)
+            return bool(last) and last[0].rstrip().lower() in _LEADS_TO_MENTION
+    return False
 
 
 def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, tuple[float, float, float, float]]:

@@ -193,6 +193,8 @@ def export(
             hint="Use bibtex, csljson or markdown, or a .bib/.json/.md file name.",
         )
     items = select_items(library, scope)
+    if not scope.item_keys:  # a file without a record is no reference (Zotero's exports skip them too)
+        items = [i for i in items if i.item_type != "attachment"]
     if not items:
         raise NotFoundError(
             f"Nothing to export: {scope.describe()} has no items.",
