@@ -6,14 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database
+from tests.conftest import call_tool, guard_database
 from tests.pdf_factory import write_paper
 
 GLACIER = (
@@ -48,18 +46,9 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[st
     return settings, keys
 
 
-async def _call(settings: Settings, tool: str, **arguments: object) -> object:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
-    finally:
-        ctx.close()
-
-
 async def test_a_question_finds_the_top_level_pdf(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
-    result = await _call(
+    result = await call_tool(
         settings, "zot_search", query="How thick was the debris on the glacier's valley floor?"
     )
     papers = result.structured_content["papers"]
@@ -69,14 +58,14 @@ async def test_a_question_finds_the_top_level_pdf(library: tuple[Settings, dict[
 
 async def test_it_is_named_by_its_file_name_and_summarized(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
-    result = await _call(settings, "zot_summarize", query="summarize miage-debris-survey.pdf")
+    result = await call_tool(settings, "zot_summarize", query="summarize miage-debris-survey.pdf")
     assert not result.is_error, result.content[0].text
     assert result.structured_content["item_key"] == keys["loose"]
 
 
 async def test_it_has_a_row_in_a_review_matrix(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
-    result = await _call(
+    result = await call_tool(
         settings,
         "zot_summarize",
         questions=["how thick was the debris"],
@@ -105,11 +94,13 @@ def test_it_is_counted_once(library: tuple[Settings, dict[str, str]]) -> None:
 
 async def test_it_exports_as_a_document(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
-    result = await _call(settings, "zot_export", item_keys=[keys["loose"]], path="loose.bib", overwrite=True)
+    result = await call_tool(
+        settings, "zot_export", item_keys=[keys["loose"]], path="loose.bib", overwrite=True
+    )
     assert not result.is_error, result.content[0].text
     text = Path(result.structured_content["path"]).read_text(encoding="utf-8")
     assert text.startswith("@misc{") and "title = {miage-debris-survey.pdf}" in text
     # the whole library's references leave out a file without a record, as Zotero's own exports do
-    whole = await _call(settings, "zot_export", path="all.bib", overwrite=True)
+    whole = await call_tool(settings, "zot_export", path="all.bib", overwrite=True)
     everything = Path(whole.structured_content["path"]).read_text(encoding="utf-8")
     assert "Sorting in linear passes" in everything and "miage" not in everything
