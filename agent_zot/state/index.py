@@ -259,6 +259,14 @@ class IndexState:
         )
         return [PageRecord(*row) for row in rows.fetchall()]
 
+    def first_page(self, attachment_key: str) -> str:
+        """The text of the attachment's first stored page ("" when none): where a paper prints its title
+        block and abstract."""
+        row = self._conn.execute(
+            "SELECT text FROM pages WHERE attachment_key = ? ORDER BY number LIMIT 1", (attachment_key,)
+        ).fetchone()
+        return row[0] if row else ""
+
     def counts(self) -> StateCounts:
         def one(sql: str) -> int:
             return int(self._conn.execute(sql).fetchone()[0] or 0)

@@ -101,17 +101,16 @@ def _opening(state: IndexState, item: Item) -> str:
     if item.abstract:
         return item.abstract
     for attachment in state.attachments_of(item.key):
-        pages = state.pages_of(attachment.attachment_key)
-        if pages:
-            return pages[0].text[:OPENING_CHARS]
+        first = state.first_page(attachment.attachment_key)
+        if first:
+            return first[:OPENING_CHARS]
     return ""
 
 
 def _with_words(item: Item, content: list[str], openings: dict[str, str]) -> str:
     """A close paper with the description's words its title and abstract (or first page) hold."""
-    held = [
-        w for w in dict.fromkeys(content) if w in set(words(f"{item.title} {openings.get(item.key, '')}"))
-    ]
+    text = set(words(f"{item.title} {openings.get(item.key, '')}"))
+    held = [w for w in dict.fromkeys(content) if w in text]
     shown = f" — its text holds: {', '.join(held[:8])}" if held else " — found in its full text"
     return candidate_line(item) + shown
 
