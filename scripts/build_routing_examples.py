@@ -11,16 +11,14 @@ their other explore requests (no mode): the explore tool's reading-gap fallback 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
-from agent_zot.services.routing.rules_explore import READING_GAP
+from agent_zot.services.routing.examples import ASKS_FOR_GAP
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "agent_zot" / "services" / "routing" / "examples.jsonl"
 
 
-ASKS_FOR_GAP = re.compile(READING_GAP, re.IGNORECASE)
 GAP_CLASSES = ("reading_gap", "reading_gap_phrasing")
 
 

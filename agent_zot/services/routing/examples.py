@@ -18,6 +18,7 @@ import threading
 from collections import Counter, defaultdict
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from .rules_explore import READING_GAP
 
@@ -26,7 +27,7 @@ GAP_TOOL = "zot_explore_graph"
 # How similar the nearest labelled request must be before its vote says "reading gap": chosen leaving each
 # development request out in turn (34 of 36 reading-gap requests found, 1 of 315 others taken for one).
 GAP_FLOOR = 0.25
-_ASKS_FOR_GAP = re.compile(READING_GAP, re.IGNORECASE)  # one wording for the route and the answer
+ASKS_FOR_GAP = re.compile(READING_GAP, re.IGNORECASE)  # one wording for the route and the answer
 _SPACES = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
 
@@ -84,21 +85,24 @@ _lock = threading.Lock()
 
 
 @cache
-def _packaged() -> NearestExamples:
+def _rows() -> tuple[dict[str, Any], ...]:
+    """The packaged labelled requests, read once for both uses below."""
     text = resources.files(__package__).joinpath("examples.jsonl").read_text(encoding="utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return NearestExamples([(row["tool"], row["query"], row["mode"]) for row in rows if row["mode"]])
+    return tuple(json.loads(line) for line in text.splitlines() if line.strip())
+
+
+@cache
+def _packaged() -> NearestExamples:
+    return NearestExamples([(row["tool"], row["query"], row["mode"]) for row in _rows() if row["mode"]])
 
 
 @cache
 def _gap_examples() -> NearestExamples:
     """The explore tool's labelled requests as reading-gap requests or others."""
-    text = resources.files(__package__).joinpath("examples.jsonl").read_text(encoding="utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     return NearestExamples(
         [
             (row["tool"], row["query"], "gap" if row.get("gap") else "other")
-            for row in rows
+            for row in _rows()
             if row["tool"] == GAP_TOOL
         ]
     )
@@ -114,7 +118,7 @@ def warm_examples() -> None:
 def asks_for_gap(text: str) -> bool:
     """Whether a request asks for the reading gap: in a wording the rules know, or most like the
     labelled reading-gap requests."""
-    return bool(_ASKS_FOR_GAP.search(text)) or reads_like_gap(text)[0]
+    return bool(ASKS_FOR_GAP.search(text)) or reads_like_gap(text)[0]
 
 
 def reads_like_gap(query: str) -> tuple[bool, float]:
