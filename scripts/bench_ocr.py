@@ -2,6 +2,13 @@
 
     .venv/bin/python scripts/bench_ocr.py [--pages-per-pdf 2] [--engines tesseract,rapidocr] [--json]
     .venv/bin/python scripts/bench_ocr.py --make-scans DIR   # whole image-only copies (+ metadata.csv)
+    .venv/bin/python scripts/bench_ocr.py --as-scanned [--pages-per-pdf 1]  # turned, spread, huge pages
+
+``--as-scanned`` reads the sampled pages as scanners leave them, through update-db's own page reader
+(ingest/ocr/pages.read_page: orientation, two-page spreads, the pixel bound): each page upright, turned
+90°, 180° and 270°, two consecutive sampled pages side by side on one landscape page, and the page stored at
+one point per pixel of a 300-dpi scan (4.2 times its size). Character error rate against the text layer
+(a spread against both pages' text), seconds per page, and the process's peak memory.
 
 1. Sample: ``--pages-per-pdf`` pages of every PDF in ../shared/data/pdfs (the first page and pages spread
    evenly after it). Each sampled page is rendered at 2 pixels per point (144 dpi, grey) and put into an
@@ -40,6 +47,7 @@ from rapidfuzz.distance import Levenshtein
 from agent_zot.ingest import layout
 from agent_zot.ingest.clean import normalise_text
 from agent_zot.ingest.ocr import installed, load_engine
+from agent_zot.ingest.ocr.pages import read_page
 from agent_zot.ingest.ocr.reading import engine_order, order_lines
 from agent_zot.ingest.ocr.words import split_glued
 from agent_zot.ingest.worker_limits import peak_rss_mb
@@ -134,6 +142,111 @@ def run_engine(name: str, scans: list[tuple[str, int, Path]], queue: Any) -> Non
     queue.put({"rows": rows, "seconds": busy, "peak_rss_mb": peak_rss_mb(), "children_peak_rss_mb": children})
 
 
+HUGE = 300 / 72  # a 300-dpi scan whose PDF page is one point per scanner pixel
+
+
+def scanned_variants(pdf: Path, index: int, work: Path) -> list[tuple[str, Path]]:
+    """(variant, image-only PDF) for one page: upright, turned, and stored huge."""
+    image = scanned_images(pdf, [index])[0]
+    found = []
+    for degrees in (0, 90, 180, 270):
+        target = work / f"{pdf.stem}-p{index + 1}-r{degrees}.pdf"
+        image.rotate(-degrees, expand=True).save(target, "PDF", resolution=72 * SCAN_SCALE)
+        found.append((f"turned {degrees}" if degrees else "upright", target))
+    big = pdf_page_image(pdf, index, HUGE)
+    target = work / f"{pdf.stem}-p{index + 1}-huge.pdf"
+    big.save(target, "PDF", resolution=72)  # one point per pixel: a page 4.2 times the size
+    found.append(("huge page", target))
+    return found
+
+
+def pdf_page_image(pdf: Path, index: int, scale: float) -> Any:
+    document = pdfium.PdfDocument(pdf)
+    try:
+        page = document[index]
+        image = page.render(scale=scale).to_pil().convert("L")
+        page.close()
+        return image
+    finally:
+        document.close()
+
+
+def spread_of(left: Any, right: Any, target: Path) -> Path:
+    from PIL import Image
+
+    spread = Image.new("L", (left.width + right.width, max(left.height, right.height)), 255)
+    spread.paste(left, (0, 0))
+    spread.paste(right, (left.width, 0))
+    spread.save(target, "PDF", resolution=72 * SCAN_SCALE)
+    return target
+
+
+def run_as_scanned(name: str, scans: list[tuple[str, str, Path]], queue: Any) -> None:
+    """In a fresh process: read every variant through update-db's page reader."""
+    engine = load_engine(name, threads=1)
+    rows = []
+    for variant, truth, scan in scans:
+        document = pdfium.PdfDocument(scan)
+        page = document[0]
+        started = time.perf_counter()
+        text = read_page(page, engine) or ""
+        seconds = time.perf_counter() - started
+        page.close()
+        document.close()
+        rows.append(
+            {"variant": variant, "seconds": seconds, "peak_rss_mb": peak_rss_mb()} | scores(truth, text)
+        )
+        print(f"  {name} {scan.name}: cer {rows[-1]['cer']:.3f} {seconds:.1f} s", file=sys.stderr)
+    queue.put(rows)
+
+
+def summarise_as_scanned(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for variant in dict.fromkeys(row["variant"] for row in rows):
+        mine = [row for row in rows if row["variant"] == variant]
+        out[variant] = {
+            "pages": len(mine),
+            "cer": round(statistics.mean(r["cer"] for r in mine), 3),
+            "cer_median": round(statistics.median(r["cer"] for r in mine), 3),
+            "word_recall": round(statistics.mean(r["word_recall"] for r in mine), 3),
+            "s_per_page": round(statistics.mean(r["seconds"] for r in mine), 2),
+        }
+    out["peak_rss_mb"] = round(max(row["peak_rss_mb"] or 0 for row in rows))
+    return out
+
+
+def as_scanned(per_pdf: int, engines: list[str]) -> dict[str, Any]:
+    work = Path(__import__("tempfile").mkdtemp(prefix="bench-ocr-scanned-"))
+    scans: list[tuple[str, str, Path]] = []
+    pages: list[tuple[Path, int]] = []
+    for pdf in sorted(PDFS.glob("*.pdf")):
+        document = pdfium.PdfDocument(pdf)
+        count = len(document)
+        document.close()
+        for index in sample_pages(count, per_pdf):
+            truth = text_layer(pdf, index)
+            pages.append((pdf, index))
+            scans.extend((variant, truth, path) for variant, path in scanned_variants(pdf, index, work))
+    for (left_pdf, left), (right_pdf, right) in zip(pages[::2], pages[1::2], strict=False):
+        target = work / f"spread-{left_pdf.stem}-{right_pdf.stem}.pdf"
+        images = scanned_images(left_pdf, [left])[0], scanned_images(right_pdf, [right])[0]
+        truth = text_layer(left_pdf, left) + "\n" + text_layer(right_pdf, right)
+        scans.append(("two pages side by side", truth, spread_of(*images, target)))
+    result: dict[str, Any] = {"sample": f"{len(pages)} pages, {len(scans)} scans"}
+    context = multiprocessing.get_context("spawn")
+    for name in engines:
+        if not installed(name):
+            result[name] = "not installed"
+            continue
+        queue = context.Queue()
+        process = context.Process(target=run_as_scanned, args=(name, scans, queue))
+        process.start()
+        result[name] = summarise_as_scanned(queue.get())
+        process.join()
+    shutil.rmtree(work)
+    return result
+
+
 def summarise(result: dict[str, Any]) -> dict[str, Any]:
     rows = result["rows"]
     out: dict[str, Any] = {
@@ -167,10 +280,14 @@ def main() -> None:
     parser.add_argument("--pages-per-pdf", type=int, default=2)
     parser.add_argument("--engines", default="tesseract,rapidocr")
     parser.add_argument("--make-scans", type=Path, default=None, help="write image-only copies here and stop")
+    parser.add_argument("--as-scanned", action="store_true", help="turned, spread and huge pages")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.make_scans:
         make_scans(args.make_scans)
+        return
+    if args.as_scanned:
+        print(json.dumps(as_scanned(args.pages_per_pdf, args.engines.split(",")), indent=2))
         return
     work = Path(__import__("tempfile").mkdtemp(prefix="bench-ocr-"))
     scans = []

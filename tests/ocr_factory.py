@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 from fpdf import FPDF
@@ -68,3 +69,53 @@ def recall(expected: str, text: str) -> float:
     found = set(words(text))
     wanted = words(expected)
     return sum(1 for w in wanted if w in found) / len(wanted)
+
+
+def write_turned_scan(path: Path, degrees: int) -> Path:
+    """An image-only copy of the text paper turned ``degrees`` clockwise, as a scanner fed it sideways."""
+    source = write_text_paper(path.with_name(path.stem + "-text.pdf"))
+    document = pdfium.PdfDocument(source)
+    try:
+        page = document[0]
+        image = page.render(scale=2.0).to_pil().convert("L")
+        page.close()
+    finally:
+        document.close()
+    image.rotate(-degrees, expand=True).save(path, "PDF", resolution=144)
+    return path
+
+
+SECOND_PAGE = "The rivers below the glacier carried fine silt far into the plains every spring."
+
+
+def _page_image(source: Path) -> Any:
+    document = pdfium.PdfDocument(source)
+    try:
+        page = document[0]
+        image = page.render(scale=2.0).to_pil().convert("L")
+        page.close()
+    finally:
+        document.close()
+    return image
+
+
+def write_spread_scan(path: Path) -> Path:
+    """Two printed pages scanned side by side onto one landscape page: the text paper on the left, a
+    page of one other sentence, repeated down a single wide column, on the right."""
+    from PIL import Image
+
+    left = _page_image(write_text_paper(path.with_name(path.stem + "-left.pdf")))
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.set_xy(20, 20)
+    pdf.multi_cell(170, 6, (SECOND_PAGE + " ") * 8)
+    right_pdf = path.with_name(path.stem + "-right.pdf")
+    pdf.output(str(right_pdf))
+    right = _page_image(right_pdf)
+    spread = Image.new("L", (left.width + right.width, left.height), 255)
+    spread.paste(left, (0, 0))
+    spread.paste(right, (left.width, 0))
+    spread.save(path, "PDF", resolution=144)
+    return path

@@ -34,16 +34,49 @@ def test_html_text_skips_script_style_and_nav() -> None:
     assert headings == ["Article heading", "Section two"]
 
 
-def test_html_snapshot_is_one_page_with_headings(tmp_path: Path) -> None:
+def test_html_snapshot_is_one_page_a_section_with_headings(tmp_path: Path) -> None:
     path = tmp_path / "snapshot.html"
     path.write_text(SNAPSHOT, encoding="utf-8")
     doc = HtmlParser().parse(path, "HTML1")
-    assert doc.source == "html" and doc.page_count == 1 and len(doc.pages) == 1
-    lines = doc.pages[0].text.splitlines()
-    assert "Second paragraph." in lines and "After a break." in lines
-    assert "Item one" in lines and "Item two" in lines
-    assert lines[-2:] == ["keep these", "spaces"]  # <pre> keeps its line breaks
-    assert doc.headings == [(1, "Article heading"), (1, "Section two")]
+    assert doc.source == "html" and doc.page_count == 2 and len(doc.pages) == 2
+    assert [page.label for page in doc.pages] == ["§ Article heading", "§ Section two"]
+    first, second = (page.text.splitlines() for page in doc.pages)
+    assert first[0] == "Article heading" and "Second paragraph." in first and "After a break." in first
+    assert second[0] == "Section two" and "Item one" in second and "Item two" in second
+    assert second[-2:] == ["keep these", "spaces"]  # <pre> keeps its line breaks
+    assert doc.headings == [(1, "Article heading"), (2, "Section two")]
+
+
+WIKI = """<html><body><p>Lead paragraph about gradient methods.</p>
+<div id="toc"><h2>Contents</h2><ul><li>1 History</li><li>2 References</li></ul></div>
+<h2>History<span class="mw-editsection">[edit]</span></h2>
+<p>Stochastic approximation began with Robbins and Monro.</p>
+<p>Its convergence was proved for convex losses much later.</p>
+<h2>References<span class="mw-editsection">[edit]</span></h2>
+<ol>
+<li>^ Robbins, Herbert; Monro, Sutton (1951). "A Stochastic Approximation Method". Annals of Mathematical
+Statistics. 22 (3): 400–407.</li>
+<li>^ a b Bottou, Léon (1998). "Online Algorithms and Stochastic Approximations". Online Learning and Neural
+Networks. Cambridge University Press.</li>
+<li>^ Kiefer, J.; Wolfowitz, J. (1952). "Stochastic Estimation of the Maximum of a Regression Function".
+Annals of Mathematical Statistics. 23 (3): 462–466.</li>
+</ol></body></html>"""
+
+
+def test_a_web_page_is_read_by_sections_and_its_reference_list_is_split_off(tmp_path: Path) -> None:
+    from agent_zot.graph.references import parse_references
+
+    path = tmp_path / "wiki.html"
+    path.write_text(WIKI, encoding="utf-8")
+
+    doc = HtmlParser().parse(path, "WIKI1")
+
+    assert [page.label for page in doc.pages] == ["§ opening", "§ Contents", "§ History", "§ References"]
+    assert "[edit]" not in doc.text
+    assert "Robbins, Herbert" in doc.references_text and "Robbins, Herbert" not in doc.text
+    entries = parse_references(doc.references_text)
+    assert [e.year for e in entries] == [1951, 1998, 1952]
+    assert "Stochastic Approximation Method" in (entries[0].title or "")
 
 
 def test_html_declared_charset_is_used(tmp_path: Path) -> None:

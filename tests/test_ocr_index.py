@@ -96,8 +96,10 @@ async def test_a_question_finds_the_scanned_paper_with_an_ocr_passage(
             asked = await client.call_tool(
                 "zot_summarize", {"item_key": keys["scan"], "query": QUESTION, "force_mode": "targeted"}
             )
+            read = await client.call_tool("zot_summarize", {"item_key": keys["scan"], "force_mode": "full"})
     finally:
         ctx.close()
+    assert "--- p. 1 (OCR) ---" in read.content[0].text and "debris cover" in read.content[0].text
     passages = asked.structured_content["passages"]
     assert passages and all(p["pages"].endswith("(OCR)") for p in passages)
     assert "[p. 1 (OCR)]" in asked.content[0].text
@@ -124,7 +126,7 @@ def test_ocr_off_setting(
     assert problem["item_key"] == library[1]["scan"] and "no text layer" in problem["reason"]
 
 
-@pytest.mark.parametrize("again", [("--retry-failed",), ("--item", "scan")])
+@pytest.mark.parametrize("again", [("--retry-failed",), ("--item", "scan"), ("after an upgrade",)])
 def test_a_file_not_read_is_reported_and_read_again_on_request(
     library: tuple[Path, dict[str, str]],
     tmp_path: Path,
@@ -133,7 +135,8 @@ def test_a_file_not_read_is_reported_and_read_again_on_request(
 ) -> None:
     """Indexed with OCR off, the scan is searchable by metadata only. `status` and `doctor` say so, with
     the reason; a plain update-db leaves it (nothing changed); --retry-failed, or naming the item, reads it
-    again, now with OCR, and it is no longer reported."""
+    again, now with OCR, and it is no longer reported. So does the first plain update-db of a release
+    whose reader reads more than the one that tried the file."""
     import json
 
     from click.testing import CliRunner
@@ -162,6 +165,16 @@ def test_a_file_not_read_is_reported_and_read_again_on_request(
     plain = json.loads(run("update-db", "--json"))
     assert plain["indexed"] == 0  # the file did not change: a plain update does not read it again
     args = [keys["scan"] if a == "scan" else a for a in again]
+    if again == ("after an upgrade",):
+        import sqlite3
+
+        from agent_zot.ingest import READER_VERSION
+
+        (state,) = (tmp_path / "state").rglob("state.sqlite")
+        with sqlite3.connect(state) as conn:  # the index as the release before this one left it
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'reader_version'", (str(READER_VERSION - 1),))
+        conn.close()
+        args = []
     retried = json.loads(run("update-db", "--json", *args))
     assert retried["indexed"] == 1 and retried["ocr_pages"] == 1
     assert json.loads(run("status", "--json"))["index"]["files_unread"] == []

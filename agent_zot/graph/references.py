@@ -243,7 +243,18 @@ def _quality(entries: Sequence[str]) -> float:
     return float(sum(len(e) for e in good if _YEAR.search(e)))
 
 
+# A web encyclopedia's list: each entry opens with "^" (its link back to the text), then the letters of
+# further links when it is cited more than once ("^ a b c Russell, Stuart; ...").
+_CARET = re.compile(r"^\^\s+(?:[a-z]\s+)*")
+
+
+def _caret_starts(lines: Sequence[str]) -> list[int]:
+    starts = [i for i, line in enumerate(lines) if line.startswith("^ ")]
+    return starts if len(starts) >= 3 else []
+
+
 _STYLES: tuple[tuple[str, Callable[[Sequence[str]], list[int]]], ...] = (
+    ("caret", _caret_starts),
     ("bracket", lambda lines: _numbered_starts(lines, _BRACKET, 3)),
     ("dotted", lambda lines: _numbered_starts(lines, _DOTTED, 2)),
     ("plain", lambda lines: _numbered_starts(lines, _PLAIN, 1)),
@@ -263,7 +274,7 @@ def _grouped_starts(lines: Sequence[str]) -> list[int]:
     return sorted({*numbered, *extra})
 
 
-_STYLE_WEIGHT = {"author-year": 1.0, "bracket+author-year": 1.3}
+_STYLE_WEIGHT = {"author-year": 1.0, "bracket+author-year": 1.3, "caret": 1.3}
 
 
 def split_references_styled(text: str) -> tuple[str, list[str]]:
@@ -280,6 +291,8 @@ def split_references_styled(text: str) -> tuple[str, list[str]]:
         if not starts:
             continue
         entries = _entries_from_starts(lines, starts)
+        if style == "caret":
+            entries = [_CARET.sub("", entry) for entry in entries]
         # Numbered lists win ties: their markers are less ambiguous than name runs.
         score = _quality(entries) * _STYLE_WEIGHT.get(style, 1.2)
         if score > best[0]:

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent_zot.ingest.models import SECTION_MARK
 from agent_zot.zotero.models import Item
 
-__all__ = ["Chunk", "PageLike", "TokenCounter", "chunk_pages", "metadata_chunk"]
+__all__ = ["Chunk", "PageLike", "TokenCounter", "chunk_pages", "metadata_chunk", "paragraph_at"]
 
 _NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/agent-zot/chunk")
 
@@ -65,6 +66,7 @@ class Chunk:
     section: str | None
     ordinal: int  # position of the chunk within its attachment
     ocr: bool = False  # some of its text was read by OCR (a page without a usable text layer)
+    paragraph: int | None = None  # where it begins in its section, for a web page (which has no pages)
 
 
 def chunk_id(
@@ -227,7 +229,8 @@ def chunk_pages(
 
     ``headings`` are ``(page number, heading)`` pairs in the numbering of ``PageLike.number``; a chunk's
     section is the last heading before its start (earlier pages, or higher on its first page). Pages with no
-    text are skipped.
+    text are skipped. A web page's sections ("pages" labelled "§ heading") are chunked one by one: a chunk
+    never runs from one section into the next, so it is cited by one heading and paragraph.
     """
     max_tokens = min(max_tokens, embedder.max_tokens)
     budget = max_tokens - embedder.count_tokens("")
@@ -235,18 +238,22 @@ def chunk_pages(
         raise ValueError(f"max_tokens={max_tokens} leaves no room for text")
     overlap = max(0, min(overlap_tokens, budget // 2))
     ordered = sorted(headings, key=lambda h: h[0])
-    stream = _build_stream(pages, embedder)
+    sections = any((getattr(page, "label", None) or "").startswith(SECTION_MARK) for page in pages)
     chunks: list[Chunk] = []
-    start, floor = 0, 1
-    while start < len(stream):
-        end = _choose_end(stream, start, floor, budget)
-        text, end = _fit(stream, embedder, start, end, max_tokens)
-        chunks.append(_make_chunk(stream, text, start, end, item_key, attachment_key, len(chunks), ordered))
-        if end >= len(stream):
-            break
-        # Strictly increasing starts guarantee termination whatever the tokenizer does.
-        start = max(start + 1, _overlap_start(stream, start, end, overlap, budget))
-        floor = end + 1
+    for group in ([page] for page in pages) if sections else [pages]:
+        stream = _build_stream(group, embedder)
+        start, floor = 0, 1
+        while start < len(stream):
+            end = _choose_end(stream, start, floor, budget)
+            text, end = _fit(stream, embedder, start, end, max_tokens)
+            chunks.append(
+                _make_chunk(stream, text, start, end, item_key, attachment_key, len(chunks), ordered)
+            )
+            if end >= len(stream):
+                break
+            # Strictly increasing starts guarantee termination whatever the tokenizer does.
+            start = max(start + 1, _overlap_start(stream, start, end, overlap, budget))
+            floor = end + 1
     return chunks
 
 
@@ -287,7 +294,21 @@ def _make_chunk(
         section=_section_at(headings, page_start, first_page.text, stream.starts[start]),
         ordinal=ordinal,
         ocr=any(getattr(page, "ocr", False) for page in spanned),  # PageLike need not say
+        paragraph=paragraph_at(first_page, stream.starts[start]),
     )
+
+
+def paragraph_at(page: PageLike, offset: int) -> int | None:
+    """For a web page's section (labelled "§ heading"): the paragraph the offset is in, counted from 1
+    after the heading line. None for real pages."""
+    label = getattr(page, "label", None)
+    if not label or not label.startswith(SECTION_MARK):
+        return None
+    lines = [line for line in page.text[:offset].split("\n")[:-1] if line.strip()]
+    heading = label.removeprefix(SECTION_MARK).rstrip("…")
+    if lines and lines[0].strip().startswith(heading):
+        lines = lines[1:]
+    return len(lines) + 1
 
 
 def metadata_text(item: Item) -> str:

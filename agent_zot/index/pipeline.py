@@ -68,7 +68,9 @@ class IndexPipeline:
             ready.ocr_pages += len(document.ocr_pages)
             ready.ocr_seconds += document.ocr_seconds
             ready.chunks.extend(doc_chunks)
-            ready.pages[attachment.key] = [PageRecord(p.number, p.label, p.text) for p in document.pages]
+            ready.pages[attachment.key] = [
+                PageRecord(p.number, p.label, p.text, p.ocr) for p in document.pages
+            ]
             ready.records.append(_record(item, attachment, fingerprint, document, outcome, doc_chunks))
             reason = outcome.error or document.fallback_reason
             if reason:
@@ -226,6 +228,7 @@ def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
             "page_end": chunk.page_end,
             "section": chunk.section,
             **({"ocr": True} if chunk.ocr else {}),  # only where true: most chunks are not OCR'd
+            **({"paragraph": chunk.paragraph} if chunk.paragraph is not None else {}),  # web pages
             **{key: value for key, value in item_payload(item).items() if value is not None},
         },
     )

@@ -10,9 +10,14 @@ from agent_zot.ingest.extract import (
 from agent_zot.ingest.models import PageText, ParsedDocument, ParseError, Parser
 from agent_zot.ingest.pool import ParseJob, ParseOutcome, parse_many
 
+# Raised when a release reads files an earlier one could not (OCR of turned and two-page scans, languages):
+# the first update after it reads again the files the index records as unread (services/indexing.py).
+READER_VERSION = 2
+
 __all__ = [
     "DEFAULT_PARSER",
     "PARSERS",
+    "READER_VERSION",
     "PageText",
     "ParseError",
     "ParseJob",

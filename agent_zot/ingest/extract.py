@@ -13,6 +13,7 @@ straight to the cache.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -124,7 +125,11 @@ def fallback_document(attachment: Attachment, reason: str) -> ParsedDocument:
     return ParsedDocument(attachment_key=attachment.key, source="none", pages=[], fallback_reason=reason)
 
 
-def _pdf_chain(parser: str | Parser, ocr: OcrConfig | None) -> list[Parser]:
+def _pdf_chain(parser: str | Parser, ocr: OcrConfig | None, language: str) -> list[Parser]:
+    if ocr is not None and language:
+        ocr = replace(ocr, language=language)
+        if isinstance(parser, PdfiumParser) and parser.ocr is not None:
+            parser = PdfiumParser(replace(parser.ocr, language=language))
     selected = get_parser(parser, ocr) if isinstance(parser, str) else parser
     return [selected] if selected.name == DEFAULT_PARSER else [selected, get_parser(DEFAULT_PARSER, ocr)]
 
@@ -145,10 +150,15 @@ def _parse_with(chain: list[Parser], path: Path, key: str) -> tuple[ParsedDocume
 
 
 def extract_attachment(
-    attachment: Attachment, *, parser: str | Parser = DEFAULT_PARSER, ocr: OcrConfig | None = None
+    attachment: Attachment,
+    *,
+    parser: str | Parser = DEFAULT_PARSER,
+    ocr: OcrConfig | None = None,
+    language: str = "",
 ) -> ParsedDocument:
     """Text with page numbers for one attachment; never raises ParseError (see the module docstring).
-    ``ocr`` applies to a parser named by ``parser`` and to the pdfium fallback of another one."""
+    ``ocr`` applies to a parser named by ``parser`` and to the pdfium fallback of another one; scanned
+    pages are read in ``language`` (the item's Language field) when OCR has it."""
     missing = missing_reason(attachment)
     if missing is not None or attachment.path is None:
         return fallback_document(attachment, missing or "no file")
@@ -156,7 +166,7 @@ def extract_attachment(
     if kind is None:
         what = attachment.content_type or attachment.path.suffix or "unknown"
         return fallback_document(attachment, f"unsupported file type ({what})")
-    chain = _pdf_chain(parser, ocr) if kind == "pdf" else [_READERS[kind]()]
+    chain = _pdf_chain(parser, ocr, language) if kind == "pdf" else [_READERS[kind]()]
     doc, reasons = _parse_with(chain, attachment.path, attachment.key)
     if doc is None:
         return fallback_document(attachment, "; ".join(reasons))

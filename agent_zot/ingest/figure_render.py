@@ -4,12 +4,13 @@ multimodal model, and a table's rows as Markdown when its text layer allows."""
 from __future__ import annotations
 
 import io
+import re
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_zot.ingest.figures import Segment
+from agent_zot.ingest.figures import Segment, is_prose
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.pdfium import open_pdf
 
@@ -164,10 +165,15 @@ def _middle(row: Sequence[Segment]) -> float:
 
 
 def _column_cuts(rows: list[list[Segment]], box: tuple[float, float, float, float]) -> list[float]:
-    """x positions of the white stripes that run through every multi-cell row: the column boundaries."""
-    cells = [s for row in rows if len(row) > 1 for s in row]
-    if not cells:
+    """x positions of the white stripes that run through every multi-cell row: the column boundaries. A
+    header or note that spans several columns would cover them, so the stripes are found in the rows with
+    the most usual number of cells (when two or more such rows exist) and the others are placed by them."""
+    multi = [row for row in rows if len(row) > 1]
+    if not multi:
         return []
+    usual = statistics.mode(len(row) for row in multi)
+    typical = [row for row in multi if len(row) == usual]
+    cells = [s for row in (typical if len(typical) >= 2 else multi) for s in row]
     left, right = int(box[0]) - 1, int(box[2]) + 2
     covered = [False] * (right - left + 1)
     for segment in cells:
@@ -189,3 +195,87 @@ def _column_cuts(rows: list[list[Segment]], box: tuple[float, float, float, floa
 def _column(segment: Segment, cuts: Sequence[float]) -> int:
     middle = (segment.box[0] + segment.box[2]) / 2
     return sum(1 for cut in cuts if middle > cut)
+
+
+Box = tuple[float, float, float, float]
+_ROW_GAP = 2.5  # line heights of white that end a table read from the text layer
+_STRAY = re.compile(r"(?:[^\W\d_]|[^\w\s])(?:\s[^\W\d_])?")  # one letter or mark, alone or spaced
+_MAX_STRAY = 0.25
+
+
+def text_table_box(path: Path, page: int, caption_box: Box) -> Box | None:
+    """Where a table is, from the text layer alone, for when the layout detector found no region for it
+    (or one its text does not fill as a grid): the rows of two or more cells under its caption (or above
+    it, for a caption set below its table) in the caption's column, up to the first line of prose or a
+    wide gap. None when fewer than two such rows are found, when the caption is set sideways (the rows
+    then run up the page), or when the rows read as a chart's axis labels (stray letters, not cells)."""
+    if caption_box[3] - caption_box[1] > caption_box[2] - caption_box[0]:
+        return None
+    pdf = open_pdf(path)
+    try:
+        pdf_page = pdf[page - 1]
+        try:
+            width, height = pdf_page.get_width(), pdf_page.get_height()
+            runs = region_cells(pdf_page, (0.0, 0.0, width, height))
+        finally:
+            pdf_page.close()
+    finally:
+        pdf.close()
+    low, high = _column_of(caption_box, width) if _two_columns(runs, width) else (0.0, width)
+    rows = _rows([r for r in runs if low <= (r.box[0] + r.box[2]) / 2 <= high])
+    below = [row for row in rows if min(s.box[1] for s in row) >= caption_box[3] - 1]
+    above = [row for row in rows if max(s.box[3] for s in row) <= caption_box[1] + 1]
+    for side in (below, list(reversed(above))):
+        table = _table_rows(side)
+        if len(table) >= 2:
+            cells = [s for row in table for s in row]
+            return (
+                min(s.box[0] for s in cells),
+                min(s.box[1] for s in cells),
+                max(s.box[2] for s in cells),
+                max(s.box[3] for s in cells),
+            )
+    return None
+
+
+def _two_columns(runs: Sequence[Segment], width: float) -> bool:
+    """Whether the page is set in two columns: its lines of prose stop short of the middle."""
+    prose = [r for r in runs if len(r.text.split()) >= 6]
+    across = sum(1 for r in prose if r.box[0] < 0.45 * width and r.box[2] > 0.55 * width)
+    return bool(prose) and across < 0.2 * len(prose)
+
+
+def _column_of(caption_box: Box, width: float) -> tuple[float, float]:
+    """The horizontal span a caption's table may use: its column of a two-column page, or the page."""
+    if caption_box[2] < 0.55 * width:
+        return 0.0, 0.5 * width + 10
+    if caption_box[0] > 0.45 * width:
+        return 0.5 * width - 10, width
+    return 0.0, width
+
+
+def _table_rows(rows: list[list[Segment]]) -> list[list[Segment]]:
+    """The rows nearest the caption (``rows`` ordered away from it) that read as a table's: cells, not a
+    sentence, with no wide gap between them. A row of one cell (a label spanning the columns) stays only
+    between rows of several."""
+    taken: list[list[Segment]] = []
+    line = statistics.median(s.height for row in rows for s in row) if rows else 0.0
+    for row in rows:
+        text = " ".join(s.text for s in row)
+        if taken:
+            gap = max(
+                min(s.box[1] for s in row) - max(s.box[3] for s in taken[-1]),
+                min(s.box[1] for s in taken[-1]) - max(s.box[3] for s in row),
+            )
+            if gap > _ROW_GAP * line:
+                break
+        if len(row) == 1 and is_prose(text):
+            break
+        taken.append(row)
+    while taken and len(taken[-1]) < 2:
+        taken.pop()
+    cells = [s.text for row in taken for s in row]
+    stray = sum(1 for text in cells if _STRAY.fullmatch(text))
+    if stray > _MAX_STRAY * max(len(cells), 1):
+        return []  # "A", "y", "i t": the letters of a plot's axes, not a table's cells
+    return taken if sum(1 for row in taken if len(row) >= 2) >= 2 else []

@@ -13,6 +13,7 @@ Everything is in PDF points with the origin at the page's top left (pdfium's is 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,9 +35,13 @@ UNCAPTIONED_MIN_AREA = 0.04
 UNCAPTIONED_MIN_SCORE = 0.8
 
 _CAPTION = re.compile(
-    r"^\s*(?P<label>Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.|TAB\.)\s*"
-    r"(?P<num>[A-Z]\.?\d{1,2}|\d{1,3}(?:\.\d{1,2})?[a-z]?|[IVXL]{1,6})(?![\w.]\w)\s*(?P<after>.?)"
+    r"^\s*(?P<label>Figure|FIGURE|Fig\s?\.?|FIG\s?\.?|Table|TABLE|Tab\s?\.|TAB\s?\.|图|表)\s*"
+    r"(?P<num>[A-Z]\.?\d{1,2}|\d{1,3}(?:\s?[.-]\s?\d{1,2})?[a-zA-Z]?|[IVXL]{1,6})(?![A-Za-z0-9.][A-Za-z0-9])"
+    r"\s*(?P<after>.?)"
 )
+_CJK = re.compile(r"[\u3400-\u9fff]")
+# "图 1 1": a Chinese label's number set one digit a run ("图 11")
+_CJK_DIGITS = re.compile(r"(?<=^[图表] \d) (?=\d)|(?<=^[图表]\d) (?=\d)|(?<=^[图表] \d\d) (?=\d)")
 _STRONG_AFTER = frozenset(".:|—–-")
 _EQUATION_NUMBER = re.compile(r"\(\s*([A-Z]?\d{1,3}(?:\.\d{1,2})?[a-z]?)\s*\)\s*$")
 
@@ -126,7 +131,9 @@ def page_segments(page: Any) -> list[Segment]:
         found = []
         for index in range(textpage.count_rects()):
             left, bottom, right, top = textpage.get_rect(index)
-            text = " ".join(textpage.get_text_bounded(left, bottom, right, top).split())
+            text = " ".join(
+                unicodedata.normalize("NFKC", textpage.get_text_bounded(left, bottom, right, top)).split()
+            )
             if text:
                 found.append(Segment(text, (left, height - top, right, height - bottom)))
         return found
@@ -134,32 +141,91 @@ def page_segments(page: Any) -> list[Segment]:
         textpage.close()
 
 
+def page_lines(segments: Sequence[Segment]) -> list[Segment]:
+    """The runs joined into lines: a run that follows the one before on the same line, close to its
+    right, continues it (without a space when the two touch: "T" + "ABLE" set in small capitals). Some
+    PDFs hold one run per word, or set a caption's "Fig. 1." in a font of its own: a caption is read from
+    its whole line. Runs set sideways (a table turned on its page) are joined the same way, down or up
+    the page."""
+    lines: list[Segment] = []
+    for segment in segments:
+        joint = _joint(lines[-1], segment) if lines else None
+        if joint is None:
+            lines.append(segment)
+            continue
+        last = lines[-1]
+        box = (
+            min(last.box[0], segment.box[0]),
+            min(last.box[1], segment.box[1]),
+            max(last.box[2], segment.box[2]),
+            max(last.box[3], segment.box[3]),
+        )
+        head = last.text
+        tail = head.split(" ")[-1]
+        if joint == "" and len(tail) < len(segment.text) and segment.text.startswith(tail):
+            head = head[: len(head) - len(tail)]  # "Ta" + "Table 2:": a run pdfium reports twice
+        lines[-1] = Segment(head + joint + segment.text, box)
+    return lines
+
+
+def _sideways(segment: Segment) -> bool:
+    width = segment.box[2] - segment.box[0]
+    return len(segment.text) >= 2 and segment.height > 2 * max(width, 0.1)
+
+
+def _joint(line: Segment, segment: Segment) -> str | None:
+    """What joins ``segment`` to the line before it ("" or " "), or None when it starts a new line."""
+    if _sideways(line) and (_sideways(segment) or len(segment.text) <= 2):
+        width = max(min(line.box[2] - line.box[0], segment.box[2] - segment.box[0]), 1.0)
+        overlap = min(line.box[2], segment.box[2]) - max(line.box[0], segment.box[0])
+        gap = max(segment.box[1] - line.box[3], line.box[1] - segment.box[3])
+        return " " if overlap >= 0.5 * width and -2.0 <= gap <= 1.5 * width else None
+    height = max(min(line.height, segment.height), 1.0)
+    overlap = min(line.box[3], segment.box[3]) - max(line.box[1], segment.box[1])
+    gap = segment.box[0] - line.box[2]
+    if overlap < 0.5 * height or not -2.0 <= gap <= 1.5 * max(line.height, segment.height, 1.0):
+        return None
+    if _CJK.match(line.text[-1:]) and _CJK.match(segment.text[:1]):
+        return ""  # Chinese sets no spaces between words
+    return "" if gap < 0.2 * height and line.text[-1:].isalnum() and segment.text[:1].isalnum() else " "
+
+
 def _kind_of(label: str) -> str:
-    return "table" if label.lower().startswith("tab") else "figure"
+    return "table" if label.lower().startswith("tab") or label == "表" else "figure"
 
 
-def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple[Element, bool]]:
-    """(element, strong) for each line that opens a caption; strong when the number is followed by
-    punctuation ("Figure 3:"), weak when by a capitalised word ("Fig. 3 Overview"). A line that reads as
-    a sentence about the figure ("Figure 3 shows") is no caption."""
+def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple[Element, int]]:
+    """(element, strength) for each line that opens a caption: 2 when the number is followed by
+    punctuation ("Figure 3:"), 1 when by a capitalised word ("Fig. 3 Overview"), 0 for a label on a line
+    of its own with no words after it ("FIG. 3" under a patent drawing). A line that reads as a sentence
+    about the figure ("Figure 3 shows") is no caption."""
     for index, segment in enumerate(segments):
-        match = _CAPTION.match(segment.text)
+        match = _CAPTION.match(_CJK_DIGITS.sub("", segment.text))
         if match is None:
             continue
         after = match.group("after")
-        strong = after in _STRONG_AFTER or after == ""
+        strong = after in _STRONG_AFTER or after == "" or bool(_CJK.match(after))
         if not strong and not after.isupper():
             continue
         if _continues_a_sentence(segments, index):
             continue
         text, box = _caption_block(segments, index)
+        text = _CJK_DIGITS.sub("", text)
+        kind, number = _kind_of(match.group("label")), re.sub(r"\s", "", match.group("num"))
+        if not match.string[match.end("num") :].strip(" .:|—–-"):  # the label alone on its line
+            title = text[match.end("num") :].strip(" .:|—–-")
+            element = Element(kind, number, page, text[:CAPTION_CHARS], caption_box=box)
+            yield element, 1 if re.search(r"[^\W\d_]{2,}", title) else 0
+            continue
         rest = text[match.end("num") :].lstrip()
+        if _CJK_MENTION.match(rest):
+            continue
         if not rest or rest[0].islower() or rest[0] in "),;":  # "(see Table 1) for ...", "Table 1 for a"
             continue
-        if len(re.findall(r"[^\W\d_]{2,}", rest)) < 2:  # "... (see\nFigure 8.)": a mention, no caption
+        words = len(re.findall(r"[^\W\d_]{2,}", rest)) + len(_CJK.findall(rest))
+        if words < 2:  # "... (see\nFigure 8.)": a mention, no caption
             continue
-        kind = _kind_of(match.group("label"))
-        yield Element(kind, match.group("num"), page, text[:CAPTION_CHARS], caption_box=box), strong
+        yield Element(kind, number, page, text[:CAPTION_CHARS], caption_box=box), 2 if strong else 1
 
 
 # Words after which "Table 1: …" at the start of the next line is the sentence going on ("… are listed
@@ -188,6 +254,11 @@ _LEADS_TO_MENTION = frozenset(
 )
 
 
+_CJK_LEADS_TO_MENTION = frozenset("如见由从据按照于在")
+# "图 3 所示", "表 1 中": a Chinese sentence about the figure, no caption
+_CJK_MENTION = re.compile(r"^\s*(?:所示|中|可见|可以|为|是|给出|列出|的)")
+
+
 def _continues_a_sentence(segments: Sequence[Segment], index: int) -> bool:
     """Whether the line above, in the same column and close, ends a sentence fragment that leads into
     this line ("… as shown in" / "Table 1: …")."""
@@ -196,6 +267,8 @@ def _continues_a_sentence(segments: Sequence[Segment], index: int) -> bool:
         gap = line.box[1] - above.box[3]
         same_column = above.box[0] < line.box[2] and above.box[2] > line.box[0]
         if same_column and 0 <= gap <= max(line.height, 1.0) * 0.9:
+            if above.text.rstrip()[-1:] in _CJK_LEADS_TO_MENTION:  # "如" / "图 3 所示"
+                return True
             last = re.findall(r"[A-Za-z]+\W*$", above.text)
             return bool(last) and last[0].rstrip().lower() in _LEADS_TO_MENTION
     return False
@@ -203,16 +276,20 @@ def _continues_a_sentence(segments: Sequence[Segment], index: int) -> bool:
 
 def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, tuple[float, float, float, float]]:
     """The caption's first line and the runs that continue it: on the same line, or on the lines below in
-    the same column without a gap wider than a line."""
+    the same column without a gap wider than a line (two lines below a label set on a line of its own,
+    "TABLE I" over its centred title)."""
     first = segments[start]
     parts, (left, top, right, bottom) = [first.text], first.box
     line = max(first.height, 1.0)
     parts_right = first.box[2]
+    opening = _CAPTION.match(first.text)
+    label_alone = opening is not None and not first.text[opening.end("num") :].strip(" .:|—–-")
     for segment in segments[start + 1 : start + 40]:
         s_left, s_top, s_right, s_bottom = segment.box
         # on the block's last line, just right of the run before; or the next line, in the same column
         same_line = s_top < bottom and s_bottom > bottom - line and -line < s_left - parts_right < line * 6
-        below = 0 <= s_top - bottom <= line * 0.9 and s_left < right + line and s_right > left - line
+        gap = line * (2.0 if label_alone and len(parts) == 1 else 0.9)
+        below = 0 <= s_top - bottom <= gap and s_left < right + line and s_right > left - line
         if not (same_line or below):
             break
         parts_right = s_right
@@ -395,13 +472,13 @@ def add_citing(elements: list[Element], page_texts: Sequence[str]) -> None:
 # -- one PDF --------------------------------------------------------------------------------------------
 
 
-def _best_captions(candidates: list[tuple[Element, bool]]) -> list[Element]:
-    """One caption per kind and number: a strong one before a weak one, then the first in the file."""
-    chosen: dict[tuple[str, str], tuple[Element, bool]] = {}
-    for element, strong in candidates:
+def _best_captions(candidates: list[tuple[Element, int]]) -> list[Element]:
+    """One caption per kind and number: the strongest (caption_candidates), then the first in the file."""
+    chosen: dict[tuple[str, str], tuple[Element, int]] = {}
+    for element, strength in candidates:
         key = (element.kind, element.number.lower())
-        if key not in chosen or (strong and not chosen[key][1]):
-            chosen[key] = (element, strong)
+        if key not in chosen or strength > chosen[key][1]:
+            chosen[key] = (element, strength)
     return [element for element, _ in chosen.values()]
 
 
@@ -417,7 +494,7 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
         sizes: list[tuple[float, float]] = []
         texts: list[str] = []
         per_page: list[tuple[list[Segment], list[layout.Region]]] = []
-        candidates: list[tuple[Element, bool]] = []
+        candidates: list[tuple[Element, int]] = []
         for index in range(len(pdf)):
             page = pdf[index]
             try:
@@ -429,7 +506,7 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
             finally:
                 page.close()
             per_page.append((segments, regions))
-            candidates.extend(caption_candidates(segments, index + 1))
+            candidates.extend(caption_candidates(page_lines(segments), index + 1))
     finally:
         pdf.close()
     captioned = _best_captions(candidates)
@@ -441,6 +518,7 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
         elements.extend(on_page)
         elements.extend(equations(regions, segments, number) if regions else numbered_lines(segments, number))
     _join_split_tables(elements, sizes, unclaimed)
+    _move_foot_captions(elements, sizes, [segments for segments, _ in per_page])
     add_citing(elements, texts)
     order = {kind: i for i, kind in enumerate(KINDS)}
     elements.sort(key=lambda e: (order[e.kind], e.page, e.box[1] if e.box else 0.0))
@@ -471,6 +549,36 @@ def _join_split_tables(
         if start is not None:
             unclaimed[previous].remove(start)
             element.page, element.box = previous, start.box
+
+
+FOOT = 0.85  # a caption whose top is below this share of the page's height sits at its foot
+
+
+def _move_foot_captions(
+    elements: list[Element], sizes: list[tuple[float, float]], segments: list[list[Segment]]
+) -> None:
+    """A table caption printed at the foot of a page, under a paragraph of prose and with no text under
+    it in its column, heads a table that begins on the next page (the page broke between them): the table
+    is listed there. Under the table's own rows it is a caption set below its table, and stays."""
+    for element in elements:
+        if element.kind != "table" or element.caption_box is None or element.box is not None:
+            continue
+        if element.page >= len(sizes) or element.caption_box[1] < FOOT * sizes[element.page - 1][1]:
+            continue
+        left, top, right, bottom = element.caption_box
+        column = [s for s in page_lines(segments[element.page - 1]) if s.box[0] < right and s.box[2] > left]
+        under = [s for s in column if s.box[1] > bottom and len(s.text.split()) >= 3]
+        above = [s for s in column if s.box[3] <= top + 1]
+        if not under and above and is_prose(max(above, key=lambda s: s.box[3]).text):
+            element.page += 1
+
+
+def is_prose(text: str) -> bool:
+    """A line of running text: six words or more, nearly all of them words of letters."""
+    words = text.split()
+    return len(words) >= 6 and sum(1 for w in words if re.fullmatch(r"[^\W\d_]+[,.;:]?", w)) >= 0.8 * len(
+        words
+    )
 
 
 def _segments_or_none(page: Any) -> list[Segment]:

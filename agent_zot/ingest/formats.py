@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
 from agent_zot.ingest.document import build_document
-from agent_zot.ingest.models import ParsedDocument, ParseError
+from agent_zot.ingest.models import SECTION_MARK, ParsedDocument, ParseError
 
 _SKIPPED_TAGS = frozenset({"script", "style", "nav", "noscript", "template", "head", "svg"})
 _BLOCK_TAGS = frozenset(
@@ -23,6 +23,9 @@ _BLOCK_TAGS = frozenset(
     }
 )  # fmt: skip
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_SECTION_TAGS = frozenset({"h1", "h2", "h3"})  # a web page's sections begin at these; h4-h6 stay inside
+_SECTION_LABEL_CHARS = 60
+_EDIT_LINK = re.compile(r"\s*\[edit\]", re.IGNORECASE)  # Wikipedia's "History[edit]"
 # <meta charset=...>, <meta http-equiv content="...; charset=...">, <?xml ... encoding="..."?>
 _CHARSET = re.compile(rb"""(?:charset|encoding)\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
@@ -38,9 +41,11 @@ class _HtmlText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.headings: list[str] = []
+        self.sections: list[tuple[int, str]] = []  # (index into parts where it begins, its heading)
         self._skip_depth = 0
         self._pre_depth = 0
         self._heading: list[str] | None = None
+        self._heading_start = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "body":  # whatever was left open before it (a <head> without </head>) is over
@@ -53,6 +58,7 @@ class _HtmlText(HTMLParser):
             self._pre_depth += 1
         if tag in _HEADING_TAGS and not self._skip_depth:
             self._heading = []
+            self._heading_start = len(self.parts)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _BLOCK_TAGS:  # <br/>, <hr/>: no end tag follows, so nothing to count
@@ -66,9 +72,11 @@ class _HtmlText(HTMLParser):
         if tag == "pre":
             self._pre_depth = max(0, self._pre_depth - 1)
         if tag in _HEADING_TAGS and self._heading is not None:
-            heading = _WHITESPACE.sub(" ", "".join(self._heading)).strip()
+            heading = _EDIT_LINK.sub("", _WHITESPACE.sub(" ", "".join(self._heading))).strip()
             if heading:
                 self.headings.append(heading)
+                if tag in _SECTION_TAGS:
+                    self.sections.append((self._heading_start, heading))
             self._heading = None
 
     def handle_data(self, data: str) -> None:
@@ -88,7 +96,16 @@ class _HtmlText(HTMLParser):
             return -1 if end < 0 else end + 1
 
     def text(self) -> str:
-        return "".join(self.parts)
+        return _EDIT_LINK.sub("", "".join(self.parts))
+
+    def section_texts(self) -> list[tuple[str | None, str]]:
+        """(heading, text) per section: the text before the first h1-h3 (heading None), then each h1-h3
+        with what follows it up to the next."""
+        bounds = [(0, None), *self.sections]
+        found = []
+        for (start, heading), (end, _) in zip(bounds, [*bounds[1:], (len(self.parts), None)], strict=True):
+            found.append((heading, _EDIT_LINK.sub("", "".join(self.parts[start:end]))))
+        return found
 
 
 def html_to_text(markup: str) -> tuple[str, list[str]]:
@@ -97,6 +114,22 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     parser.feed(markup)
     parser.close()
     return parser.text(), parser.headings
+
+
+def html_sections(markup: str) -> list[tuple[str | None, str]]:
+    """An HTML document's sections, (heading, text), those without any text left out."""
+    parser = _HtmlText()
+    parser.feed(markup)
+    parser.close()
+    return [(heading, text) for heading, text in parser.section_texts() if text.strip()]
+
+
+def section_label(heading: str | None) -> str:
+    """ "§ Methods": where a passage of a web page is, as a PDF page's is "p. 3"."""
+    if heading is None:
+        return SECTION_MARK + "opening"
+    clipped = heading if len(heading) <= _SECTION_LABEL_CHARS else heading[: _SECTION_LABEL_CHARS - 1] + "…"
+    return SECTION_MARK + clipped
 
 
 def decode_html(data: bytes) -> str:
@@ -117,14 +150,21 @@ def _read_file(path: Path) -> bytes:
 
 
 class HtmlParser:
-    """An HTML snapshot as one page."""
+    """An HTML snapshot, one "page" per section (h1-h3), each labelled with its heading ("§ Methods"): a web
+    page has no page numbers, so its passages are cited by section and paragraph. Its reference list
+    ("References", "Bibliography" as a section) is split off as a PDF's is."""
 
     name = "html"
 
     def parse(self, path: Path, attachment_key: str) -> ParsedDocument:
-        text, headings = html_to_text(decode_html(_read_file(path)))
-        doc = build_document(attachment_key, self.name, [text])
-        doc.headings = [(1, heading) for heading in headings] or doc.headings
+        sections = html_sections(decode_html(_read_file(path)))
+        if not sections:
+            raise ParseError("no text in the file")
+        texts = [text for _, text in sections]
+        labels = [section_label(heading) for heading, _ in sections]
+        doc = build_document(attachment_key, self.name, texts, labels)
+        headings = [(number, heading) for number, (heading, _) in enumerate(sections, 1) if heading]
+        doc.headings = headings or doc.headings
         return doc
 
 

@@ -15,6 +15,11 @@ class ParseError(AgentZotError):
     """A file could not be turned into text; the message says why, in words a user understands."""
 
 
+# A web page's "page" is a section, labelled with its heading after this mark ("§ Methods"): it has no page
+# numbers, so its passages are cited by section and paragraph (ingest/formats.py, index/chunking.py).
+SECTION_MARK = "§ "
+
+
 @dataclass(frozen=True, slots=True)
 class PageText:
     number: int  # 1-based physical page number in the file

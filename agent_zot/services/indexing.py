@@ -31,6 +31,7 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.index.space import MARGIN, check_space, disk_full_error, free_bytes, is_disk_full, needed_bytes
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import disk_usage
+from agent_zot.ingest import READER_VERSION
 from agent_zot.services.parsing import parsed_items
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
@@ -241,12 +242,16 @@ def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
 
 
 def _to_retry(state: IndexState, options: UpdateOptions) -> set[str]:
-    """Items whose files an update could not read and this one reads again: all with --retry-failed, and
-    those named with --item (asking for an item by name is asking for it to be read)."""
-    if not options.retry_failed and not options.item_keys:
+    """Items whose files an update could not read and this one reads again: all with --retry-failed or
+    after an upgrade whose reader reads more (``READER_VERSION``), and those named with --item (asking
+    for an item by name is asking for it to be read)."""
+    upgraded = options.fulltext and state.get_meta("reader_version") != str(READER_VERSION)
+    if not options.retry_failed and not options.item_keys and not upgraded:
         return set()
     unread = {record.item_key for record in state.unread_files()}
-    return unread if options.retry_failed else unread & {key.upper() for key in options.item_keys}
+    if options.retry_failed or upgraded:
+        return unread
+    return unread & {key.upper() for key in options.item_keys}
 
 
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
@@ -367,6 +372,8 @@ def _update(
     if not options.item_keys and options.limit is None:
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
+        if options.fulltext:  # every unread file was tried by this release's reader
+            state.set_meta("reader_version", str(READER_VERSION))
     if graph is not None:
         # built by an older agent-zot, or without the memo an edit patches it from
         outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()

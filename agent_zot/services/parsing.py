@@ -31,7 +31,7 @@ def parsed_items(
         waiting[entry.item.key] = (entry, dict.fromkeys((a.key for a in files), None))
         for attachment in files:
             owner[attachment.key] = entry.item.key
-            jobs.append(ParseJob(attachment))
+            jobs.append(ParseJob(attachment, entry.item.field("language")))
     if not jobs:
         return
     settings = pipeline.resources.settings

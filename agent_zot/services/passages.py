@@ -24,10 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
+from agent_zot.state.index import PageRecord
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
 CHUNK_WEIGHT = 0.6  # its chunk's rank within the paper: (k + 1) / (k + rank)
@@ -84,9 +86,12 @@ class Passage:
     section: str | None
     score: float
     ocr: bool = False  # its text was read by OCR from a scanned page (may hold misread words)
+    paragraph: int | None = None  # a web page's passage: its paragraph in its section (its heading)
 
     @property
     def pages(self) -> str:
+        if self.paragraph is not None:
+            return f"¶ {self.paragraph}"  # the section's heading follows it where it is shown
         if self.page_start is None:
             return ""
         if self.page_end in (None, self.page_start):
@@ -94,15 +99,19 @@ class Passage:
         return f"pp. {self.page_start}-{self.page_end}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "kind": self.kind,
-            "attachment_key": self.attachment_key,
-            "page_start": self.page_start,
-            "page_end": self.page_end,
-            "section": self.section,
-            "score": round(self.score, 4),
-        } | ({"ocr": True} if self.ocr else {})
+        return (
+            {
+                "text": self.text,
+                "kind": self.kind,
+                "attachment_key": self.attachment_key,
+                "page_start": self.page_start,
+                "page_end": self.page_end,
+                "section": self.section,
+                "score": round(self.score, 4),
+            }
+            | ({"ocr": True} if self.ocr else {})
+            | ({"paragraph": self.paragraph} if self.paragraph else {})
+        )
 
 
 @dataclass(slots=True)
@@ -271,6 +280,7 @@ def passage_of(hit: Hit, score: float) -> Passage:
         section=payload.get("section"),
         score=score,
         ocr=bool(payload.get("ocr", False)),
+        paragraph=payload.get("paragraph"),
     )
 
 
@@ -295,6 +305,7 @@ class PassagePicker:
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
         self._pages: dict[str, dict[int, str]] = {}
+        self._sections: dict[str, dict[int, PageRecord]] = {}
 
     def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
         """Up to ``count`` passages from ``pool``, the paper's candidate chunks in rank order; no sentence
@@ -424,7 +435,25 @@ class PassagePicker:
             first, last = self._pages_of(payload["attachment_key"], text, first, last)
         passage = passage_of(hit, score)
         passage.text, passage.page_start, passage.page_end = text, first, last
+        if passage.paragraph is not None and first is not None and payload.get("attachment_key"):
+            passage.paragraph = (
+                self._paragraph_of(payload["attachment_key"], first, text) or passage.paragraph
+            )
         return passage
+
+    def _paragraph_of(self, attachment_key: str, number: int, text: str) -> int | None:
+        """The paragraph of a web page's section where a window of a chunk begins (the chunk's own
+        paragraph is where the chunk begins, often the heading)."""
+        if attachment_key not in self._sections:
+            self._sections[attachment_key] = {
+                p.number: p for p in self.resources.state.pages_of(attachment_key)
+            }
+        page = self._sections[attachment_key].get(number)
+        words = text.split()[:8]
+        if page is None or not words:
+            return None
+        found = re.search(r"\s+".join(map(re.escape, words)), page.text)
+        return paragraph_at(page, found.start()) if found else None
 
     def _pages_of(self, attachment_key: str, text: str, first: int, last: int) -> tuple[int, int]:
         """The pages a window of a chunk spanning ``first``..``last`` lies on, found in the page texts."""

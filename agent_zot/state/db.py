@@ -46,6 +46,13 @@ CREATE TABLE IF NOT EXISTS pages (
     text TEXT NOT NULL,
     PRIMARY KEY (attachment_key, number)
 );
+-- the pages whose text was read by OCR (a table of its own: indexes made before it lack it, and gain it
+-- empty, which reads as "no page OCR'd" until the item is indexed again)
+CREATE TABLE IF NOT EXISTS ocr_pages (
+    attachment_key TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    PRIMARY KEY (attachment_key, number)
+);
 -- notes and annotations in the vector index (index/notes.py), one row per note or annotation
 CREATE TABLE IF NOT EXISTS notes (
     note_key TEXT PRIMARY KEY,      -- the note's or annotation's own Zotero key (its points' item_key)

@@ -42,6 +42,7 @@ class PageRecord:
     number: int
     label: str | None
     text: str
+    ocr: bool = False  # its text was read by OCR
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +194,10 @@ class IndexState:
                 "INSERT INTO pages VALUES (?, ?, ?, ?)",
                 [(key, p.number, p.label, p.text) for key, recs in pages.items() for p in recs],
             )
+            conn.executemany(
+                "INSERT INTO ocr_pages VALUES (?, ?)",
+                [(key, p.number) for key, recs in pages.items() for p in recs if p.ocr],
+            )
 
     def update_fingerprints(self, fingerprints: dict[str, str]) -> None:
         """Record new fingerprints of indexed items updated in place (their files and points stay)."""
@@ -212,11 +217,12 @@ class IndexState:
     @staticmethod
     def _forget(conn: sqlite3.Connection, item_keys: Sequence[str]) -> None:
         for key in item_keys:
-            conn.execute(
-                "DELETE FROM pages WHERE attachment_key IN (SELECT attachment_key FROM attachments "
-                "WHERE item_key = ?)",
-                (key,),
-            )
+            for table in ("pages", "ocr_pages"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE attachment_key IN (SELECT attachment_key "  # noqa: S608 - fixed names
+                    "FROM attachments WHERE item_key = ?)",
+                    (key,),
+                )
             conn.execute("DELETE FROM attachments WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM items WHERE item_key = ?", (key,))
 
@@ -247,17 +253,19 @@ class IndexState:
 
     def clear(self) -> None:
         with self._transaction() as conn:
-            for table in ("pages", "attachments", "items", "notes"):
+            for table in ("pages", "ocr_pages", "attachments", "items", "notes"):
                 conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
 
     # -- reads for tools -----------------------------------------------------------------------
 
     def pages_of(self, attachment_key: str) -> list[PageRecord]:
         rows = self._conn.execute(
-            "SELECT number, label, text FROM pages WHERE attachment_key = ? ORDER BY number",
+            "SELECT p.number, p.label, p.text, o.number IS NOT NULL FROM pages p LEFT JOIN ocr_pages o "
+            "ON o.attachment_key = p.attachment_key AND o.number = p.number "
+            "WHERE p.attachment_key = ? ORDER BY p.number",
             (attachment_key,),
         )
-        return [PageRecord(*row) for row in rows.fetchall()]
+        return [PageRecord(number, label, text, bool(ocr)) for number, label, text, ocr in rows.fetchall()]
 
     def first_page(self, attachment_key: str) -> str:
         """The text of the attachment's first stored page ("" when none): where a paper prints its title

@@ -45,7 +45,7 @@ class OcrEngine(Protocol):
     glues_words: bool  # whether it tends to drop the spaces between words (they are then split again)
     reads_columns: bool  # whether its own line order follows the columns (else the layout model orders them)
 
-    def read(self, image: Any) -> list[OcrLine]: ...
+    def read(self, image: Any, dpi: int = 144) -> list[OcrLine]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,7 @@ class OcrConfig:
 
     engine: OcrChoice = "auto"
     threads: int | None = None
+    language: str = ""  # the item's Language field as Zotero holds it ("de", "German"); "" when unknown
 
 
 def failure(err: BaseException, what: str) -> Exception:
@@ -89,8 +90,9 @@ def resolve(choice: OcrChoice) -> str | None:
     return choice
 
 
-def load_engine(name: str, threads: int | None = None) -> OcrEngine:
-    """A new engine by name (the import happens here, so a worker that never OCRs never pays for it)."""
+def load_engine(name: str, threads: int | None = None, code: str = "") -> OcrEngine:
+    """A new engine by name (the import happens here, so a worker that never OCRs never pays for it);
+    ``code`` is the Tesseract language data to read with ("deu"; English when empty)."""
     if name == "rapidocr":
         from agent_zot.ingest.ocr.rapid import RapidOcrEngine
 
@@ -98,5 +100,5 @@ def load_engine(name: str, threads: int | None = None) -> OcrEngine:
     if name == "tesseract":
         from agent_zot.ingest.ocr.tesseract import TesseractEngine
 
-        return TesseractEngine(threads)
+        return TesseractEngine(threads, code or "eng")
     raise OcrError(f"Unknown OCR engine {name!r}.", hint="Use one of: " + ", ".join(ENGINE_NAMES) + ".")

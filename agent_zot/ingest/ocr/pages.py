@@ -6,10 +6,14 @@ A page needs OCR when its text layer is unusable and the page is not blank:
 - fewer than ``STAMP_TEXT_CHARS`` while images cover most of the page (a scan carrying a repository's
   "downloaded from ..." line): its OCR text is then used only when it has more known words than the layer;
 
-and the page, rendered, has some ink. The page is rendered once (``layout.SCALE`` pixels per point) for
-both the layout detector and the engine; an engine that reads columns itself (Tesseract) keeps its order
-and needs no layout model. Runs inside a parse worker; the engine and the layout model load on
-the first page that needs them, once per process.
+and the page, rendered, has some ink. The page is rendered once (``layout.SCALE`` pixels per point, less
+for a page too large to fit ``orientation.MAX_PIXELS``) for both the layout detector and the engine; an
+engine that reads columns itself (Tesseract) keeps its order and needs no layout model. A page turned
+sideways is read both ways up and the reading with more known words kept; one that reads badly upright
+is tried upside down; two book pages scanned side by side are read one after the other
+(``orientation.py``). Tesseract reads in the item's language when its data is installed
+(``language.py``). Runs inside a parse worker; the engine and the layout model load on the first page
+that needs them, once per process.
 """
 
 from __future__ import annotations
@@ -24,9 +28,19 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from agent_zot.ingest import layout
-from agent_zot.ingest.ocr import OcrConfig, OcrEngine, OcrError, failure, load_engine, resolve
+from agent_zot.ingest.ocr import (
+    OcrConfig,
+    OcrEngine,
+    OcrError,
+    failure,
+    installed,
+    language,
+    load_engine,
+    resolve,
+)
+from agent_zot.ingest.ocr.orientation import halves, render_scale, sideways, turned
 from agent_zot.ingest.ocr.reading import engine_order, order_lines
-from agent_zot.ingest.ocr.words import split_glued, word_score
+from agent_zot.ingest.ocr.words import known_share, split_glued, word_score
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +50,9 @@ IMAGE_COVER = 0.5  # share of the page that images must cover for a page with a 
 INK = 0.002  # share of dark pixels below which a rendered page counts as blank
 _DARK = 160
 
-_ENGINES: dict[tuple[str, int | None], OcrEngine] = {}
+# A page read upright with fewer known words than this share among its words is tried upside down.
+UPSIDE_DOWN_SHARE = 0.5
+_ENGINES: dict[tuple[str, int | None, str], OcrEngine] = {}
 # Called after each page is OCR'd: a parse worker tells its pool it is alive, so a long scan is not taken
 # for a hung file (the per-file deadline restarts with every page). Set once per worker process.
 _page_done: Callable[[], None] | None = None
@@ -85,10 +101,10 @@ def has_ink(image: Any) -> bool:
     return float((gray < _DARK).mean()) >= INK
 
 
-def _engine(name: str, threads: int | None) -> OcrEngine:
-    key = (name, threads)
+def _engine(name: str, threads: int | None, code: str) -> OcrEngine:
+    key = (name, threads, code)
     if key not in _ENGINES:
-        _ENGINES[key] = load_engine(name, threads)
+        _ENGINES[key] = load_engine(name, threads, code)
     return _ENGINES[key]
 
 
@@ -103,22 +119,40 @@ def _layout_errors() -> tuple[type[Exception], ...]:
 
 def read_page(page: pdfium.PdfPage, engine: OcrEngine) -> str | None:
     """The page's text by OCR in reading order, or None when the page is blank."""
-    image = layout.render(page, layout.SCALE)
+    scale = render_scale(page.get_width(), page.get_height(), layout.SCALE)
+    image = layout.render(page, scale)
     if not has_ink(image):
         return None
-    lines = engine.read(image)
+    if sideways(image):
+        readings = [_read_image(turned(image, degrees), engine, scale) for degrees in (90, 270)]
+        return max(readings, key=word_score)
+    text = _read_image(image, engine, scale)
+    if known_share(text) < UPSIDE_DOWN_SHARE:
+        flipped = _read_image(turned(image, 180), engine, scale)
+        if word_score(flipped) > word_score(text):
+            return flipped
+    return text
+
+
+def _read_image(image: Any, engine: OcrEngine, scale: float) -> str:
+    """An upright page image's text: each of two pages side by side in turn."""
+    return "\n\n".join(filter(None, (_read_one(half, engine, scale) for half in halves(image))))
+
+
+def _read_one(image: Any, engine: OcrEngine, scale: float) -> str:
+    lines = engine.read(image, dpi=round(72 * scale))
     if not lines:
         return ""
     if engine.reads_columns:
         return split_glued(engine_order(lines)) if engine.glues_words else engine_order(lines)
     try:
-        regions = layout.detect(image, scale=layout.SCALE)
+        regions = layout.detect(image, scale=scale)
     except _layout_errors() as err:  # no layout model: the engine's own line order
         if isinstance(failure(err, "layout"), MemoryError):
             raise MemoryError("layout detector: out of memory") from err
         log.debug("layout detector unavailable for OCR reading order: %s", err)
         regions = []
-    text = order_lines(lines, regions, layout.SCALE, page.get_width())
+    text = order_lines(lines, regions, scale, image.shape[1] / scale)
     return split_glued(text) if engine.glues_words else text
 
 
@@ -143,9 +177,13 @@ def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | Non
     if name is None:
         result.warnings.append(f"{len(todo)} pages need OCR, but OCR is off or no engine is installed")
         return result
+    choice = language.choose(config.language) if name == "tesseract" else language.Choice("eng", "eng")
+    name = language.engine_for(name, choice, installed("rapidocr"))
+    if choice.warning and name == "tesseract":
+        result.warnings.append(choice.warning)
     started = time.perf_counter()
     try:
-        engine = _engine(name, config.threads)
+        engine = _engine(name, config.threads, choice.code if name == "tesseract" else "")
         for index in todo:
             page = pdf[index]
             try:

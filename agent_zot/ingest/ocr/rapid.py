@@ -32,7 +32,7 @@ class RapidOcrEngine:
         self._engine = quietly(lambda: RapidOCR(**options))
         self._errors = (RuntimeError, ValueError, ONNXRuntimeError)  # it wraps onnxruntime's in its own
 
-    def read(self, image: Any) -> list[OcrLine]:
+    def read(self, image: Any, dpi: int = 144) -> list[OcrLine]:  # the dpi is for Tesseract
         try:
             found, _elapsed = self._engine(image)
         except self._errors as err:

@@ -126,3 +126,13 @@ def word_score(text: str) -> int:
     """How many tokens of ``text`` are known English words: the measure by which OCR text and Zotero's
     full-text cache are compared (junk characters, glued words and broken words all count for nothing)."""
     return sum(1 for token in _LETTERS.findall(text) if len(token) > 1 and is_word(token))
+
+
+def known_share(text: str, least: int = 20) -> float:
+    """The share of a text's words of three letters or more that are known English words (two-letter
+    tokens are left out: text read upside down is full of "ay", "jo", "ul"); 1.0 when it has fewer than
+    ``least`` such words (too little to judge, or a script without Latin letters)."""
+    tokens = [token for token in _LETTERS.findall(text) if len(token) > 2]
+    if len(tokens) < least:
+        return 1.0
+    return sum(1 for token in tokens if is_word(token)) / len(tokens)

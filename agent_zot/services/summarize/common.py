@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent_zot.ingest.models import SECTION_MARK
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import clip, item_line
 from agent_zot.state.index import AttachmentRecord, PageRecord
@@ -93,7 +94,10 @@ def pages_of(ctx: AppContext, attachment: AttachmentRecord) -> list[PageRecord]:
 
 
 def page_name(number: int, label: str | None) -> str:
-    """ "p. 3" or "p. 3 [103]" when the PDF labels its pages differently from their position."""
+    """ "p. 3" or "p. 3 [103]" when the PDF labels its pages differently from their position; a web
+    page's section by its heading ("§ Methods")."""
+    if label and label.startswith(SECTION_MARK):
+        return label
     return f"p. {number}" + (f" [{label}]" if label and label != str(number) else "")
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.ingest.extract import file_kind
-from agent_zot.ingest.figure_render import png_of, table_markdown
+from agent_zot.ingest.figure_render import png_of, table_markdown, text_table_box
 from agent_zot.ingest.figures import Element, Inventory, inventory
 from agent_zot.ingest.models import ParseError
 from agent_zot.services.response import clip, plural
@@ -233,9 +233,7 @@ def _one(path: Path, found: Inventory, target: Target) -> FigureAnswer:
     located = _located(path, _element(found, target))
     lines = [f"{located.name} (p. {located.page}): {_without_label(located.caption) or '(no caption)'}"]
     images: list[bytes] = []
-    rows = (
-        table_markdown(path, located.page, located.box) if located.kind == "table" and located.box else None
-    )
+    rows = _table_rows(path, located) if located.kind == "table" else None
     if rows:
         lines += ["", rows]
     else:
@@ -257,6 +255,16 @@ def _one(path: Path, found: Inventory, target: Target) -> FigureAnswer:
         }
     }
     return FigureAnswer(lines, data, images)
+
+
+def _table_rows(path: Path, table: Element) -> str | None:
+    """A table's rows as Markdown: from the detector's region, else from the rows its text layer holds
+    under (or over) its caption."""
+    rows = table_markdown(path, table.page, table.box) if table.box else None
+    if rows is None and table.caption_box is not None:
+        found = text_table_box(path, table.page, table.caption_box)
+        rows = table_markdown(path, table.page, found) if found else None
+    return rows
 
 
 def _located(path: Path, element: Element) -> Element:

@@ -86,7 +86,7 @@ def _page_block(page: PageRecord, references_page: int | None) -> str:
             if references_page is not None and page.number >= references_page
             else "(no text on this page: figure, blank or scanned)"
         )
-    return f"--- {page_name(page.number, page.label)} ---\n{text}"
+    return f"--- {page_name(page.number, page.label)}{' (OCR)' if page.ocr else ''} ---\n{text}"
 
 
 def full(

@@ -51,7 +51,8 @@ class Cited:
         """ "p. 3", "pp. 3–4" or "pp. 3 [103]–4 [104]"; "(OCR)" after it when the words were read from a
         scanned page (they may be misread), as search shows it."""
         p = self.passage
-        return self._pages() + (" (OCR)" if p.ocr else "")
+        paragraph = f", ¶ {p.paragraph}" if p.paragraph is not None else ""
+        return self._pages() + paragraph + (" (OCR)" if p.ocr else "")
 
     def _pages(self) -> str:
         p = self.passage
