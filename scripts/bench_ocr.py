@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/bench_ocr.py [--pages-per-pdf 2] [--engines tesseract,rapidocr] [--json]
     .venv/bin/python scripts/bench_ocr.py --make-scans DIR   # whole image-only copies (+ metadata.csv)
-    .venv/bin/python scripts/bench_ocr.py --as-scanned [--pages-per-pdf 1]  # turned, spread, huge pages
+    .venv/bin/python scripts/bench_ocr.py --as-scanned [--pages-per-pdf 1] [--every 4]  # turned, spread, huge
 
 ``--as-scanned`` reads the sampled pages as scanners leave them, through update-db's own page reader
 (ingest/ocr/pages.read_page: orientation, two-page spreads, the pixel bound): each page upright, turned
@@ -215,11 +215,11 @@ def summarise_as_scanned(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def as_scanned(per_pdf: int, engines: list[str]) -> dict[str, Any]:
+def as_scanned(per_pdf: int, engines: list[str], every: int = 1) -> dict[str, Any]:
     work = Path(__import__("tempfile").mkdtemp(prefix="bench-ocr-scanned-"))
     scans: list[tuple[str, str, Path]] = []
     pages: list[tuple[Path, int]] = []
-    for pdf in sorted(PDFS.glob("*.pdf")):
+    for pdf in sorted(PDFS.glob("*.pdf"))[::every]:
         document = pdfium.PdfDocument(pdf)
         count = len(document)
         document.close()
@@ -281,13 +281,14 @@ def main() -> None:
     parser.add_argument("--engines", default="tesseract,rapidocr")
     parser.add_argument("--make-scans", type=Path, default=None, help="write image-only copies here and stop")
     parser.add_argument("--as-scanned", action="store_true", help="turned, spread and huge pages")
+    parser.add_argument("--every", type=int, default=1, help="with --as-scanned: every Nth PDF only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.make_scans:
         make_scans(args.make_scans)
         return
     if args.as_scanned:
-        print(json.dumps(as_scanned(args.pages_per_pdf, args.engines.split(",")), indent=2))
+        print(json.dumps(as_scanned(args.pages_per_pdf, args.engines.split(","), args.every), indent=2))
         return
     work = Path(__import__("tempfile").mkdtemp(prefix="bench-ocr-"))
     scans = []

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from fpdf import FPDF
 
-from agent_zot.ingest.figures import Segment, caption_candidates, inventory, page_lines
+from agent_zot.ingest.figures import caption_candidates, inventory
+from agent_zot.ingest.text_lines import Segment, page_lines
 
 BODY = (
     "The measurements were repeated on every subject over three sessions and the averages are reported "

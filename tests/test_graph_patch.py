@@ -165,6 +165,22 @@ def test_a_title_edit_moves_the_citations_that_named_the_paper(live) -> None:
     assert f"paper:{k['other']}" in cites(index, citing)  # a library paper now holds the cited work
 
 
+def test_a_process_that_patches_again_keeps_the_memo_a_new_process_reads(live, embedder, tmp_path) -> None:
+    """`watch` patches edit after edit with the memo it keeps in memory; what it wrote is what a new
+    process reads, and that process patches the next edit as a rebuild would make it."""
+    zotero, k, index, edits = live
+    for n, title in enumerate(("Residue contact maps", "Contact prediction", "Folding from contacts")):
+        edits.set_field(k["fold"], "title", f"{title} ({n})")
+        assert_patched_like_a_rebuild(index, index.update(zotero), 1)
+    index.close()
+    again = Index(tmp_path / "data", embedder)
+    try:
+        edits.set_field(k["fold"], "title", "Protein contact maps from sequence")
+        assert_patched_like_a_rebuild(again, again.update(zotero), 1)
+    finally:
+        again.close()
+
+
 def test_abstract_edits_merge_and_split_concepts_as_a_rebuild_does(live) -> None:
     zotero, k, index, edits = live
     assert "acs" in concept(index, "acute coronary syndrome").props["aliases"]  # defined one way

@@ -38,6 +38,18 @@ def test_a_turned_scan_is_read_the_right_way_up(tmp_path: Path, degrees: int) ->
     assert recall(TITLE, document.pages[0].text) >= 0.75
 
 
+def test_rapidocr_turns_an_upside_down_page_over(tmp_path: Path) -> None:
+    """RapidOCR reads almost nothing of a page the wrong way up (its line classifier is off, so it cannot
+    read the lines right way round in reverse order): the page is turned over and read again."""
+    path = write_turned_scan(tmp_path / "upside-down.pdf", 180)
+
+    document = PdfiumParser(OcrConfig("rapidocr", threads=2)).parse(path, "TURNED02")
+
+    text = document.pages[0].text
+    assert recall(SENTENCE, text) >= 0.8, text
+    assert text.find("Glacier") < text.find("laboratory")  # top of the page first
+
+
 def test_two_pages_scanned_side_by_side_are_read_one_after_the_other(tmp_path: Path) -> None:
     path = write_spread_scan(tmp_path / "spread.pdf")
 
@@ -94,3 +106,47 @@ def test_a_scan_in_a_language_without_data_is_read_and_says_what_to_install(tmp_
 
     assert recall(SENTENCE, document.text) >= 0.8
     assert any(f"tesseract-ocr-{missing}" in warning for warning in document.warnings), document.warnings
+
+
+GERMAN = (
+    "Die Gletscher der Alpen sind in den letzten hundert Jahren stark zurückgegangen. Wir haben die Dicke "
+    "der Schuttdecke an vierzig Stellen im Tal gemessen, und die Ergebnisse zeigen, dass sie nicht überall "
+    "gleich ist. Auf dem unteren Teil des Gletschers ist die Decke dicker als auf dem oberen, und sie wird "
+    "mit der Zeit auch dicker. "
+)
+
+
+def test_a_scans_language_is_told_from_its_words_when_the_item_has_none(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    from tests.ocr_factory import scanned_copy
+
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(170, 6, GERMAN * 3)
+    text = tmp_path / "german-text.pdf"
+    pdf.output(str(text))
+    scan = scanned_copy(text, tmp_path / "german.pdf")
+
+    document = extract_attachment(attachment(scan), ocr=TESSERACT)
+
+    assert "Gletscher" in document.text
+    if "deu" in language.tesseract_languages():  # read again with the German data
+        assert not any("deu" in warning for warning in document.warnings)
+    else:
+        assert any("German" in warning and "tesseract-ocr-deu" in warning for warning in document.warnings), (
+            document.warnings
+        )
+
+
+def test_the_language_of_a_text_is_told_by_its_common_words() -> None:
+    assert language.detect(GERMAN * 2) == "deu"
+    french = (
+        "Les glaciers des Alpes ont beaucoup reculé depuis un siècle. Nous avons mesuré la couverture de "
+        "débris dans la vallée et les résultats montrent que son épaisseur est plus grande sur le bas du "
+        "glacier que sur le haut, et qu'elle augmente avec le temps pour les sites observés. "
+    )
+    assert language.detect(french * 2) == "fra"
+    assert language.detect(SENTENCE * 5) == "eng"
+    assert language.detect("Gletscher Alpen") is None  # too few words to tell

@@ -108,8 +108,10 @@ class GraphMemo:
     @classmethod
     def read(cls, cache: FactsCache) -> GraphMemo | None:
         text = cache.memo("head")
-        if text is None:
-            return None
+        return None if text is None else cls.from_head(text)
+
+    @classmethod
+    def from_head(cls, text: str) -> GraphMemo | None:
         data = json.loads(text)
         if data.get("v") != MEMO_VERSION:
             return None
@@ -123,11 +125,15 @@ class GraphMemo:
             self.ledger = ConceptLedger.from_json(text) if text else None
         return self.ledger
 
-    def keep(self, cache: FactsCache, *, with_ledger: bool) -> None:
-        parts: dict[str, str | None] = {"head": self.head_json()}
+    def keep(self, cache: FactsCache, *, with_ledger: bool) -> str:
+        """Write the memo; returns the head as written (a process that keeps the memo in memory knows it
+        by that text)."""
+        head = self.head_json()
+        parts: dict[str, str | None] = {"head": head}
         if with_ledger and self.ledger is not None:
             parts["concepts"] = self.ledger.to_json()
         cache.keep_memo(parts)
+        return head
 
     @staticmethod
     def forget(cache: FactsCache) -> None:

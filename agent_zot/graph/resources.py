@@ -40,6 +40,9 @@ class GraphResources:
         self.settings = settings
         self.state_path = state_path
         self._lock = threading.Lock()
+        # The memo this process last wrote, by its head's text: a process that updates again (`watch`, the
+        # server's auto-update) reuses it, parsed concept ledger included, instead of reading it back.
+        self._memo: tuple[str, GraphMemo] | None = None
 
     def for_state(self, state_path: Path) -> GraphResources:
         """The same graph settings over another state database (a rebuild's new generation)."""
@@ -82,7 +85,7 @@ class GraphResources:
                 keys = facts_keys(library.items.values(), state, settings=self.settings)
                 canonical = canonical_keys(library.items.values())
                 now = signatures(library, keys, canonical)
-                memo = GraphMemo.read(cache)
+                memo = self._read_memo(cache)
                 if not rebuild and memo is not None and memo.graph_version == self.local.version():
 
                     def facts_for(wanted: Sequence[str]) -> dict[str, PaperFacts]:
@@ -121,8 +124,19 @@ class GraphResources:
         stats.counts = self.local.stored_counts()
         citing = {key for key, known in facts.items() if known.references}
         memo = GraphMemo(self.local.version(), now, cited_papers(data), citing, stats.to_dict(), ledger)
-        memo.keep(cache, with_ledger=True)
+        self._memo = (memo.keep(cache, with_ledger=True), memo)
         return stats
+
+    def _read_memo(self, cache: FactsCache) -> GraphMemo | None:
+        """The stored memo: the one this process wrote last when the store still holds it, else read.
+        Taken out of memory while in use, so a patch that fails half-way leaves nothing stale behind."""
+        kept, self._memo = self._memo, None
+        text = cache.memo("head")
+        if text is None:
+            return None
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        return GraphMemo.from_head(text)
 
     def _patch(
         self,
@@ -152,7 +166,8 @@ class GraphResources:
         stats.counts = counts
         stats.patched_papers = patch.papers
         memo.graph_version, memo.signatures, memo.stats = self.local.version(), now, stats.to_dict()
-        memo.keep(cache, with_ledger=memo.ledger is not None)  # read only when it was updated
+        # the ledger is written only when the patch read (and so updated) it
+        self._memo = (memo.keep(cache, with_ledger=memo.ledger is not None), memo)
         return stats
 
     def memo_is_current(self) -> bool:

@@ -116,7 +116,19 @@ def digest_path(model_file: Path) -> Path:
     return model_file.with_name(model_file.name + ".sha256")
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> SHA-256, for this process
+
+
 def file_digest(path: Path) -> str:
+    """The file's SHA-256, computed once per process while its size and modification time stay."""
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = _sha256(path)
+    return _DIGESTS[key]
+
+
+def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_zot.ingest.figures import Segment, is_prose
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.pdfium import open_pdf
+from agent_zot.ingest.text_lines import Segment, is_prose
 
 # The longest side of an image sent to the assistant: enough to read a chart's labels, and about 1,500
 # tokens under the usual image-token rules. A region is never enlarged past MAX_SCALE pixels per point.

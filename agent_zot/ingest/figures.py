@@ -13,17 +13,15 @@ Everything is in PDF points with the origin at the page's top left (pdfium's is 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pypdfium2 as pdfium
-
 from agent_zot.ingest import layout
 from agent_zot.ingest.clean import normalise_text
 from agent_zot.ingest.pdfium import open_pdf
+from agent_zot.ingest.text_lines import CJK, Segment, is_prose, page_lines, segments_or_none
 
 INVENTORY_VERSION = 1
 KINDS = ("figure", "table", "equation")
@@ -39,23 +37,10 @@ _CAPTION = re.compile(
     r"(?P<num>[A-Z]\.?\d{1,2}|\d{1,3}(?:\s?[.-]\s?\d{1,2})?[a-zA-Z]?|[IVXL]{1,6})(?![A-Za-z0-9.][A-Za-z0-9])"
     r"\s*(?P<after>.?)"
 )
-_CJK = re.compile(r"[\u3400-\u9fff]")
 # "图 1 1": a Chinese label's number set one digit a run ("图 11")
-_CJK_DIGITS = re.compile(r"(?<=^[图表] \d) (?=\d)|(?<=^[图表]\d) (?=\d)|(?<=^[图表] \d\d) (?=\d)")
+_CJK_DIGITS = re.compile(r"^([图表]\s?)((?:\d ){1,2}\d)(?!\d)")
 _STRONG_AFTER = frozenset(".:|—–-")
 _EQUATION_NUMBER = re.compile(r"\(\s*([A-Z]?\d{1,3}(?:\.\d{1,2})?[a-z]?)\s*\)\s*$")
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """A run of text on one line, as pdfium reports it."""
-
-    text: str
-    box: tuple[float, float, float, float]  # left, top, right, bottom
-
-    @property
-    def height(self) -> float:
-        return self.box[3] - self.box[1]
 
 
 @dataclass(slots=True)
@@ -120,74 +105,11 @@ class Inventory:
         )
 
 
-# -- the text layer ----------------------------------------------------------------------------------
+# -- captions -----------------------------------------------------------------------------------------
 
 
-def page_segments(page: Any) -> list[Segment]:
-    """The text runs of a pypdfium2 page in content order, boxes from the top left."""
-    height = page.get_height()
-    textpage = page.get_textpage()
-    try:
-        found = []
-        for index in range(textpage.count_rects()):
-            left, bottom, right, top = textpage.get_rect(index)
-            text = " ".join(
-                unicodedata.normalize("NFKC", textpage.get_text_bounded(left, bottom, right, top)).split()
-            )
-            if text:
-                found.append(Segment(text, (left, height - top, right, height - bottom)))
-        return found
-    finally:
-        textpage.close()
-
-
-def page_lines(segments: Sequence[Segment]) -> list[Segment]:
-    """The runs joined into lines: a run that follows the one before on the same line, close to its
-    right, continues it (without a space when the two touch: "T" + "ABLE" set in small capitals). Some
-    PDFs hold one run per word, or set a caption's "Fig. 1." in a font of its own: a caption is read from
-    its whole line. Runs set sideways (a table turned on its page) are joined the same way, down or up
-    the page."""
-    lines: list[Segment] = []
-    for segment in segments:
-        joint = _joint(lines[-1], segment) if lines else None
-        if joint is None:
-            lines.append(segment)
-            continue
-        last = lines[-1]
-        box = (
-            min(last.box[0], segment.box[0]),
-            min(last.box[1], segment.box[1]),
-            max(last.box[2], segment.box[2]),
-            max(last.box[3], segment.box[3]),
-        )
-        head = last.text
-        tail = head.split(" ")[-1]
-        if joint == "" and len(tail) < len(segment.text) and segment.text.startswith(tail):
-            head = head[: len(head) - len(tail)]  # "Ta" + "Table 2:": a run pdfium reports twice
-        lines[-1] = Segment(head + joint + segment.text, box)
-    return lines
-
-
-def _sideways(segment: Segment) -> bool:
-    width = segment.box[2] - segment.box[0]
-    return len(segment.text) >= 2 and segment.height > 2 * max(width, 0.1)
-
-
-def _joint(line: Segment, segment: Segment) -> str | None:
-    """What joins ``segment`` to the line before it ("" or " "), or None when it starts a new line."""
-    if _sideways(line) and (_sideways(segment) or len(segment.text) <= 2):
-        width = max(min(line.box[2] - line.box[0], segment.box[2] - segment.box[0]), 1.0)
-        overlap = min(line.box[2], segment.box[2]) - max(line.box[0], segment.box[0])
-        gap = max(segment.box[1] - line.box[3], line.box[1] - segment.box[3])
-        return " " if overlap >= 0.5 * width and -2.0 <= gap <= 1.5 * width else None
-    height = max(min(line.height, segment.height), 1.0)
-    overlap = min(line.box[3], segment.box[3]) - max(line.box[1], segment.box[1])
-    gap = segment.box[0] - line.box[2]
-    if overlap < 0.5 * height or not -2.0 <= gap <= 1.5 * max(line.height, segment.height, 1.0):
-        return None
-    if _CJK.match(line.text[-1:]) and _CJK.match(segment.text[:1]):
-        return ""  # Chinese sets no spaces between words
-    return "" if gap < 0.2 * height and line.text[-1:].isalnum() and segment.text[:1].isalnum() else " "
+def _digits_joined(text: str) -> str:
+    return _CJK_DIGITS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
 
 
 def _kind_of(label: str) -> str:
@@ -200,17 +122,17 @@ def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple
     of its own with no words after it ("FIG. 3" under a patent drawing). A line that reads as a sentence
     about the figure ("Figure 3 shows") is no caption."""
     for index, segment in enumerate(segments):
-        match = _CAPTION.match(_CJK_DIGITS.sub("", segment.text))
+        match = _CAPTION.match(_digits_joined(segment.text))
         if match is None:
             continue
         after = match.group("after")
-        strong = after in _STRONG_AFTER or after == "" or bool(_CJK.match(after))
+        strong = after in _STRONG_AFTER or after == "" or bool(CJK.match(after))
         if not strong and not after.isupper():
             continue
         if _continues_a_sentence(segments, index):
             continue
         text, box = _caption_block(segments, index)
-        text = _CJK_DIGITS.sub("", text)
+        text = _digits_joined(text)
         kind, number = _kind_of(match.group("label")), re.sub(r"\s", "", match.group("num"))
         if not match.string[match.end("num") :].strip(" .:|—–-"):  # the label alone on its line
             title = text[match.end("num") :].strip(" .:|—–-")
@@ -222,7 +144,7 @@ def caption_candidates(segments: Sequence[Segment], page: int) -> Iterator[tuple
             continue
         if not rest or rest[0].islower() or rest[0] in "),;":  # "(see Table 1) for ...", "Table 1 for a"
             continue
-        words = len(re.findall(r"[^\W\d_]{2,}", rest)) + len(_CJK.findall(rest))
+        words = len(re.findall(r"[^\W\d_]{2,}", rest)) + len(CJK.findall(rest))
         if words < 2:  # "... (see\nFigure 8.)": a mention, no caption
             continue
         yield Element(kind, number, page, text[:CAPTION_CHARS], caption_box=box), 2 if strong else 1
@@ -499,7 +421,7 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
             page = pdf[index]
             try:
                 sizes.append((page.get_width(), page.get_height()))
-                segments = _segments_or_none(page)
+                segments = segments_or_none(page)
                 texts.append(normalise_text("\n".join(s.text for s in segments)))
                 wanted = use_layout and (layout_pages is None or index + 1 in layout_pages)
                 regions = layout.detect(layout.render(page)) if wanted else []
@@ -571,18 +493,3 @@ def _move_foot_captions(
         above = [s for s in column if s.box[3] <= top + 1]
         if not under and above and is_prose(max(above, key=lambda s: s.box[3]).text):
             element.page += 1
-
-
-def is_prose(text: str) -> bool:
-    """A line of running text: six words or more, nearly all of them words of letters."""
-    words = text.split()
-    return len(words) >= 6 and sum(1 for w in words if re.fullmatch(r"[^\W\d_]+[,.;:]?", w)) >= 0.8 * len(
-        words
-    )
-
-
-def _segments_or_none(page: Any) -> list[Segment]:
-    try:
-        return page_segments(page)
-    except pdfium.PdfiumError:  # an unreadable text layer: regions only
-        return []

@@ -9,8 +9,8 @@ A page needs OCR when its text layer is unusable and the page is not blank:
 and the page, rendered, has some ink. The page is rendered once (``layout.SCALE`` pixels per point, less
 for a page too large to fit ``orientation.MAX_PIXELS``) for both the layout detector and the engine; an
 engine that reads columns itself (Tesseract) keeps its order and needs no layout model. A page turned
-sideways is read both ways up and the reading with more known words kept; one that reads badly upright
-is tried upside down; two book pages scanned side by side are read one after the other
+sideways is turned upright (90° first) and one that reads badly is read the other way up too, the
+reading with more known words kept; two book pages scanned side by side are read one after the other
 (``orientation.py``). Tesseract reads in the item's language when its data is installed
 (``language.py``). Runs inside a parse worker; the engine and the layout model load on the first page
 that needs them, once per process.
@@ -50,8 +50,9 @@ IMAGE_COVER = 0.5  # share of the page that images must cover for a page with a 
 INK = 0.002  # share of dark pixels below which a rendered page counts as blank
 _DARK = 160
 
-# A page read upright with fewer known words than this share among its words is tried upside down.
+# A page read with fewer known words than this share among its words is read the other way up too.
 UPSIDE_DOWN_SHARE = 0.5
+FEW_WORDS = 10
 _ENGINES: dict[tuple[str, int | None, str], OcrEngine] = {}
 # Called after each page is OCR'd: a parse worker tells its pool it is alive, so a long scan is not taken
 # for a hung file (the per-file deadline restarts with every page). Set once per worker process.
@@ -123,14 +124,14 @@ def read_page(page: pdfium.PdfPage, engine: OcrEngine) -> str | None:
     image = layout.render(page, scale)
     if not has_ink(image):
         return None
-    if sideways(image):
-        readings = [_read_image(turned(image, degrees), engine, scale) for degrees in (90, 270)]
-        return max(readings, key=word_score)
-    text = _read_image(image, engine, scale)
-    if known_share(text) < UPSIDE_DOWN_SHARE:
-        flipped = _read_image(turned(image, 180), engine, scale)
-        if word_score(flipped) > word_score(text):
-            return flipped
+    first, second = (90, 270) if sideways(image) else (0, 180)
+    text = _read_image(turned(image, first) if first else image, engine, scale)
+    # It reads badly, or hardly at all (RapidOCR finds almost nothing on a page the wrong way up): the other
+    # way up may read better. A page of a few words (a figure, a title page) pays a second reading.
+    if len(text.split()) < FEW_WORDS or known_share(text) < UPSIDE_DOWN_SHARE:
+        other = _read_image(turned(image, second), engine, scale)
+        if word_score(other) > word_score(text):
+            return other
     return text
 
 
@@ -154,6 +155,23 @@ def _read_one(image: Any, engine: OcrEngine, scale: float) -> str:
         regions = []
     text = order_lines(lines, regions, scale, image.shape[1] / scale)
     return split_glued(text) if engine.glues_words else text
+
+
+def _in_its_language(
+    page: pdfium.PdfPage, engine: OcrEngine, text: str, config: OcrConfig, result: OcrResult
+) -> tuple[OcrEngine, str]:
+    """The engine for the rest of the scan, and this page's text: read again in the language its English
+    reading shows, when Tesseract has that language's data; else as it is, with a warning when the
+    language is not English."""
+    found = language.detect(text)
+    if found is None or found == language.DEFAULT:
+        return engine, text
+    choice = language.choose(found, told_by="the scan's language (from its words)")
+    if choice.warning:
+        result.warnings.append(choice.warning)
+        return engine, text
+    engine = _engine("tesseract", config.threads, choice.code)
+    return engine, read_page(page, engine) or text
 
 
 def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | None) -> OcrResult:
@@ -182,12 +200,18 @@ def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | Non
     if choice.warning and name == "tesseract":
         result.warnings.append(choice.warning)
     started = time.perf_counter()
+    # With no Language field, the first page read tells the scan's language (Tesseract only: RapidOCR's
+    # model takes none).
+    undecided = name == "tesseract" and not config.language
     try:
         engine = _engine(name, config.threads, choice.code if name == "tesseract" else "")
         for index in todo:
             page = pdf[index]
             try:
                 text = read_page(page, engine)
+                if undecided and text:
+                    undecided = False
+                    engine, text = _in_its_language(page, engine, text, config, result)
             finally:
                 page.close()
             if _page_done is not None:

@@ -34,7 +34,10 @@ class RapidOcrEngine:
 
     def read(self, image: Any, dpi: int = 144) -> list[OcrLine]:  # the dpi is for Tesseract
         try:
-            found, _elapsed = self._engine(image)
+            # No per-line direction classifier: it reads the lines of an upside-down page the right way
+            # round but leaves them in reverse order, where without it such a page reads as nonsense and
+            # pages.read_page turns it over.
+            found, _elapsed = self._engine(image, use_cls=False)
         except self._errors as err:
             raise failure(err, "rapidocr") from err
         lines = []
