@@ -71,20 +71,6 @@ def recall(expected: str, text: str) -> float:
     return sum(1 for w in wanted if w in found) / len(wanted)
 
 
-def write_turned_scan(path: Path, degrees: int) -> Path:
-    """An image-only copy of the text paper turned ``degrees`` clockwise, as a scanner fed it sideways."""
-    source = write_text_paper(path.with_name(path.stem + "-text.pdf"))
-    document = pdfium.PdfDocument(source)
-    try:
-        page = document[0]
-        image = page.render(scale=2.0).to_pil().convert("L")
-        page.close()
-    finally:
-        document.close()
-    image.rotate(-degrees, expand=True).save(path, "PDF", resolution=144)
-    return path
-
-
 SECOND_PAGE = "The rivers below the glacier carried fine silt far into the plains every spring."
 
 
@@ -97,6 +83,13 @@ def _page_image(source: Path) -> Any:
     finally:
         document.close()
     return image
+
+
+def write_turned_scan(path: Path, degrees: int) -> Path:
+    """An image-only copy of the text paper turned ``degrees`` clockwise, as a scanner fed it sideways."""
+    image = _page_image(write_text_paper(path.with_name(path.stem + "-text.pdf")))
+    image.rotate(-degrees, expand=True).save(path, "PDF", resolution=144)
+    return path
 
 
 def write_spread_scan(path: Path) -> Path:
