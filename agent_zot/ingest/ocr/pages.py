@@ -9,8 +9,8 @@ A page needs OCR when its text layer is unusable and the page is not blank:
 and the page, rendered, has some ink. The page is rendered once (``layout.SCALE`` pixels per point, less
 for a page too large to fit ``orientation.MAX_PIXELS``) for both the layout detector and the engine; an
 engine that reads columns itself (Tesseract) keeps its order and needs no layout model. A page turned
-sideways is turned upright (90° first) and one that reads badly is read the other way up too, the
-reading with more known words kept; two book pages scanned side by side are read one after the other
+sideways is turned upright (90° first) and one the engine is unsure of is read the other way up too,
+the surer reading kept; two book pages scanned side by side are read one after the other
 (``orientation.py``). Tesseract reads in the item's language when its data is installed
 (``language.py``). Runs inside a parse worker; the engine and the layout model load on the first page
 that needs them, once per process.
@@ -32,6 +32,7 @@ from agent_zot.ingest.ocr import (
     OcrConfig,
     OcrEngine,
     OcrError,
+    OcrLine,
     failure,
     installed,
     language,
@@ -40,7 +41,7 @@ from agent_zot.ingest.ocr import (
 )
 from agent_zot.ingest.ocr.orientation import halves, render_scale, sideways, turned
 from agent_zot.ingest.ocr.reading import engine_order, order_lines
-from agent_zot.ingest.ocr.words import known_share, split_glued, word_score
+from agent_zot.ingest.ocr.words import split_glued, word_score
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,9 @@ IMAGE_COVER = 0.5  # share of the page that images must cover for a page with a 
 INK = 0.002  # share of dark pixels below which a rendered page counts as blank
 _DARK = 160
 
-# A page read with fewer known words than this share among its words is read the other way up too.
-UPSIDE_DOWN_SHARE = 0.5
+# A page read with less confidence than this (the engine's, 0..1), or into fewer words, is read the other
+# way up too, and the surer reading kept.
+SURE = 0.7
 FEW_WORDS = 10
 _ENGINES: dict[tuple[str, int | None, str], OcrEngine] = {}
 # Called after each page is OCR'd: a parse worker tells its pool it is alive, so a long scan is not taken
@@ -125,27 +127,37 @@ def read_page(page: pdfium.PdfPage, engine: OcrEngine) -> str | None:
     if not has_ink(image):
         return None
     first, second = (90, 270) if sideways(image) else (0, 180)
-    text = _read_image(turned(image, first) if first else image, engine, scale)
-    # It reads badly, or hardly at all (RapidOCR finds almost nothing on a page the wrong way up): the other
-    # way up may read better. A page of a few words (a figure, a title page) pays a second reading.
-    if len(text.split()) < FEW_WORDS or known_share(text) < UPSIDE_DOWN_SHARE:
-        other = _read_image(turned(image, second), engine, scale)
-        if word_score(other) > word_score(text):
+    text, sure = _read_image(turned(image, first) if first else image, engine, scale)
+    # The engine is unsure of what it read (Tesseract reads a page the wrong way up at about 0.5, the right
+    # way at 0.9), or read hardly anything (RapidOCR, on a page the wrong way up): the other way up may
+    # read better. A page of a few words (a figure, a title page) pays a second reading.
+    if len(text.split()) < FEW_WORDS or sure < SURE:
+        other, other_sure = _read_image(turned(image, second), engine, scale)
+        if other_sure > sure:
             return other
     return text
 
 
-def _read_image(image: Any, engine: OcrEngine, scale: float) -> str:
-    """An upright page image's text: each of two pages side by side in turn."""
-    return "\n\n".join(filter(None, (_read_one(half, engine, scale) for half in halves(image))))
+def _read_image(image: Any, engine: OcrEngine, scale: float) -> tuple[str, float]:
+    """An upright page image's text, each of two pages side by side in turn, and the engine's confidence
+    in it (its lines' scores weighted by their length)."""
+    texts, lines = [], []
+    for half in halves(image):
+        text, found = _read_one(half, engine, scale)
+        texts.append(text)
+        lines += found
+    length = sum(len(line.text) for line in lines)
+    sure = sum(line.score * len(line.text) for line in lines) / length if length else 0.0
+    return "\n\n".join(filter(None, texts)), sure
 
 
-def _read_one(image: Any, engine: OcrEngine, scale: float) -> str:
+def _read_one(image: Any, engine: OcrEngine, scale: float) -> tuple[str, list[OcrLine]]:
     lines = engine.read(image, dpi=round(72 * scale))
     if not lines:
-        return ""
+        return "", []
     if engine.reads_columns:
-        return split_glued(engine_order(lines)) if engine.glues_words else engine_order(lines)
+        text = engine_order(lines)
+        return (split_glued(text) if engine.glues_words else text), lines
     try:
         regions = layout.detect(image, scale=scale)
     except _layout_errors() as err:  # no layout model: the engine's own line order
@@ -154,7 +166,7 @@ def _read_one(image: Any, engine: OcrEngine, scale: float) -> str:
         log.debug("layout detector unavailable for OCR reading order: %s", err)
         regions = []
     text = order_lines(lines, regions, scale, image.shape[1] / scale)
-    return split_glued(text) if engine.glues_words else text
+    return (split_glued(text) if engine.glues_words else text), lines
 
 
 def _in_its_language(

@@ -47,8 +47,6 @@ _GLUE_WORDS = _SHORT_WORDS | frozenset(
 _HUMPS = re.compile(r"(?<=[a-z]{3})(?=[A-Z][a-z]{2})")
 
 _TOKEN = re.compile(r"\S+")
-_CJK = re.compile(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]")  # Chinese and Japanese, their punctuation
-_JUNK_CHARS = 200  # this many characters without twenty words in them are no reading of a page
 _LETTERS = re.compile(r"[A-Za-z]+")
 # Punctuation an engine left without its space: "corpora.Of", "PubMed,which", "(2019)is", "Farber(2019)".
 _AFTER_STOP = re.compile(r"(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
@@ -128,16 +126,3 @@ def word_score(text: str) -> int:
     """How many tokens of ``text`` are known English words: the measure by which OCR text and Zotero's
     full-text cache are compared (junk characters, glued words and broken words all count for nothing)."""
     return sum(1 for token in _LETTERS.findall(text) if len(token) > 1 and is_word(token))
-
-
-def known_share(text: str, least: int = 20) -> float:
-    """The share of a text's words of three letters or more that are known English words (two-letter
-    tokens are left out: text read upside down is full of "ay", "jo", "ul"). A text with fewer than
-    ``least`` such words is judged by its other characters: few (a short text, or Chinese) is 1.0, too
-    little to judge; many (marks and fragments, as an engine makes of a page it reads the wrong way up)
-    is 0.0."""
-    tokens = [token for token in _LETTERS.findall(text) if len(token) > 2]
-    if len(tokens) < least:
-        latin = sum(1 for ch in text if not ch.isspace() and not _CJK.match(ch))
-        return 0.0 if latin >= _JUNK_CHARS else 1.0
-    return sum(1 for token in tokens if is_word(token)) / len(tokens)
