@@ -1,5 +1,6 @@
-"""OCR with the system's Tesseract (``tesseract`` binary, English data), called per page with the image on
-stdin and TSV (word boxes with block/paragraph/line numbers) on stdout. No Python wrapper is needed for
+"""OCR with the system's Tesseract (``tesseract`` binary, in a language it has data for; English by
+default), called per page with the image on stdin and TSV (word boxes with block/paragraph/line numbers)
+on stdout. No Python wrapper is needed for
 that, and none would remove the binary dependency."""
 
 from __future__ import annotations
