@@ -3,7 +3,8 @@
 Engines sit behind one small Protocol (``OcrEngine``), one module each: ``rapidocr`` (PP-OCRv4 ONNX models
 shipped inside the ``rapidocr-onnxruntime`` wheel; always installable from PyPI) and ``tesseract`` (the
 system's ``tesseract`` binary with its language data: ``language.py`` picks it). ``auto`` takes the most
-accurate one installed: tesseract, then rapidocr (see docs/performance.md, "OCR of scanned pages", for the measurements).
+accurate one installed: tesseract, then rapidocr (see docs/performance.md, "OCR of scanned pages", for
+the measurements).
 
 An engine reads a whole rendered page into lines with pixel boxes; ``pages.py`` decides which pages need
 OCR, orders the lines by the page layout (columns, headers and footers dropped) unless the engine reads
