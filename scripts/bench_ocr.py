@@ -233,18 +233,26 @@ def as_scanned(per_pdf: int, engines: list[str], every: int = 1) -> dict[str, An
         truth = text_layer(left_pdf, left) + "\n" + text_layer(right_pdf, right)
         scans.append(("two pages side by side", truth, spread_of(*images, target)))
     result: dict[str, Any] = {"sample": f"{len(pages)} pages, {len(scans)} scans"}
+    result |= each_engine(engines, run_as_scanned, scans, summarise_as_scanned)
+    shutil.rmtree(work)
+    return result
+
+
+def each_engine(engines: list[str], target: Any, scans: list[Any], summary: Any) -> dict[str, Any]:
+    """``target(name, scans, queue)`` for each installed engine in a fresh process (its own peak memory),
+    its result put through ``summary``."""
+    found: dict[str, Any] = {}
     context = multiprocessing.get_context("spawn")
     for name in engines:
         if not installed(name):
-            result[name] = "not installed"
+            found[name] = "not installed"
             continue
         queue = context.Queue()
-        process = context.Process(target=run_as_scanned, args=(name, scans, queue))
+        process = context.Process(target=target, args=(name, scans, queue))
         process.start()
-        result[name] = summarise_as_scanned(queue.get())
+        found[name] = summary(queue.get())
         process.join()
-    shutil.rmtree(work)
-    return result
+    return found
 
 
 def summarise(result: dict[str, Any]) -> dict[str, Any]:
@@ -302,16 +310,7 @@ def main() -> None:
     result: dict[str, Any] = {
         "sample": f"{len(scans)} pages ({args.pages_per_pdf} per PDF, {SCAN_SCALE * 72:g} dpi)"
     }
-    context = multiprocessing.get_context("spawn")
-    for name in args.engines.split(","):
-        if not installed(name):
-            result[name] = "not installed"
-            continue
-        queue = context.Queue()
-        process = context.Process(target=run_engine, args=(name, scans, queue))
-        process.start()
-        result[name] = summarise(queue.get())
-        process.join()
+    result |= each_engine(args.engines.split(","), run_engine, scans, summarise)
     shutil.rmtree(work)
     if args.json:
         print(json.dumps(result, indent=2))
