@@ -42,10 +42,10 @@ def _wait_drawn(hosted: Hosted, timeout: float = 120.0) -> None:
     while not body.evaluate(GRAPH_READY):
         failure = hosted.frame.locator("#graph .failure")
         assert failure.count() == 0, failure.first.inner_text()
-        status = hosted.frame.locator("#status")
+        shown_as = body.evaluate("b => window.agentZotApp && window.agentZotApp.rendered")
+        assert shown_as != "text", f"the result was shown as text: {body.inner_text()[:400]!r}"
         assert time.monotonic() < deadline, (
-            f"the graph was never drawn: {status.inner_text() if status.count() else 'no status'}; "
-            f"{hosted.errors}"
+            f"the graph was never drawn; the view shows: {body.inner_text()[:400]!r}; {hosted.errors}"
         )
         hosted.page.wait_for_timeout(100)
     assert hosted.frame.locator("#graph canvas").count() > 0

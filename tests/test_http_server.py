@@ -69,18 +69,21 @@ def _serve(settings: Settings, tmp: Path, *, token: str | None, **env: str) -> I
         **({"AGENT_ZOT_HTTP_TOKEN": token} if token else {}),
         **env,
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent_zot", "serve", "--transport", "http"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    # Its log goes to a file: a pipe nobody reads would stall the server once the pipe is full.
+    log_path = tmp / f"serve-{port}.log"
+    with log_path.open("wb") as log_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent_zot", "serve", "--transport", "http"],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=log_file,
+        )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise AssertionError(proc.stderr.read().decode() if proc.stderr else "server exited")
+                raise AssertionError(log_path.read_text(errors="replace") or "server exited")
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                     break

@@ -6,10 +6,13 @@ import json
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from agent_zot.errors import AgentZotError
 from agent_zot.index.shared import SharedIndex
 from tests.index_peer import DIM, make_point, open_index, vector
 
@@ -235,3 +238,42 @@ def test_a_store_that_fails_to_open_leaves_the_index_free_for_the_next_try(tmp_p
     finally:
         index.close()
         other.close()
+
+
+def test_a_call_arriving_while_the_owner_closes_is_not_served_by_a_closed_store(tmp_path: Path) -> None:
+    """The soak's failure: a client's open connection outlived its owner's store; the `open_or_create` it
+    sent while the owner was closing reopened the store in the closing process, which then let go of the
+    index while still holding the engine's lock, and the next process found it "open in another
+    agent-zot process". The owner drops such a call instead, and the client takes the index over."""
+    owner, client = open_index(tmp_path), open_index(tmp_path)
+    owner.upsert([make_point(n) for n in range(3)])
+    assert client.count() == 3 and not client.is_owner  # a connection to the owner is open now
+    answers: list[object] = []
+
+    def ask() -> None:
+        try:
+            answers.append(client.open_or_create(model="test-model", dense_dim=DIM, sparse="bm25"))
+        except AgentZotError as exc:
+            answers.append(exc)
+
+    store = owner._local
+    assert store is not None
+    close_store = store.close
+
+    def close_then_get_a_call() -> None:  # the call comes in while the owner still holds the index
+        close_store()
+        threading.Thread(target=ask).start()
+        time.sleep(0.3)
+
+    store.close = close_then_get_a_call  # type: ignore[method-assign]
+    later = open_index(tmp_path)
+    try:
+        owner.close()
+        deadline = time.monotonic() + 30
+        while not answers and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [getattr(a, "points", a) for a in answers] == [3] and client.is_owner
+        assert later.count() == 3 and not later.is_owner
+    finally:
+        later.close()
+        client.close()

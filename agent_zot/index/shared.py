@@ -119,6 +119,14 @@ class _OwnerServer(socketserver.ThreadingTCPServer):
         self.store = store
         self.store_lock = lock
         self.token = secrets.token_hex(16)
+        self.retired = False
+
+    def retire(self) -> None:
+        """Answer no call from now on. Connections outlive `shutdown` (each has its own thread), and a call
+        reaching a closed store would reopen it (``open_or_create``) in a process that no longer owns the
+        index, or fail; refused, the caller sees the connection drop and takes the index over."""
+        with self.store_lock:  # after the call in progress, if any
+            self.retired = True
 
     def answer(self, sock: socket.socket) -> bytes:
         """The reply to the next request on ``sock``, framed. Every request is answered: a caller that
@@ -139,9 +147,14 @@ class _OwnerServer(socketserver.ThreadingTCPServer):
         method = request.get("method")
         if method not in _METHODS:
             return {"error": f"unknown method {method!r}"}
+        with self.store_lock:  # the engine is used from one thread at a time
+            if self.retired:
+                raise ConnectionAbortedError("the index is being handed over")  # the handler drops the line
+            return self._call_store(method, request)
+
+    def _call_store(self, method: str, request: dict[str, Any]) -> dict[str, Any]:
         try:
-            with self.store_lock:  # the engine is used from one thread at a time
-                result = getattr(self.store, method)(*request.get("args", []), **request.get("kwargs", {}))
+            result = getattr(self.store, method)(*request.get("args", []), **request.get("kwargs", {}))
         except AgentZotError as exc:
             return {"error": exc.message, "hint": exc.hint, "kind": type(exc).__name__}
         except _CALLER_ERRORS as exc:  # a bad call: the caller raises the same type, as it would locally
@@ -226,6 +239,7 @@ class SharedIndex:
     def close(self) -> None:
         """Stop serving (if owner) and release the lock; other processes then take over."""
         if self._server is not None:
+            self._server.retire()
             self._server.shutdown()
             self._server.server_close()
             self._server = None

@@ -63,11 +63,17 @@
 
   app.ontoolresult = show;
   app.onhostcontextchanged = theme;
-  app
-    .connect(new PostMessageTransport(window.parent, window.parent))
-    .then(() => {
-      theme(app.getHostContext());
-      shell.ready = true;
-    })
-    .catch((error) => root.replaceChildren(el("p", { class: "error" }, `Could not reach the host: ${error}`)));
+  function connect() {
+    app
+      .connect(new PostMessageTransport(window.parent, window.parent))
+      .then(() => {
+        theme(app.getHostContext());
+        shell.ready = true;
+      })
+      .catch((error) => root.replaceChildren(el("p", { class: "error" }, `Could not reach the host: ${error}`)));
+  }
+  // The renderers are scripts after this one, and the parser may stop between scripts to handle messages:
+  // connecting before they ran let a busy browser get the result first and show it as plain text.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect, { once: true });
+  else connect();
 })();
