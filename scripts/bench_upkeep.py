@@ -22,8 +22,9 @@ collection change, on SciFact (5,183 items without files) and on the 18 shared P
    (it is the library version of the last sync; only syncing changes it). agent-zot's item fingerprint
    (index/changes.py) sees version|dateModified and a hash of title, tags and collections.
 3. Each edit is measured through `update-db --json` (a process as a user runs it: wall time, CPU seconds,
-   peak RSS of its process tree, the summary's own seconds, items re-indexed and chunks embedded), and,
-   unless --skip-watch, through `watch --interval` (--interval, default 1 s): the time from the edit's
+   peak RSS of its process tree, the summary's own seconds, items re-indexed and chunks embedded); unless
+   --skip-worker, through the watcher's kept update process (`agent-zot update-worker`, started once: the
+   time from the request to its answer); and, unless --skip-watch, through `watch --interval` (--interval, default 1 s): the time from the edit's
    commit to the watcher's report line, when the watcher started the update process (detection) and that
    process's own duration, CPU seconds and peak RSS. The watcher acts once the library has settled (the
    change seen on one poll, unchanged on the next): 1 to 2 intervals. Each edit is made 2.5 intervals after
@@ -274,7 +275,7 @@ class Watch:
                 break
             for child in children:
                 try:
-                    if "update-db" not in child.cmdline():
+                    if not {"update-db", "update-worker"} & set(child.cmdline()):
                         continue
                     tree = [child, *child.children(recursive=True)]
                     rss = sum(p.memory_info().rss for p in tree) / 1e6
@@ -700,6 +701,15 @@ def measure_library(name: str, runner: Runner, args: argparse.Namespace) -> dict
             done["check"] = run_checks(runner, spec, checks_dir, f"update-db-{edit}-{rep}")["edits"][0]
             result["runs"].append(done)
             applied.append(done)
+    if not args.skip_worker:
+        result["worker"] = measure_worker(runner, args, library, data_dir, counts, applied, retitled, result)
+        spec = check_spec(
+            library, data_dir, [r for r in result["runs"] if r["path"] == "worker"], queries[:1]
+        )
+        checked = {c["label"]: c for c in run_checks(runner, spec, checks_dir, "worker")["edits"]}
+        for run in result["runs"]:
+            if run["path"] == "worker":
+                run["check"] = checked.get(run["label"], {"ok": None, "note": "retitled again later"})
     if not args.skip_watch:
         result["watch"] = measure_watch(runner, args, library, data_dir, counts, applied, retitled, result)
         spec = check_spec(library, data_dir, [r for r in result["runs"] if r["path"] == "watch"], queries[:1])
@@ -710,6 +720,57 @@ def measure_library(name: str, runner: Runner, args: argparse.Namespace) -> dict
     if not args.no_compare:
         result["compare"] = compare_rebuild(name, runner, args, library, data_dir, applied, queries)
     return result
+
+
+def measure_worker(
+    runner: Runner,
+    args: argparse.Namespace,
+    library: Path,
+    data_dir: Path,
+    counts: dict[str, int],
+    applied: list[dict[str, Any]],
+    retitled: set[str],
+    result: dict[str, Any],
+) -> dict[str, Any]:
+    """Each edit through the watcher's kept update process (`agent-zot update-worker`): wall time from the
+    request to its answer, the process started once (its first, no-change, update is timed apart)."""
+    from agent_zot.services.update_worker import UpdateWorker
+
+    db = library / "zotero.sqlite"
+    name = library.parent.parent.name
+    worker = UpdateWorker(runner.agent_zot(library, "update-worker"), env=runner.env_for(data_dir))
+    try:
+        print(f"[{name}] update-worker: first (no-change) update…", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        first = worker()
+        info: dict[str, Any] = {"first_wall_s": time.perf_counter() - started, **compact(first.summary)}
+        if not first.ok:
+            raise SystemExit(f"update-worker failed: {first.error}")
+        for rep in range(args.repeat):
+            for edit in args.edits:
+                label = label_for(edit, "worker", rep)
+                rng = random.Random(f"{name}/{edit}/worker/{rep}")
+                done = apply_edit(db, edit, counts[edit], label, rng, retitled if edit == "title" else None)
+                retitled.update(done["keys"] if edit == "title" else ())
+                print(f"[{name}] {edit} ×{len(done['keys'])} → update-worker…", file=sys.stderr, flush=True)
+                load_before = os.getloadavg()[0]
+                started = time.perf_counter()
+                outcome = worker()
+                wall = time.perf_counter() - started
+                if not outcome.ok:
+                    raise SystemExit(f"update-worker failed: {outcome.error}")
+                done.update(
+                    label=label,
+                    path="worker",
+                    rep=rep,
+                    update={"wall_s": wall, "load_before": load_before, **compact(outcome.summary)},
+                )
+                result["runs"].append(done)
+                applied.append(done)
+        info["processes_started"] = worker.started
+    finally:
+        worker.close()
+    return info
 
 
 def measure_watch(
@@ -845,6 +906,12 @@ def print_table(results: dict[str, Any]) -> None:
             f"{b['chunks']} chunks, {b['peak_rss_mb']:.0f} MB; no-change update-db: {n['wall_s']:.1f} s wall "
             f"({n['seconds']:.1f} s in-process), {n['peak_rss_mb']:.0f} MB"
         )
+        if "worker" in lib:
+            w = lib["worker"]
+            print(
+                f"  update-worker: first (no-change) update {w['first_wall_s']:.1f} s from its start, "
+                f"{w['processes_started']} process for all updates"
+            )
         if "watch" in lib:
             first = lib["watch"]["first_update"]
             process = first.get("update_process_s")
@@ -856,6 +923,7 @@ def print_table(results: dict[str, Any]) -> None:
         print(head)
         base = n["wall_s"]
         watch_base = (lib.get("watch", {}).get("first_update") or {}).get("update_process_s") or 0.0
+        worker_base = (lib.get("worker") or {}).get("seconds") or 0.0
         for r in lib["runs"]:
             u = r["update"]
             wall = u.get("wall_s", u.get("edit_to_report_s"))
@@ -863,8 +931,12 @@ def print_table(results: dict[str, Any]) -> None:
             papers = len(r["keys"])
             if r["path"] == "update-db":
                 per = (wall - base) / papers if papers else float("nan")
-            else:  # the update process beyond the watcher's first (no-change) one
+            elif r["path"] == "worker":
+                per = (wall - worker_base) / papers if papers else float("nan")
+            elif u.get("update_process_s") is not None:  # beyond the watcher's first (no-change) update
                 per = (u["update_process_s"] - watch_base) / papers if papers else float("nan")
+            else:  # the watcher's kept update process: no new process to time
+                per = float("nan")
             shown_per = f"{per:7.2f}" if not per < 0 else f"{'~0':>7}"  # below the no-change run's noise
             load = f"{u['load_before']:4.1f}" if u.get("load_before") is not None else f"{'':>4}"
             detect = f"{u['detect_s']:6.1f}" if u.get("detect_s") is not None else f"{'':>6}"
@@ -920,6 +992,7 @@ def main() -> None:
     parser.add_argument("--libraries", default="scifact,pdfs", help="comma-separated: scifact, pdfs")
     parser.add_argument("--edits", default=",".join(EDITS), help="comma-separated: tag, title, collection")
     parser.add_argument("--skip-watch", action="store_true")
+    parser.add_argument("--skip-worker", action="store_true", help="skip the kept update process's path")
     parser.add_argument("--no-compare", action="store_true", help="skip the from-scratch rebuild comparison")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--retag", type=int, default=100, help="papers given a new tag")

@@ -430,7 +430,7 @@ from agent_zot.cli.admin import config, graph, index, models  # noqa: E402
 from agent_zot.cli.matrix_cmd import matrix  # noqa: E402
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
 from agent_zot.cli.view_cmd import view  # noqa: E402
-from agent_zot.cli.watch_cmd import watch  # noqa: E402
+from agent_zot.cli.watch_cmd import update_worker, watch  # noqa: E402
 
-for command in (index, graph, config, models, setup, watch, view, matrix):
+for command in (index, graph, config, models, setup, watch, update_worker, view, matrix):
     cli.add_command(command)

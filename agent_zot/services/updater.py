@@ -19,10 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -186,30 +185,6 @@ def update_failure(data_dir: Path, *, indexed_at: str | None = None) -> UpdateFa
     return failure
 
 
-def subprocess_update(command: Sequence[str], *, timeout_s: float = UPDATE_TIMEOUT_S) -> UpdateOutcome:
-    """Run `agent-zot ... update-db --json --background` and read its summary."""
-    try:
-        done = subprocess.run(
-            list(command),
-            capture_output=True,
-            text=True,
-            timeout=timeout_s,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return UpdateOutcome(False, {}, str(err))
-    if done.returncode != 0:
-        log.debug("update-db failed (exit %s):\n%s", done.returncode, done.stderr[-4000:])
-        lines = done.stderr.strip().splitlines()
-        return UpdateOutcome(False, {}, lines[-1] if lines else f"update-db exited with {done.returncode}")
-    try:
-        summary = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        return UpdateOutcome(False, {}, "update-db printed no summary")
-    return UpdateOutcome(True, summary)
-
-
 class Watcher:
     """Polls the library every ``interval`` seconds while elected, and runs ``update`` when it changed."""
 
@@ -271,7 +246,14 @@ class Watcher:
                 self.poll()
                 stop.wait(self.interval)
         finally:
-            self.election.release()
+            self.close()
+
+    def close(self) -> None:
+        """Let another process watch, and end the update process if one is kept (UpdateWorker)."""
+        self.election.release()
+        close_updater = getattr(self.update, "close", None)
+        if callable(close_updater):
+            close_updater()
 
 
 def start_watcher(watcher: Watcher) -> tuple[threading.Thread, threading.Event]:
