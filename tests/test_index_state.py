@@ -148,3 +148,25 @@ def test_one_schema_holds_the_index_records_the_graph_facts_and_the_graph(tmp_pa
     assert state.get_meta("schema_version") == str(STATE_SCHEMA_VERSION)
     for store in (state, facts, graph):
         store.close()
+
+
+def test_a_graph_counts_as_built_once_it_holds_a_paper(tmp_path: Path) -> None:
+    """The search's "is there a graph?" check looks the first paper up in the id index instead of counting
+    the tables; authors or cited works alone are not a graph to search with, and an id that merely sorts
+    next to the papers' is not a paper."""
+    from agent_zot.graph.model import GraphData, Node, NodeKind, node_id, paper_id
+    from agent_zot.graph.store_nx import NetworkxGraphStore
+
+    graph = NetworkxGraphStore(tmp_path / "state.sqlite")
+    try:
+        assert not graph.has_papers()
+        author = Node(node_id(NodeKind.AUTHOR, "lo-kyle"), NodeKind.AUTHOR, {"name": "Kyle Lo"})
+        neighbour = Node("paper;ABCD1234", NodeKind.CONCEPT, {"name": "sorts right after the papers"})
+        graph.upsert(GraphData([author, neighbour], []))
+        assert not graph.has_papers()
+        graph.upsert(GraphData([Node(paper_id("ABCD1234"), NodeKind.PAPER, {"title": "T"})], []))
+        assert graph.has_papers() and graph.stored_counts()["Paper"] == 1
+        graph.delete_nodes([paper_id("ABCD1234")])
+        assert not graph.has_papers()
+    finally:
+        graph.close()

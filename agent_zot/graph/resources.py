@@ -71,7 +71,7 @@ class GraphResources:
         return self.neo4j if self.settings.graph_store == "neo4j" else self.local
 
     def is_empty(self) -> bool:
-        return not self.local.stored_counts().get("Paper")
+        return not self.local.has_papers()
 
     def update(
         self, library: Library, state: IndexState, times: StageTimes | None = None, *, rebuild: bool = False

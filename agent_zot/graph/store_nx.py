@@ -23,7 +23,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import networkx as nx
 
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStoreError
 from agent_zot.state.db import connect, rows_in
 
@@ -382,6 +382,15 @@ class NetworkxGraphStore:
             ):
                 result.update(dict(conn.execute(query).fetchall()))
         return result
+
+    @_locked
+    def has_papers(self) -> bool:
+        """Whether a graph with papers is stored: one lookup in the id index (counting the tables, as
+        `stored_counts` does, cost a search 28 ms on 51,000 edges)."""
+        low = paper_id("")
+        high = low[:-1] + chr(ord(low[-1]) + 1)  # every id that starts "paper:", and none other
+        query = "SELECT 1 FROM graph_nodes WHERE id >= ? AND id < ? AND kind = ? LIMIT 1"
+        return self._connection().execute(query, (low, high, NodeKind.PAPER.value)).fetchone() is not None
 
     def counts(self) -> dict[str, int]:
         graph = self._fresh()

@@ -17,23 +17,21 @@ _KEY_MENTION = re.compile(r"\[([23456789A-Z]{8})\](?! \[RETRACTED)")
 _FLAGGED = re.compile(r"\[([23456789A-Z]{8})\] \[RETRACTED")
 
 
-def retracted(library: Library) -> dict[str, Retraction]:
-    """Item key -> retraction, for the library's retracted items (trash included, hidden ones not)."""
-    return {key: item.retraction for key, item in library.items.items() if item.retraction is not None}
+def _retraction(library: Library, key: str) -> Retraction | None:
+    item = library.items.get(key)
+    return item.retraction if item is not None else None
 
 
 def flag_answer(library: Library, response: ToolResponse) -> None:
     """Put "[RETRACTED date]" after each mention of a retracted item in the answer's text, and its date,
-    reasons and notice under ``data["retracted"]``."""
-    known = retracted(library)
-    if not known:
-        return
+    reasons and notice under ``data["retracted"]``. Only the items the answer names are looked at (every
+    answer passes here: a walk over the whole library cost each one time in proportion to it)."""
 
     def flag(match: re.Match[str]) -> str:
-        retraction = known.get(match.group(1))
+        retraction = _retraction(library, match.group(1))
         return f"{match.group(0)} [{retraction.flag()}]" if retraction else match.group(0)
 
     response.text = _KEY_MENTION.sub(flag, response.text)
-    named = {key: known[key] for key in _FLAGGED.findall(response.text) if key in known}
+    named = {key: r for key in _FLAGGED.findall(response.text) if (r := _retraction(library, key))}
     if named:
         response.data["retracted"] = {key: r.to_dict() for key, r in sorted(named.items())}
