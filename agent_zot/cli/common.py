@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +43,12 @@ class State:
     def override(self, **values: Any) -> None:
         """Settings for this run only, over what the config and the environment say."""
         self._settings = self.settings.model_copy(update=values)
+
+    def in_background(self) -> None:
+        """A watcher's update: low priority and one parse worker, so the user's other work comes first."""
+        if hasattr(os, "nice"):  # POSIX; on Windows the run keeps normal priority
+            os.nice(10)
+        self.override(index_workers=1)
 
     def context(self) -> AppContext:
         # Imported here so that `--help` and `route` stay fast.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -210,9 +209,7 @@ def update_db(
     from agent_zot.services.indexing import UpdateOptions, update_index
 
     if background:
-        if hasattr(os, "nice"):  # POSIX; on Windows the run keeps normal priority
-            os.nice(10)
-        state.override(index_workers=1)
+        state.in_background()
     ctx = state.context()
     options = UpdateOptions(
         fulltext=fulltext,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from agent_zot.cli.common import _guard
 from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
@@ -116,23 +117,16 @@ def _report(outcome: UpdateOutcome) -> None:
     help="Seconds without a request after which the process exits (default: 600).",
 )
 @click.pass_obj
+@_guard
 def update_worker(state: State, idle_exit: float | None) -> None:
     """The watcher's update process: one `update-db --background` per line on stdin, each answered with
-    one JSON line, models and graph memo kept warm between them (services/update_worker.py)."""
-    import os
-
+    one JSON line, models, graph memo and open index kept between them (services/update_worker.py)."""
     from agent_zot.services.indexing import UpdateOptions, update_index
     from agent_zot.services.update_worker import IDLE_EXIT_S, serve_updates
 
-    if hasattr(os, "nice"):  # POSIX; on Windows the run keeps normal priority
-        os.nice(10)
-    state.override(index_workers=1)
-    try:
-        ctx = state.context()
-        ctx.source()
-    except AgentZotError as exc:
-        click.echo(f"Error: {exc}", err=True)
-        sys.exit(2)
+    state.in_background()
+    ctx = state.context()
+    ctx.source()  # a missing library is reported now, with update-db's words and exit code
     options = UpdateOptions(parser=ctx.settings.parser, wait=False, thorough_check=False)
 
     def update() -> dict[str, object]:
