@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_zot.errors import AmbiguousNameError
 from agent_zot.graph.authors import (
     AuthorIndex,
     given_compatible,
@@ -15,6 +16,9 @@ from agent_zot.graph.authors import (
     normalise_name,
     resolve_authors,
 )
+from agent_zot.graph.model import GraphData, Node, NodeKind
+from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.services.resolve.graph import resolve_author
 from agent_zot.zotero.models import Creator, Item
 
 SHARED_ZOTERO = Path(__file__).resolve().parents[2] / "shared" / "data" / "zotero"
@@ -274,3 +278,31 @@ def test_shared_library_merges_are_consistent(folder: Path, record_property: pyt
     )
     if folder.name == "pthemis5-z7":
         assert len(creators) > 2000 and merged > 100
+
+
+# --- looking an author up in the graph --------------------------------------------------------------
+
+
+def _author_graph(tmp_path: Path, names: list[str]) -> NetworkxGraphStore:
+    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store.upsert(GraphData([Node(f"author:{i}", NodeKind.AUTHOR, {"name": n}) for i, n in enumerate(names)]))
+    return store
+
+
+def test_an_author_is_found_by_the_initials_another_paper_wrote(tmp_path: Path) -> None:
+    """The graph keeps one person's fullest form; the user may ask with the initials of another record."""
+    store = _author_graph(tmp_path, ["Andrew W. Mann", "Anna Mann", "Beatrice Q. Mann"])
+    assert resolve_author(store, "A. W. Mann").name == "Andrew W. Mann"
+    assert resolve_author(store, "Mann, A. W.").name == "Andrew W. Mann"
+    assert resolve_author(store, "B. Mann").name == "Beatrice Q. Mann"
+    with pytest.raises(AmbiguousNameError):  # Andrew or Anna: the tool asks back instead of guessing
+        resolve_author(store, "A. Mann")
+
+
+def test_a_common_surname_inside_many_others_still_finds_its_bearer(tmp_path: Path) -> None:
+    """Hundreds of names contain "mann" (Baumann, Hoffmann…); the store lists them in id order, and the
+    one author called Mann must not fall off the end of that list."""
+    others = [f"Given{i} {stem}mann" for i, stem in enumerate(["Bau", "Hoff", "Neu", "Kauf"] * 80)]
+    store = _author_graph(tmp_path, [*others, "Andrew W. Mann"])  # the last id of 321
+    assert resolve_author(store, "A. W. Mann").name == "Andrew W. Mann"
+    assert resolve_author(store, "Mann").name == "Andrew W. Mann"

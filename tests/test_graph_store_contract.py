@@ -160,11 +160,20 @@ def store(make_store: StoreFactory) -> GraphStore:
 
 def test_empty_store(empty: GraphStore) -> None:
     assert empty.counts() == expected_counts([], [])
+    assert not empty.has_papers()
     assert empty.find_nodes(NodeKind.PAPER) == []
     assert empty.get_nodes([P1]) == []
     assert empty.edges_of([P1]) == []
     assert empty.all_edges([]) == []
     assert empty.neighbourhood([P1], hops=2) == GraphData()
+
+
+def test_has_papers_needs_a_paper_not_just_any_node(empty: GraphStore) -> None:
+    others = [n for n in NODES if n.kind is not NodeKind.PAPER]
+    empty.upsert(GraphData(others))
+    assert not empty.has_papers()
+    empty.upsert(GraphData([n for n in NODES if n.kind is NodeKind.PAPER][:1]))
+    assert empty.has_papers()
 
 
 def test_upsert_is_idempotent(store: GraphStore) -> None:

@@ -91,6 +91,10 @@ class GraphStore(Protocol):
         over CITES); sorted by (source, kind, target)."""
         ...
 
+    def has_papers(self) -> bool:
+        """Whether any paper is stored (cheap: asked before every graph request, unlike ``counts``)."""
+        ...
+
     def counts(self) -> dict[str, int]:
         """Node counts by kind value and edge counts by kind value, one flat mapping (every kind, 0 too)."""
         ...

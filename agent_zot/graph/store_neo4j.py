@@ -363,6 +363,10 @@ class Neo4jGraphStore:
         self._gds = True
         return ranks
 
+    def has_papers(self) -> bool:
+        query = f"MATCH (n:Node:{NodeKind.PAPER.value}) RETURN 1 LIMIT 1"
+        return self._run(lambda tx: tx.run(query).single() is not None, write=False)
+
     def counts(self) -> dict[str, int]:
         def work(tx: ManagedTransaction) -> dict[str, int]:
             result = {k.value: 0 for k in NodeKind} | {k.value: 0 for k in EdgeKind}

@@ -109,6 +109,8 @@ class NetworkxGraphStore:
         self._data_version = -1  # PRAGMA data_version when that was last confirmed
         self._edges_by_kind: dict[EdgeKind, list[Edge]] = {}
         self._edges_stamp: tuple[int, int] | None = None
+        self._names_by_kind: dict[NodeKind, list[tuple[str, str]]] = {}
+        self._names_stamp: tuple[int, int] | None = None
         self._lock = threading.RLock()
 
     # -- connection and loading ---------------------------------------------------------------
@@ -277,17 +279,28 @@ class NetworkxGraphStore:
     @_locked
     def find_nodes(self, kind: NodeKind, *, name: str | None = None, limit: int = 50) -> list[Node]:
         graph = self._fresh()
-        ids = [node_id for node_id, k in graph.nodes(data="kind") if k == kind]
+        named = self._names_of(graph, kind)
         if name is None:
-            return [_node(graph, node_id) for node_id in sorted(ids)[:limit]]
+            return [_node(graph, node_id) for node_id, _ in named[:limit]]
         query = name.lower()
-        ranked = []
-        for node_id in ids:
-            lowered = Node(node_id, kind, graph.nodes[node_id]["props"]).name.lower()  # a view: no copy
-            if query in lowered:
-                ranked.append((name_rank(lowered, query), node_id))
-        ranked.sort()
+        ranked = sorted(
+            (name_rank(lowered, query), node_id) for node_id, lowered in named if query in lowered
+        )
         return [_node(graph, node_id) for _, node_id in ranked[:limit]]
+
+    def _names_of(self, graph: nx.MultiDiGraph, kind: NodeKind) -> list[tuple[str, str]]:
+        """(id, lower-cased name) of every node of a kind, by id; cached like ``all_edges`` until the graph
+        changes (an author lookup read all 200,000 nodes of a large library on every request)."""
+        stamp = (id(graph), self._version)
+        if stamp != self._names_stamp:
+            self._names_by_kind, self._names_stamp = {}, stamp
+        if kind not in self._names_by_kind:
+            self._names_by_kind[kind] = sorted(
+                (node_id, Node(node_id, kind, data["props"]).name.lower())  # a view: no copy
+                for node_id, data in graph.nodes(data=True)
+                if data["kind"] == kind
+            )
+        return self._names_by_kind[kind]
 
     @_locked
     def edges_of(

@@ -16,7 +16,9 @@ when those moved, the content hash decides, so a file Zotero merely touched is n
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ def is_indexable(attachment: Attachment) -> bool:
 
 FULL, METADATA, PAYLOAD = "full", "metadata", "payload"
 _FORMAT = "f2"  # fingerprints written before the parts were kept apart have no such prefix
+LIBRARY_STAMP = "library_stamp"  # state meta: the library_stamp of the last complete update
 
 
 def _digest(text: str) -> str:
@@ -64,6 +67,32 @@ def item_fingerprint(item: Item) -> str:
     return (
         f"{_FORMAT}|v{item.version}|{item.date_modified}|{text_fingerprint(item)}|p{_digest(fields)}|g{graph}"
     )
+
+
+@functools.cache
+def _fingerprint_code() -> str:
+    """A hash of the modules whose code shapes an item's fingerprint: a new release that changes them
+    must compare every item again, even in an unchanged library."""
+    from agent_zot.index import chunking, store
+
+    digest = hashlib.sha1(usedforsecurity=False)
+    for module in (sys.modules[__name__], chunking, store):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def library_stamp(library: Library) -> str:
+    """What an update records of the snapshot it indexed: the database's state and read options, and
+    the fingerprinting code. A library read later with the same stamp has the same item metadata, so
+    its items need not be fingerprinted again (``plan_update(metadata_as_indexed=True)``). Empty for a
+    library built in memory (never equal to a recorded stamp)."""
+    return f"{_FORMAT}|{_fingerprint_code()}|{library.read_stamp}" if library.read_stamp else ""
+
+
+def indexed_as_is(recorded: str | None, library: Library) -> bool:
+    """Whether ``library`` is the snapshot whose :func:`library_stamp` the state ``recorded``."""
+    stamp = library_stamp(library)
+    return bool(stamp) and recorded == stamp
 
 
 def _parts(fingerprint: str) -> list[str] | None:
@@ -163,12 +192,16 @@ def plan_update(
     limit: int | None = None,
     fulltext: bool = True,
     retry: Iterable[str] = (),
+    metadata_as_indexed: bool = False,
 ) -> UpdatePlan:
     """Compare the library with what the state database recorded.
 
     A metadata-only run (``fulltext=False``) looks at item metadata alone, so it neither re-parses files
     nor keeps re-indexing items whose files it did not parse. A forced run redoes every item in full.
     Items in ``retry`` (whose files could not be read) are read again even when nothing changed.
+    ``metadata_as_indexed``: the library is the snapshot the last complete update indexed (their
+    :func:`library_stamp` agree), so an indexed item's recorded fingerprint stands for its metadata
+    without hashing it again; its files are still compared.
     """
     again = set(retry) if fulltext else set()
     plan = UpdatePlan()
@@ -176,7 +209,9 @@ def plan_update(
     for key, item in library.items.items():
         if wanted is not None and key not in wanted:
             continue
-        fingerprint = item_fingerprint(item)
+        known = indexed_items.get(key) if metadata_as_indexed and not force else None
+        # a fingerprint of an older format is compared again, to be rewritten in this one
+        fingerprint = known if known is not None and _parts(known) else item_fingerprint(item)
         files = [
             (a, attachment_fingerprint(a, indexed_attachments.get(a.key)))
             for a in item.attachments

@@ -69,6 +69,15 @@ class AppContext:
             check_library(resources.state, self.library())
         return resources
 
+    def index_ready(self) -> bool:
+        """True when an index with at least one item was built (checked without creating one), and it is
+        intact (see check_integrity)."""
+        resources = self.index()
+        if not resources.exists():
+            return False
+        self.check_integrity()
+        return resources.state.has_indexed_items()
+
     def check_integrity(self) -> None:
         """Refuse to answer from a damaged index: the quick integrity check (index/integrity.py), once per
         generation while it finds the index intact, and again on every call while it does not."""

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.graph.facts import FACTS_VERSION
 from agent_zot.graph.model import GRAPH_BUILD
-from agent_zot.index.changes import METADATA, ItemWork, plan_update
+from agent_zot.index.changes import (
+    LIBRARY_STAMP,
+    METADATA,
+    ItemWork,
+    indexed_as_is,
+    library_stamp,
+    plan_update,
+)
 from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
@@ -291,6 +298,7 @@ def _update(
         limit=options.limit,
         fulltext=options.fulltext,
         retry=_to_retry(state, options),
+        metadata_as_indexed=indexed_as_is(state.get_meta(LIBRARY_STAMP), library),
     )
     summary.unchanged = plan.unchanged
     full = plan.full
@@ -372,6 +380,7 @@ def _update(
     if not options.item_keys and options.limit is None:
         # What a complete run indexes: the answers' "index is behind" note compares the library with it.
         state.set_meta("fulltext", "1" if options.fulltext else "0")
+        state.set_meta(LIBRARY_STAMP, library_stamp(library))
         if options.fulltext:  # every unread file was tried by this release's reader
             state.set_meta("reader_version", str(READER_VERSION))
     if graph is not None:

@@ -121,7 +121,7 @@ def run_search(
             f"{quoted(text)} has no words to search for (only common words).",
             hint="Name the topic, method or paper you are looking for.",
         )
-    if not index_ready(ctx):
+    if not ctx.index_ready():
         progress = build_progress(ctx, library)
         if progress is None:
             raise NotFoundError(
@@ -357,14 +357,6 @@ def _below(library: Library, collection: Collection) -> list[str]:
         keys.append(key)
         stack.extend(library.collections[key].child_keys if key in library.collections else [])
     return keys
-
-
-def index_ready(ctx: AppContext) -> bool:
-    resources = ctx.index()
-    if not resources.exists():
-        return False
-    ctx.check_integrity()
-    return resources.state.counts().items_indexed > 0
 
 
 def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolResponse:

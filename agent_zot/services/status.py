@@ -72,13 +72,17 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         check_library(resources.state, library)
     except OtherLibraryError as exc:
         return {"state": "built from another library", "detail": str(exc)}
-    from agent_zot.index.changes import plan_update
+    from agent_zot.index.changes import LIBRARY_STAMP, indexed_as_is, plan_update
     from agent_zot.index.store import disk_usage
 
     state = resources.state
     counts = state.counts()
     plan = plan_update(
-        library, state.item_fingerprints(), state.attachment_fingerprints(), state.attachments_by_item()
+        library,
+        state.item_fingerprints(),
+        state.attachment_fingerprints(),
+        state.attachments_by_item(),
+        metadata_as_indexed=indexed_as_is(state.get_meta(LIBRARY_STAMP), library),
     )
     pending = len(plan.work) + len(plan.removed)
     failure = (

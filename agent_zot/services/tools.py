@@ -367,7 +367,7 @@ def _export_paper(library: Library, query: str, decision: Route) -> PaperMatch |
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
     from agent_zot.services.audit.review import build_review  # the index stack loads on the first call
-    from agent_zot.services.search import NO_INDEX, index_ready
+    from agent_zot.services.search import NO_INDEX
 
     has_draft = bool(req.draft and req.draft.strip())
     if not has_draft and not any(v.claim and v.claim.strip() for v in req.verdicts or ()):
@@ -375,7 +375,7 @@ def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
             "The review package needs the draft (or the claims) to review.",
             hint="Pass draft='<the draft text>' or draft='claim one\nclaim two' (or name each verdict's claim).",
         )
-    if not index_ready(ctx):
+    if not ctx.index_ready():
         raise NotFoundError(NO_INDEX, hint="The review package gathers evidence from the indexed passages.")
     body, counts = build_review(ctx, req.draft if has_draft else None, verdicts=list(req.verdicts or ()))
     target = write_review(ctx.settings, req.path, body, overwrite=req.overwrite)

@@ -31,8 +31,6 @@ def warm_up(ctx: AppContext) -> float:
             from agent_zot.services.routing.examples import warm_examples
 
             warm_examples()
-            warm_texts(library)
-            warm_paper_index(library)
             tools.spec_for("zot_search")
             resources = ctx.index()
             if resources.exists():
@@ -40,6 +38,10 @@ def warm_up(ctx: AppContext) -> float:
                 load_query = getattr(embedder, "load_query_model", embedder.load)
                 load_query()
                 resources.open()
+            # Last: what a search needs comes first, and these tables grow with the library (seconds at
+            # 20,000 items), while only requests that name a paper or an author read them
+            warm_texts(library)
+            warm_paper_index(library)
         except AgentZotError as err:
             log.info("warm-up stopped (the first request will report it): %s", err.message)
     seconds = time.perf_counter() - started

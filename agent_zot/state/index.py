@@ -275,6 +275,12 @@ class IndexState:
         ).fetchone()
         return row[0] if row else ""
 
+    def has_indexed_items(self) -> bool:
+        """Whether any item is indexed: one row read, where ``counts`` counts every table (33 ms on each
+        search of a 100,000-item library)."""
+        row = self._conn.execute("SELECT 1 FROM items WHERE status = 'indexed' LIMIT 1").fetchone()
+        return row is not None
+
     def counts(self) -> StateCounts:
         def one(sql: str) -> int:
             return int(self._conn.execute(sql).fetchone()[0] or 0)

@@ -58,7 +58,7 @@ def claims_view(
 ) -> ViewData:
     """Each claim checked as `zot_search` mode evidence checks it, drawn with the papers found."""
     from agent_zot.services.evidence import claim_of, counts_of, gather_evidence
-    from agent_zot.services.search import NO_INDEX, content_words, index_ready
+    from agent_zot.services.search import NO_INDEX, content_words
 
     texts = [claim_of(claim) for claim in claims]
     empty = [claim for claim, text in zip(claims, texts, strict=True) if not content_words(text)]
@@ -68,7 +68,7 @@ def claims_view(
             hint='Give each claim as a sentence, e.g. --claim "statins reduce LDL cholesterol".',
         )
     store = graph_store(ctx)
-    if not index_ready(ctx):
+    if not ctx.index_ready():
         raise NotFoundError(NO_INDEX, hint="The claim check reads the indexed passages.")
     drawn = []
     for number, text in enumerate(texts, 1):

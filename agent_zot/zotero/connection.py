@@ -108,6 +108,14 @@ def read_consistently(db_path: Path, load: Callable[[sqlite3.Connection], T], *,
     Retries while Zotero is mid-write; after ``attempts`` tries (or when the database uses a WAL, whose
     contents an immutable reader would miss) it reads a private copy instead. Never writes to ``db_path``.
     """
+    return read_at_state(db_path, load, attempts=attempts)[0]
+
+
+def read_at_state(
+    db_path: Path, load: Callable[[sqlite3.Connection], T], *, attempts: int = 3
+) -> tuple[T, FileState]:
+    """:func:`read_consistently`, with the file's state that the result reflects (it did not change
+    during the read)."""
     for attempt in range(attempts):
         before = file_state(db_path)
         if before.wal_present:
@@ -117,7 +125,7 @@ def read_consistently(db_path: Path, load: Callable[[sqlite3.Connection], T], *,
             continue
         result = _run(open_immutable(db_path), load, db_path)
         if file_state(db_path) == before:
-            return result
+            return result, before
         time.sleep(_RETRY_DELAY_S * (attempt + 1))
     return _read_copy(db_path, load)
 
@@ -135,7 +143,7 @@ def _run(conn: sqlite3.Connection, load: Callable[[sqlite3.Connection], T], db_p
         conn.close()
 
 
-def _read_copy(db_path: Path, load: Callable[[sqlite3.Connection], T]) -> T:
+def _read_copy(db_path: Path, load: Callable[[sqlite3.Connection], T]) -> tuple[T, FileState]:
     """Copy the database (and its WAL) to a private folder and read the copy; the original is untouched."""
     with tempfile.TemporaryDirectory(prefix="agent-zot-snapshot-") as tmp:
         copy = Path(tmp) / db_path.name
@@ -150,4 +158,4 @@ def _read_copy(db_path: Path, load: Callable[[sqlite3.Connection], T]) -> T:
             )
         # The copy is ours: a normal connection may replay its WAL.
         conn = sqlite3.connect(str(copy), check_same_thread=False)
-        return _run(conn, load, db_path)
+        return _run(conn, load, db_path), before

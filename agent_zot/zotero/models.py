@@ -439,6 +439,7 @@ class Library:
     trashed_count: int = 0
     warnings: list[str] = field(default_factory=list)
     identity: str = ""  # Zotero's local user key, or the database's path (see reader._identity)
+    read_stamp: str = ""  # the file state and options it was read with (see reader.load_library)
 
     @property
     def notes(self) -> list[Note]:

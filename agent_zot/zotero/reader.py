@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
-from agent_zot.zotero.connection import read_consistently
+from agent_zot.zotero.connection import FileState, read_at_state
 from agent_zot.zotero.models import (
     ANNOTATION_TYPES,
     NON_REGULAR_TYPES,
@@ -67,8 +67,19 @@ class _Row:
 def load_library(db_path: Path, data_dir: Path | None = None, options: ReadOptions | None = None) -> Library:
     """Read ``db_path`` (never writing to it) and return a consistent snapshot of the library."""
     data_dir = data_dir or db_path.parent
-    return read_consistently(
-        db_path, lambda conn: _Loader(conn, db_path, data_dir, options or ReadOptions()).load()
+    options = options or ReadOptions()
+    library, state = read_at_state(db_path, lambda conn: _Loader(conn, db_path, data_dir, options).load())
+    library.read_stamp = _read_stamp(state, data_dir, options)
+    return library
+
+
+def _read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
+    """What this snapshot was read from: the database file's state and the read options. Two snapshots
+    with the same stamp hold the same metadata (files on disk may still differ)."""
+    libraries = ",".join(map(str, sorted(options.library_ids))) if options.library_ids is not None else "all"
+    return (
+        f"{state.change_counter}:{state.size}:{state.mtime_ns}:{state.wal_size}|{data_dir}|"
+        f"trash={int(options.include_trash)}|libraries={libraries}|base={options.base_attachment_dir}"
     )
 
 

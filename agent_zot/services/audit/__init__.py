@@ -17,7 +17,7 @@ from agent_zot.services.audit.draft import Draft, Sentence, read_draft, sentence
 from agent_zot.services.audit.keys import KeyIndex
 from agent_zot.services.audit.locate import ItemText
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.common import full_text_of, index_ready
+from agent_zot.services.summarize.common import full_text_of
 from agent_zot.zotero.models import Item
 
 __all__ = ["AuditResult", "SentenceAudit", "audit_draft"]
@@ -59,7 +59,7 @@ def audit_draft(ctx: AppContext, text: str | None) -> AuditResult:
     draft = read_draft(text)
     library = ctx.library()
     keys = KeyIndex(library)
-    indexed = index_ready(ctx)
+    indexed = ctx.index_ready()
     resources = ctx.index() if indexed else None
     texts: dict[str, ItemText] = {}
 

@@ -31,7 +31,6 @@ from agent_zot.services.search import (
     checked_detail,
     checked_text,
     content_words,
-    index_ready,
     resolve_filters,
 )
 from agent_zot.services.search_present import PASSAGE_CHARS, locator
@@ -109,7 +108,7 @@ def run_evidence(
         )
     library = ctx.library()
     filters = resolve_filters(library, decision.params, explicit, strict_authors=False)
-    if not index_ready(ctx):
+    if not ctx.index_ready():
         raise NotFoundError(NO_INDEX, hint="The claim check reads the indexed passages.")
     size = clamp_limit(limit, default=DEFAULT_LIMIT)
     store_filter = filters.store_filter()

@@ -93,7 +93,7 @@ _MODE_WORDS = STOPWORDS | frozenset(
 
 def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResponse:
     store, fallback = _store(ctx)
-    if not store.counts().get(NodeKind.PAPER.value):
+    if not store.has_papers():
         raise NotFoundError(EMPTY_GRAPH)
     try:
         response = _run(ctx, store, decision, explicit)
@@ -140,7 +140,7 @@ def _store(ctx: AppContext) -> tuple[GraphStore, str | None]:
     if store is graph.local:
         return store, None
     try:
-        store.counts()
+        store.has_papers()
     except GraphStoreError as err:
         return graph.local, f"Neo4j unavailable, answered from the embedded graph: {err}"
     return store, None

@@ -18,6 +18,7 @@ from agent_zot.services.resolve.paper_index import (
     abstract_words,
     loose_acronym,
     same_stem,
+    title_acronym,
     words,
 )
 from agent_zot.text import STOPWORDS, fold
@@ -182,7 +183,7 @@ def _look_up(index: PaperIndex, token: Token) -> None:
     if capitals >= 2 and (len(word) >= 3 or token.raw.isupper()) and word.isalnum():
         # a title's acronym first (BFT), then the authors' initials (FLP; "AHF12" with the year's two
         # digits), then a title's looser acronym
-        found = index.acronyms.get(word, ()) or author_acronym(index, word) or loose_acronym(index, word)
+        found = title_acronym(index, word) or author_acronym(index, word) or loose_acronym(index, word)
         for key in found:
             hits[key] = 0.85
     if hits:

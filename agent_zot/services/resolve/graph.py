@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.graph.authors import PersonName, given_compatible, normalise_name
 from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
@@ -18,6 +19,7 @@ from agent_zot.text import STOPWORDS, fold
 from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Collection, Library
 
+_NAMED_CAP = 5_000  # authors whose names contain a surname, read before ranking
 _FIELD_CAP = 500  # papers taken from one field; enough for ranking, bounded for big libraries
 
 
@@ -36,7 +38,11 @@ def resolve_author(store: GraphStore, name: str) -> Node:
     if not wanted:
         raise InvalidArgumentError("Which author? Give a name, e.g. 'Kyle Lo'.")
     surname = wanted.replace(",", " ").split()[-1] if "," not in wanted else wanted.split(",")[0]
-    candidates = store.find_nodes(NodeKind.AUTHOR, name=surname.strip(), limit=200)
+    # A common surname is contained in many others (Mann in Baumann, Hoffmann…): the store answers
+    # those in id order, so authors who bear it exactly come first before the list is cut
+    named = store.find_nodes(NodeKind.AUTHOR, name=surname.strip(), limit=_NAMED_CAP)
+    bearers = fold(surname.strip())
+    candidates = sorted(named, key=lambda n: _surname(n) != bearers)[:200]
     if " " not in wanted and "," not in wanted:  # a surname alone: the one author who has it
         same = [n for n in candidates if _surname(n) == fold(wanted)]
         if len({n.name.casefold() for n in same}) == 1:
@@ -46,6 +52,9 @@ def resolve_author(store: GraphStore, name: str) -> Node:
                 f"{len(same)} authors are called {quoted(wanted)}; give the full name.",
                 candidates=sorted({n.name for n in same}),
             )
+    fitting = _initials_fit(wanted, candidates)
+    if fitting is not None:
+        return fitting
     if not candidates:
         candidates = store.find_nodes(NodeKind.AUTHOR, limit=100_000)
     names = {n.id: n.name for n in candidates}
@@ -122,6 +131,41 @@ def resolve_author_in(store: GraphStore, text: str) -> Node:
         except NotFoundError:
             continue
     return resolve_author(store, text)
+
+
+def _initials_fit(wanted: str, candidates: list[Node]) -> Node | None:
+    """The one author whose name the wanted name abbreviates or spells out: the graph keeps one person's
+    fullest form ("Andrew W. Mann"), while the user may write the form of another paper ("A. W. Mann").
+    Several that fit equally well are asked back; None when none fits (the fuzzy match decides)."""
+    person = _person(wanted)
+    if not person.given:
+        return None
+    fitting = [
+        (node, other)
+        for node in candidates
+        if (other := _person(node.name)).surname_key == person.surname_key
+        and given_compatible(other.given, person.given)
+    ]
+    # "A. W." fits Andrew W. better than Anna, who has no middle name to match the W.
+    complete = [node for node, other in fitting if len(other.given) >= len(person.given)]
+    for group in (complete, [node for node, _ in fitting]):
+        if len({node.id for node in group}) == 1 or (group and _same_person_written_twice(group)):
+            return group[0]
+    if len(fitting) > 1:
+        raise AmbiguousNameError(
+            f"{len(fitting)} authors match {quoted(wanted)}; say which one.",
+            candidates=sorted({node.name for node, _ in fitting}),
+        )
+    return None
+
+
+def _person(name: str) -> PersonName:
+    if "," in name:
+        last, first = name.split(",", 1)
+    else:
+        *given, last = name.split()
+        first = " ".join(given)
+    return normalise_name(last.strip(), first.strip())
 
 
 def _surname(node: Node) -> str:

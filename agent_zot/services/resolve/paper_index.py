@@ -4,10 +4,12 @@ which items are copies of one paper."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import snowballstemmer
@@ -26,6 +28,37 @@ MIN_FUZZY_LEN = 5
 
 
 @dataclass(slots=True)
+class TitleLines:
+    """One short line per title (its initials), all in one text: a search for an acronym runs at C speed
+    over every title at once instead of a Python loop over 100,000 of them on each request."""
+
+    text: str
+    starts: list[int]
+    keys: list[str]
+
+    @classmethod
+    def of(cls, rows: Iterable[tuple[str, str]]) -> TitleLines:
+        keys, lines, starts, at = [], [], [], 0
+        for key, line in rows:
+            keys.append(key)
+            starts.append(at)
+            lines.append(line)
+            at += len(line) + 1
+        return cls("\n".join(lines), starts, keys)
+
+    def matching(self, pattern: re.Pattern[str]) -> set[str]:
+        """Keys of the lines ``pattern`` matches (a pattern that cannot cross a line break)."""
+        found: set[str] = set()
+        match = pattern.search(self.text)
+        while match is not None:
+            line = bisect.bisect_right(self.starts, match.start()) - 1
+            found.add(self.keys[line])
+            following = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+            match = pattern.search(self.text, following)
+        return found
+
+
+@dataclass(slots=True)
 class PaperIndex:
     items: dict[str, Item]
     title_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -34,7 +67,10 @@ class PaperIndex:
         default_factory=lambda: defaultdict(dict)
     )  # word → key → position
     given_names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
-    acronyms: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    # each title's word initials, for the acronyms asked (made by the warm-up or the first acronym)
+    title_letters: TitleLines | None = None  # without and with function words: "content|every"
+    spelled: TitleLines | None = None  # every word's initial, for loose acronyms
+    acronyms: dict[str, set[str]] = field(default_factory=dict)  # acronym → titles it abbreviates, as asked
     # the initials of all the authors' surnames, in order ("flp": Fischer, Lynch and Paterson), 2-6 authors
     author_acronyms: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     other_words: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # venue, tags
@@ -79,8 +115,6 @@ def _build(library: Library) -> PaperIndex:
     for key, item in library.items.items():
         for word in words(item.title):
             index.title_words[word].add(key)
-        for acronym in _title_acronyms(item.title):
-            index.acronyms[acronym].add(key)
         initials = author_initials(item)
         if initials:
             index.author_acronyms[initials].add(key)
@@ -152,20 +186,31 @@ def same_stem(index: PaperIndex, word: str) -> set[str]:
     return found
 
 
-def _title_acronyms(title: str) -> set[str]:
-    """Initials of runs of 3-6 consecutive title words (function words skipped or kept), and of the
-    capitalised parts of a word ("MapReduce" → "mr")."""
+def title_acronym(index: PaperIndex, acronym: str) -> set[str]:
+    """Titles whose initials hold ``acronym`` (2-6 letters) as a run of consecutive words, function
+    words skipped or kept ("bft": Byzantine Fault Tolerance). Found by a scan of every title's initials
+    on the first request that carries the acronym, then kept: a table of every run of every title cost
+    each process seconds at start on a large library, for the rare request that names a paper this way."""
+    if not 2 <= len(acronym) <= 6:
+        return set()
+    if acronym not in index.acronyms:
+        if index.title_letters is None:
+            index.title_letters = TitleLines.of(
+                (key, "|".join(_title_initials(item.title))) for key, item in index.items.items()
+            )
+        index.acronyms[acronym] = index.title_letters.matching(re.compile(re.escape(acronym)))
+    return index.acronyms[acronym]
+
+
+def _title_initials(title: str) -> tuple[str, str]:
+    """The initials of a title's words without and with its function words; a hyphenated word gives one
+    per part ("Fault-Tolerant" → "ft")."""
     words = [w for w in re.findall(r"[^\W\d_][\w-]*", title) if w]
     parts: list[str] = []
     for word in words:
         parts.extend(p for p in word.split("-") if p)
     content = [p for p in parts if p.lower() not in STOPWORDS]
-    found: set[str] = set()
-    for sequence in (content, parts):
-        initials = "".join(p[0].lower() for p in sequence)
-        for size in range(2, 7):
-            found.update(initials[i : i + size] for i in range(len(initials) - size + 1))
-    return found
+    return "".join(p[0].lower() for p in content), "".join(p[0].lower() for p in parts)
 
 
 def loose_acronym(index: PaperIndex, acronym: str) -> set[str]:
@@ -173,12 +218,14 @@ def loose_acronym(index: PaperIndex, acronym: str) -> set[str]:
     most one other word ("ISLR": Introduction to Statistical Learning with Applications in R)."""
     if not 4 <= len(acronym) <= 6 or not acronym.isalpha():
         return set()
-    letters = set(acronym)
-    return {
-        key
-        for key, initials in title_initials(index).items()
-        if letters <= {letter for letter, _ in initials} and _spells(acronym, initials)
-    }
+    initials = title_initials(index)
+    if index.spelled is None:
+        index.spelled = TitleLines.of(
+            (key, "".join(letter for letter, _ in letters)) for key, letters in initials.items()
+        )
+    # the acronym's letters in order within one title, found at C speed; then spelled out properly
+    in_order = re.compile("[^\n]*".join(map(re.escape, acronym)))
+    return {key for key in index.spelled.matching(in_order) if _spells(acronym, initials[key])}
 
 
 def abstract_words(index: PaperIndex) -> dict[str, set[str]]:
@@ -217,6 +264,8 @@ def warm_paper_index(library: Library) -> None:
     """Everything the resolver reads, made now (the server's warm-up) rather than in a first request."""
     index = paper_index(library)
     title_initials(index)
+    title_acronym(index, "aa")  # makes the tables of titles' initials
+    loose_acronym(index, "aaaa")
     citation_keys(index, library)
 
 

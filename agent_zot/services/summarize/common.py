@@ -46,17 +46,8 @@ class FullText:
         }
 
 
-def index_ready(ctx: AppContext) -> bool:
-    """True when an index was built; checked without creating the state database."""
-    resources = ctx.index()
-    if not resources.exists():
-        return False
-    ctx.check_integrity()
-    return resources.state.counts().items_indexed > 0
-
-
 def full_text_of(ctx: AppContext, item: Item) -> FullText:
-    if not index_ready(ctx):
+    if not ctx.index_ready():
         return FullText(
             "no_index",
             f"The full-text index has not been built yet: run {UPDATE_DB} to get page-cited passages "

@@ -205,7 +205,7 @@ def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[RowSource]:
     """The scope's papers, in a stable order: listed keys as given (a key that names no paper stays a row
     that says so), a search's by rank, the rest by first author, year and title. Collection and tags go
     through the search tool's filters (sub-collections included; a fuzzy collection name resolves or asks)."""
-    from agent_zot.services.search import index_ready, resolve_filters
+    from agent_zot.services.search import resolve_filters
 
     if scope.empty:
         raise InvalidArgumentError(
@@ -236,7 +236,7 @@ def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[RowSource]:
     if not scope.search:
         return listed
     known = [row.item for row in listed if row.item is not None]
-    if not index_ready(ctx):  # no index: metadata words, as the export's search does
+    if not ctx.index_ready():  # no index: metadata words, as the export's search does
         return [RowSource(i.key, i) for i in match_items(known, scope.search)[:SEARCH_PAPERS]]
     from agent_zot.services.retrieval import search_papers
 
