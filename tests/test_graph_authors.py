@@ -299,6 +299,13 @@ def test_an_author_is_found_by_the_initials_another_paper_wrote(tmp_path: Path) 
         resolve_author(store, "A. Mann")
 
 
+def test_a_name_written_out_in_full_is_that_author_even_beside_its_initials(tmp_path: Path) -> None:
+    """ "K. Lo" stays apart when it could be Kyle or Kevin; asking for Kyle Lo still means Kyle Lo."""
+    store = _author_graph(tmp_path, ["Kyle Lo", "Kevin Lo", "K. Lo"])
+    assert resolve_author(store, "Kyle Lo").name == "Kyle Lo"
+    assert resolve_author(store, "K. Lo").name == "K. Lo"
+
+
 def test_a_common_surname_inside_many_others_still_finds_its_bearer(tmp_path: Path) -> None:
     """Hundreds of names contain "mann" (Baumann, Hoffmann…); the store lists them in id order, and the
     one author called Mann must not fall off the end of that list."""

@@ -146,9 +146,11 @@ def _initials_fit(wanted: str, candidates: list[Node]) -> Node | None:
         if (other := _person(node.name)).surname_key == person.surname_key
         and given_compatible(other.given, person.given)
     ]
-    # "A. W." fits Andrew W. better than Anna, who has no middle name to match the W.
+    # the name as written first; then "A. W." fits Andrew W. better than Anna, who has no middle name
+    # to match the W.
+    exact = [node for node, other in fitting if other.given == person.given]
     complete = [node for node, other in fitting if len(other.given) >= len(person.given)]
-    for group in (complete, [node for node, _ in fitting]):
+    for group in (exact, complete, [node for node, _ in fitting]):
         if len({node.id for node in group}) == 1 or (group and _same_person_written_twice(group)):
             return group[0]
     if len(fitting) > 1:
