@@ -153,12 +153,25 @@ def _initials_fit(wanted: str, candidates: list[Node]) -> Node | None:
     for group in (exact, complete, [node for node, _ in fitting]):
         if len({node.id for node in group}) == 1 or (group and _same_person_written_twice(group)):
             return group[0]
+        if group and _one_person(group):
+            return max(group, key=lambda node: _informativeness(_person(node.name)))
     if len(fitting) > 1:
         raise AmbiguousNameError(
             f"{len(fitting)} authors match {quoted(wanted)}; say which one.",
             candidates=sorted({node.name for node, _ in fitting}),
         )
     return None
+
+
+def _one_person(nodes: list[Node]) -> bool:
+    """Could every one of these names be the same person ("E. M. Kempton", "Eliza M. -R. Kempton")? The
+    graph keeps such forms apart when it cannot tell; the fullest stands for them. Andrew and Anna never."""
+    people = [_person(node.name) for node in nodes]
+    return all(given_compatible(a.given, b.given) for a, b in itertools.combinations(people, 2))
+
+
+def _informativeness(person: PersonName) -> tuple[int, int, int]:
+    return person.full_tokens, len(person.given), len(person.display)
 
 
 def _person(name: str) -> PersonName:
