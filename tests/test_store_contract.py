@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -563,3 +564,26 @@ def test_notes_share_the_store_and_a_kind_filter_keeps_them_out_of_paper_searche
     assert all_ids(store, SearchFilter(kinds=NOTE_KINDS)) == notes
     store.delete_items(["ANNO0001"])
     assert all_ids(store, SearchFilter(kinds=NOTE_KINDS)) == {pid("N-note")}
+
+
+def test_a_create_killed_inside_the_engine_is_created_again(tmp_path: Path) -> None:
+    """`kill -9` between the engine making the shard's folders and writing its config left a shard no
+    engine can load ("edge config is not provided"); the next open creates it again. A shard with its
+    config is never touched."""
+    folder = tmp_path / "vectors"
+    store = open_store("edge", path=folder)
+    store.open_or_create(model="m", dense_dim=4, sparse="bm25")
+    store.close()
+    shard = folder / "shard"
+    for child in shard.iterdir():  # what the kill left: the description, the folders, nothing in them
+        if child.is_dir():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    (shard / "segments").mkdir()
+    again = open_store("edge", path=folder)
+    try:
+        assert again.open_or_create(model="m", dense_dim=4, sparse="bm25").points == 0
+        assert (shard / "edge_config.json").exists()
+    finally:
+        again.close()

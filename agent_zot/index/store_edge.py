@@ -94,6 +94,10 @@ class EdgeStore:
         if stored is None:  # described before the shard exists, so an interrupted create is still ours
             self._write_info(IndexInfo(model, dense_dim, sparse, 0))
         if self._shard is None:
+            if exists and self._interrupted_create():
+                # killed inside the engine's create: an empty shard without its config holds nothing
+                shutil.rmtree(self._shard_path)
+                exists = False
             self._shard = self._load() if exists else self._create(dense_dim, sparse)
             _ensure_payload_indexes(self._shard)
         return IndexInfo(model, dense_dim, sparse, self.count())
@@ -280,6 +284,11 @@ class EdgeStore:
         check_room_to_open(self._shard_path, creating=True, indexed_fields=_INDEXED_FIELDS)
         with _translate_lock_error(self.path):
             return qe.EdgeShard.create(str(self._shard_path), self._config(dense_dim, sparse))
+
+    def _interrupted_create(self) -> bool:
+        """The shard's folders exist but neither its config nor any segment was written."""
+        segments = self._shard_path / "segments"
+        return not (self._shard_path / "edge_config.json").exists() and not any(segments.iterdir())
 
     def _load(self) -> qe.EdgeShard:
         # Before the engine maps anything: a page it cannot get for a map is a SIGBUS, not an error
