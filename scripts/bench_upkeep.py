@@ -97,6 +97,9 @@ class Runner:
         self.python = python
         self.cwd = cwd
         self.env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        # An installed agent-zot has its bytecode; this machine forbids writing it, which had every
+        # process measured compile agent_zot afresh (0.5-1 s of each cold start).
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
         if pythonpath:
             rest = os.environ.get("PYTHONPATH")
             self.env["PYTHONPATH"] = pythonpath + (os.pathsep + rest if rest else "")

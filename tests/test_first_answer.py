@@ -3,8 +3,12 @@ checked against torch), and `serve` warms up in the background. Real model, real
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +18,7 @@ from fastmcp.client.transports import StdioTransport
 
 from agent_zot.config import Settings
 from agent_zot.index.embed_local import SentenceTransformerEmbedder
-from agent_zot.services import tools
+from agent_zot.services import match, tools
 from agent_zot.services.context import AppContext
 from agent_zot.services.warmup import warm_up
 from agent_zot.zotero.demo import ensure_demo_library
@@ -101,6 +105,53 @@ def test_warm_up_loads_the_library_and_the_query_side_only(indexed: Settings) ->
         assert "S2ORC" in answer.text
     finally:
         ctx.close()
+
+
+def test_a_request_in_progress_goes_before_the_warm_ups_library_sized_tables(indexed: Settings) -> None:
+    """Those tables take seconds at 20,000 items; built while a request ran, they held its answer back
+    until they were done (the event loop that writes it shares the GIL)."""
+    ctx = AppContext(indexed)
+    serving, done = threading.Event(), threading.Event()
+
+    def request() -> None:
+        with ctx.request():
+            serving.set()
+            done.wait(60)
+
+    requester = threading.Thread(target=request)
+    requester.start()
+    serving.wait(10)
+    warmer = threading.Thread(target=warm_up, args=(ctx,))
+    warmer.start()
+    try:
+        library = ctx.library()
+        deadline = time.monotonic() + 60
+        while ctx.index()._opened is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # the part a search needs is loaded while the request runs...
+        time.sleep(0.5)
+        assert warmer.is_alive()
+        assert not match._haystacks(library)  # ...the tables that grow with the library wait
+        done.set()
+        warmer.join(60)
+        assert len(match._haystacks(library)) == len(library.items)
+    finally:
+        done.set()
+        requester.join(10)
+        warmer.join(60)
+        ctx.close()
+
+
+def test_a_server_starts_without_the_page_readers_and_exporters() -> None:
+    """OCR (numpy, wordninja's word list), the GraphML and Markdown exports (networkx, BeautifulSoup) cost
+    0.5 s of every start; they load when a page is read or an export made."""
+    code = (
+        "import json, sys\n"
+        "import agent_zot.cli.main, agent_zot.mcp.server, agent_zot.services.tools\n"
+        "heavy = ('numpy', 'wordninja', 'networkx', 'markdownify', 'bs4', 'agent_zot.ingest.ocr.pages')\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == []
 
 
 def test_warm_up_without_an_index_or_a_library_does_not_fail(tmp_path: Path) -> None:

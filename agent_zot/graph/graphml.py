@@ -6,8 +6,6 @@ import io
 from collections import Counter
 from collections.abc import Collection
 
-import networkx as nx
-
 from agent_zot.graph.model import GraphData, NodeKind, paper_id
 from agent_zot.graph.store import GraphStore
 
@@ -44,6 +42,8 @@ def select_subgraph(
 def to_graphml(data: GraphData) -> str:
     """GraphML text: node attribute ``kind`` and ``label`` plus the node's properties; edges carry
     ``kind`` and their properties. Lists become "; "-joined text (GraphML has no list type)."""
+    import networkx as nx  # loaded by an export, not by every process that imports the export service
+
     graph = nx.MultiDiGraph()
     for node in data.nodes:
         graph.add_node(node.id, kind=node.kind.value, label=node.name, **_attributes(node.props))

@@ -8,6 +8,7 @@ pdfium is not thread-safe; each worker process parses one document at a time, an
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -15,7 +16,9 @@ import pypdfium2.raw as pdfium_c
 from agent_zot.ingest.document import build_document
 from agent_zot.ingest.models import ParsedDocument, ParseError
 from agent_zot.ingest.ocr import OcrConfig
-from agent_zot.ingest.ocr.pages import OcrResult, ocr_pages
+
+if TYPE_CHECKING:
+    from agent_zot.ingest.ocr.pages import OcrResult
 
 _OPEN_ERRORS = {
     pdfium_c.FPDF_ERR_FILE: "the file could not be opened",
@@ -86,6 +89,8 @@ def read_pages(path: Path, ocr: OcrConfig | None = None) -> tuple[OcrResult, lis
             except pdfium.PdfiumError:
                 unreadable.append(index + 1)
                 texts.append("")
+        from agent_zot.ingest.ocr.pages import ocr_pages  # OCR's modules and numpy: loaded when a PDF is read
+
         result = ocr_pages(pdf, texts, ocr)
     finally:
         pdf.close()

@@ -37,7 +37,6 @@ from typing import Any
 from agent_zot.ingest.extract import extract_attachment, fallback_document, parser_factory
 from agent_zot.ingest.models import ParsedDocument, Parser
 from agent_zot.ingest.ocr import OcrConfig
-from agent_zot.ingest.ocr.pages import on_page_done
 from agent_zot.ingest.worker_limits import cap_memory, peak_rss_mb, reset_peak_rss
 from agent_zot.zotero.models import Attachment
 
@@ -99,6 +98,8 @@ def _exit_with_parent() -> None:
 def _worker_main(conn: Connection, factory: Any, memory_mb: int | None, ocr: OcrConfig | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent()
+    from agent_zot.ingest.ocr.pages import on_page_done  # in the worker only: OCR's modules load there
+
     parser: Parser = factory()
     on_page_done(lambda: conn.send((_ALIVE,)))
     if memory_mb:

@@ -52,6 +52,7 @@ class AppContext:
         self._graph: GraphResources | None = None
         self._index_lock = threading.RLock()
         self._calls = 0  # requests in progress (they may run in threads)
+        self._last_request_end = time.monotonic()
         self._retired: list[tuple[IndexResources, GraphResources | None]] = []
         self._intact: set[str] = set()  # index generations whose parts were found to agree
         self.last_load_seconds: float | None = None
@@ -149,8 +150,18 @@ class AppContext:
         finally:
             with self._index_lock:
                 self._calls -= 1
+                self._last_request_end = time.monotonic()
                 if self._calls == 0 and self._retired:
                     self._close_retired()
+
+    def requests_in_progress(self) -> int:
+        """How many requests are being served now (the warm-up counts as one while it runs)."""
+        with self._index_lock:
+            return self._calls
+
+    def seconds_since_a_request_ended(self) -> float:
+        """Time since the last request ended (since this context was made, before any did)."""
+        return time.monotonic() - self._last_request_end
 
     def _close_retired(self) -> None:
         retired, self._retired = self._retired, []

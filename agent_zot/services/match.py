@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 
 from agent_zot.text import fold
 from agent_zot.zotero.models import Item, Library
@@ -47,10 +48,16 @@ def match_items(items: list[Item], query: str, *, library: Library | None = None
     return [item for _, item in scored]
 
 
-def warm_texts(library: Library) -> None:
-    """Fold the library's metadata now (the server's warm-up), not in the first metadata search."""
+_WARM_BATCH = 500  # items folded between two pauses of the warm-up
+
+
+def warm_texts(library: Library, pause: Callable[[], None] = lambda: None) -> None:
+    """Fold the library's metadata now (the server's warm-up), not in the first metadata search;
+    ``pause`` is called between batches (the warm-up lets requests go first)."""
     texts = _haystacks(library)
-    for key, item in library.items.items():
+    for done, (key, item) in enumerate(library.items.items()):
+        if done % _WARM_BATCH == 0:
+            pause()
         if key not in texts:
             texts[key] = haystack(item)
 

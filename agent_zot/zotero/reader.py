@@ -29,6 +29,7 @@ from agent_zot.zotero.models import (
     Relation,
     Retraction,
     TagRef,
+    ZoteroDate,
 )
 from agent_zot.zotero.schema import SchemaInfo, inspect_schema
 from agent_zot.zotero.values import (
@@ -90,6 +91,7 @@ class _Loader:
         self.data_dir = data_dir
         self.options = options
         self.schema: SchemaInfo = inspect_schema(conn)
+        self._dates: dict[str, ZoteroDate | None] = {}
 
     def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
@@ -262,13 +264,21 @@ class _Loader:
             fields=fields,
             base_fields=base_fields,
             tags=tags.get(row.item_id, []),
-            date=parse_zotero_date(fields.get("date")),
+            date=self._date(fields.get("date")),
             date_added=row.date_added,
             date_modified=row.date_modified,
             version=row.version,
             citation_key=fields.get("citationKey") or citation_key_from_extra(fields.get("extra", "")),
             deleted=row.item_id in trashed,
         )
+
+    def _date(self, stored: str | None) -> ZoteroDate | None:
+        """Dates recur (a year, a month); a parsed date is immutable, so each distinct text is parsed once."""
+        if not stored:
+            return None
+        if stored not in self._dates:
+            self._dates[stored] = parse_zotero_date(stored)
+        return self._dates[stored]
 
     def _retractions(self) -> dict[int, Retraction]:
         """Items Zotero flagged as retracted (schemas since Zotero 5.0.66), except those the user hid.
@@ -291,15 +301,26 @@ class _Loader:
             "JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID ORDER BY ic.itemID, ic.orderIndex"
         )
         result: dict[int, list[Creator]] = defaultdict(list)
-        for item_id, creator_id, first, last, mode, ctype in self._rows(sql):
-            result[item_id].append(Creator(creator_id, ctype, last or "", first or "", bool(mode)))
+        # A creator is immutable and recurs across items: one object per distinct row saves time and memory.
+        shared: dict[tuple, Creator] = {}
+        for item_id, *row in self._rows(sql):
+            key = tuple(row)
+            creator = shared.get(key)
+            if creator is None:
+                creator_id, first, last, mode, ctype = row
+                creator = shared[key] = Creator(creator_id, ctype, last or "", first or "", bool(mode))
+            result[item_id].append(creator)
         return result
 
     def _tags(self) -> dict[int, list[TagRef]]:
         sql = "SELECT it.itemID, t.name, it.type FROM itemTags it JOIN tags t ON t.tagID = it.tagID ORDER BY t.name"
         result: dict[int, list[TagRef]] = defaultdict(list)
+        shared: dict[tuple[str, int], TagRef] = {}  # immutable and recurring, as creators are
         for item_id, name, kind in self._rows(sql):
-            result[item_id].append(TagRef(name, automatic=kind == 1))
+            tag = shared.get((name, kind))
+            if tag is None:
+                tag = shared[(name, kind)] = TagRef(name, automatic=kind == 1)
+            result[item_id].append(tag)
         return result
 
     def _relations(self) -> dict[int, list[Relation]]:

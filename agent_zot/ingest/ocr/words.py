@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-
-import wordninja
+from types import ModuleType
 
 _KNOWN_RANK = 50_000  # more frequent than this: a word in its own right (the tail holds "ofthe", "inthe")
 _SHORT_PIECE_RANK = 20_000  # a three-letter piece must be this common ("sai", "xiv" are not)
@@ -59,8 +58,16 @@ _CAMEL_GLUE = re.compile(r"^([a-z]{2,})([A-Z][A-Za-z]*)$")
 
 
 @lru_cache(maxsize=1)
+def _ninja() -> ModuleType:
+    """wordninja loads its word list on import (0.2 s): only processes that read pages pay for it."""
+    import wordninja
+
+    return wordninja
+
+
+@lru_cache(maxsize=1)
 def _ranks() -> dict[str, int]:
-    model = wordninja.DEFAULT_LANGUAGE_MODEL
+    model = _ninja().DEFAULT_LANGUAGE_MODEL
     return {word: rank for rank, word in enumerate(model._wordcost)}
 
 
@@ -90,7 +97,7 @@ def _split_letters(run: str) -> str:
         if camel and camel.group(1) in _GLUE_WORDS:
             return camel.group(1) + " " + camel.group(2)
         return run
-    pieces = wordninja.split(run)
+    pieces = _ninja().split(run)
     if len(pieces) < 2 or "".join(pieces) != run:
         return run
     if pieces[0].lower() in _PREFIXES or pieces[-1].lower() in _SUFFIXES:

@@ -9,7 +9,7 @@ import functools
 import re
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import snowballstemmer
@@ -260,13 +260,19 @@ def citation_keys(index: PaperIndex, library: Library) -> dict[str, str]:
     return index.cite_keys
 
 
-def warm_paper_index(library: Library) -> None:
-    """Everything the resolver reads, made now (the server's warm-up) rather than in a first request."""
+def warm_paper_index(library: Library, pause: Callable[[], None] = lambda: None) -> None:
+    """Everything the resolver reads, made now (the server's warm-up) rather than in a first request;
+    ``pause`` is called between tables (the warm-up lets requests go first)."""
+    pause()
     index = paper_index(library)
-    title_initials(index)
-    title_acronym(index, "aa")  # makes the tables of titles' initials
-    loose_acronym(index, "aaaa")
-    citation_keys(index, library)
+    for make in (
+        title_initials,
+        lambda i: title_acronym(i, "aa"),  # makes the tables of titles' initials
+        lambda i: loose_acronym(i, "aaaa"),
+        lambda i: citation_keys(i, library),
+    ):
+        pause()
+        make(index)
 
 
 def _initials(title: str) -> list[tuple[str, bool]]:
