@@ -50,11 +50,12 @@ class State:
             os.nice(10)
         self.override(index_workers=1)
 
-    def context(self) -> AppContext:
+    def context(self, *, follows_library: bool = False) -> AppContext:
+        """``follows_library``: a long-running process, re-reading only what each edit changed."""
         # Imported here so that `--help` and `route` stay fast.
         from agent_zot.services.context import AppContext
 
-        return AppContext(self.settings)
+        return AppContext(self.settings, follows_library=follows_library)
 
 
 def _emit(data: Any, text: str, as_json: bool) -> None:

@@ -57,7 +57,7 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
     from agent_zot.cli.watch_cmd import start_background_updates
 
     if transport == "stdio":
-        ctx = state.context()
+        ctx = state.context(follows_library=True)
         if settings.auto_update:
             start_background_updates(state, ctx)
         build_server(ctx, warm_up=settings.warm_up).run("stdio", show_banner=False)
@@ -65,7 +65,7 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
     from agent_zot.mcp.http import WRITES_NEED_TOKEN, http_plan
 
     plan = http_plan(settings, host, port)  # refuses a network address without a token
-    ctx = state.context()
+    ctx = state.context(follows_library=True)
     if settings.auto_update:
         start_background_updates(state, ctx)
     if plan.auth is None:

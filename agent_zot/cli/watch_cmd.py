@@ -70,7 +70,7 @@ def watch(state: State, interval: float | None) -> None:
     """Keep the index up to date: update it whenever Zotero's database or storage changes (Ctrl-C stops).
     Only one watcher (or serve) per data folder updates; the others wait and take over if it stops."""
     try:
-        ctx = state.context()
+        ctx = state.context(follows_library=True)
         ctx.source()  # a missing library is reported now, not at the first poll
     except AgentZotError as exc:
         click.echo(f"Error: {exc}", err=True)
@@ -125,7 +125,7 @@ def update_worker(state: State, idle_exit: float | None) -> None:
     from agent_zot.services.update_worker import IDLE_EXIT_S, serve_updates
 
     state.in_background()
-    ctx = state.context()
+    ctx = state.context(follows_library=True)
     ctx.source()  # a missing library is reported now, with update-db's words and exit code
     options = UpdateOptions(parser=ctx.settings.parser, wait=False, thorough_check=False)
 

@@ -84,15 +84,29 @@ def _fingerprint_code() -> str:
 def library_stamp(library: Library) -> str:
     """What an update records of the snapshot it indexed: the database's state and read options, and
     the fingerprinting code. A library read later with the same stamp has the same item metadata, so
-    its items need not be fingerprinted again (``plan_update(metadata_as_indexed=True)``). Empty for a
+    its items need not be fingerprinted again (``plan_update(changed_since_indexed=...)``). Empty for a
     library built in memory (never equal to a recorded stamp)."""
-    return f"{_FORMAT}|{_fingerprint_code()}|{library.read_stamp}" if library.read_stamp else ""
+    return _stamp(library.read_stamp)
+
+
+def _stamp(read_stamp: str) -> str:
+    return f"{_FORMAT}|{_fingerprint_code()}|{read_stamp}" if read_stamp else ""
+
+
+def changed_since_indexed(recorded: str | None, library: Library) -> frozenset[str] | None:
+    """The keys of the items whose metadata may differ from the snapshot the state ``recorded`` (see
+    :func:`library_stamp`): none when ``library`` is that snapshot, those an incremental read found
+    changed when it was read on top of it (``Library.lineage``); None when it is not known."""
+    if not recorded:
+        return None
+    if library_stamp(library) == recorded:
+        return frozenset()
+    return next((keys for stamp, keys in library.lineage if _stamp(stamp) == recorded), None)
 
 
 def indexed_as_is(recorded: str | None, library: Library) -> bool:
     """Whether ``library`` is the snapshot whose :func:`library_stamp` the state ``recorded``."""
-    stamp = library_stamp(library)
-    return bool(stamp) and recorded == stamp
+    return changed_since_indexed(recorded, library) == frozenset()
 
 
 def _parts(fingerprint: str) -> list[str] | None:
@@ -192,16 +206,16 @@ def plan_update(
     limit: int | None = None,
     fulltext: bool = True,
     retry: Iterable[str] = (),
-    metadata_as_indexed: bool = False,
+    changed_since_indexed: frozenset[str] | None = None,
 ) -> UpdatePlan:
     """Compare the library with what the state database recorded.
 
     A metadata-only run (``fulltext=False``) looks at item metadata alone, so it neither re-parses files
     nor keeps re-indexing items whose files it did not parse. A forced run redoes every item in full.
     Items in ``retry`` (whose files could not be read) are read again even when nothing changed.
-    ``metadata_as_indexed``: the library is the snapshot the last complete update indexed (their
-    :func:`library_stamp` agree), so an indexed item's recorded fingerprint stands for its metadata
-    without hashing it again; its files are still compared.
+    ``changed_since_indexed``: the library is the snapshot the last complete update indexed, but for
+    these items (see :func:`changed_since_indexed`), so any other indexed item's recorded fingerprint
+    stands for its metadata without hashing it again; its files are still compared.
     """
     again = set(retry) if fulltext else set()
     plan = UpdatePlan()
@@ -209,7 +223,8 @@ def plan_update(
     for key, item in library.items.items():
         if wanted is not None and key not in wanted:
             continue
-        known = indexed_items.get(key) if metadata_as_indexed and not force else None
+        as_indexed = changed_since_indexed is not None and key not in changed_since_indexed
+        known = indexed_items.get(key) if as_indexed and not force else None
         # a fingerprint of an older format is compared again, to be rewritten in this one
         fingerprint = known if known is not None and _parts(known) else item_fingerprint(item)
         files = [

@@ -18,13 +18,16 @@ from agent_zot.zotero.connection import FileState, file_state
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
 from agent_zot.zotero.models import Library
-from agent_zot.zotero.reader import ReadOptions, load_library
+from agent_zot.zotero.reader import ReadOptions, attach_marks, load_library
 
 if TYPE_CHECKING:
     from agent_zot.graph.resources import GraphResources
     from agent_zot.index.resources import IndexResources
 
 log = logging.getLogger(__name__)
+
+_QUIET_POLL_S = 0.05
+_QUIET_S = 0.3  # no request ended for this long: its answer is out
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +44,14 @@ class LibrarySource:
 class AppContext:
     """Shared by the MCP server and the CLI. Nothing is opened until a tool needs it."""
 
-    def __init__(self, settings: Settings, *, home: Path | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, home: Path | None = None, follows_library: bool = False
+    ) -> None:
         self.settings = settings
         self._home = home  # tests point discovery at a fake home folder
+        # A process that lives through the user's edits (a server, the watcher's update process) reads
+        # only what changed after each one; a one-off command reads the library once.
+        self.follows_library = follows_library
         self._lock = threading.Lock()
         self._source: LibrarySource | None = None
         self._library: Library | None = None
@@ -217,10 +225,33 @@ class AppContext:
             state = file_state(source.db_path)
             if self._library is None or state != self._state:
                 started = time.perf_counter()
-                self._library = load_library(source.db_path, source.data_dir, self._read_options(source))
+                options = self._read_options(source)
+                previous = self._library if self.follows_library else None
+                self._library = load_library(source.db_path, source.data_dir, options, previous=previous)
                 self.last_load_seconds = time.perf_counter() - started
                 self._state = state
+                if self.follows_library and self._library.marks is None:
+                    self._mark_later(self._library, options)
             return self._library
+
+    def _mark_later(self, library: Library, options: ReadOptions) -> None:
+        """Read what the next (incremental) read compares, once no request is being served."""
+
+        def mark() -> None:
+            self.wait_for_quiet(others=0)
+            try:
+                attach_marks(library, options)
+            except AgentZotError as err:  # the next read is then a full one, as this was
+                log.info("library marks not read: %s", err.message)
+
+        threading.Thread(target=mark, name="agent-zot-library-marks", daemon=True).start()
+
+    def wait_for_quiet(self, *, others: int) -> None:
+        """Until no request but ``others`` (a caller counting itself) has run for a moment: an answer is
+        written by the server's event loop after its handler returns, and a thread busy in Python
+        meanwhile held it back (measured over stdio)."""
+        while self.requests_in_progress() > others or self.seconds_since_a_request_ended() < _QUIET_S:
+            time.sleep(_QUIET_POLL_S)
 
     @property
     def library_state(self) -> FileState | None:

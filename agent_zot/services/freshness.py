@@ -12,7 +12,7 @@ import threading
 import weakref
 from dataclasses import dataclass
 
-from agent_zot.index.changes import LIBRARY_STAMP, indexed_as_is, plan_update
+from agent_zot.index.changes import LIBRARY_STAMP, changed_since_indexed, plan_update
 from agent_zot.services.context import AppContext
 from agent_zot.services.updater import UpdateFailure, update_failure, updater_active
 
@@ -80,7 +80,7 @@ def index_lag(ctx: AppContext) -> IndexLag | None:
             state.attachment_fingerprints(),
             state.attachments_by_item(),
             fulltext=state.get_meta("fulltext") != "0",
-            metadata_as_indexed=indexed_as_is(state.get_meta(LIBRARY_STAMP), library),
+            changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
         )
         known = state.item_keys()
         added = sum(1 for work in plan.work if work.item.key not in known)

@@ -25,7 +25,7 @@ from agent_zot.index.changes import (
     LIBRARY_STAMP,
     METADATA,
     ItemWork,
-    indexed_as_is,
+    changed_since_indexed,
     library_stamp,
     plan_update,
 )
@@ -298,7 +298,7 @@ def _update(
         limit=options.limit,
         fulltext=options.fulltext,
         retry=_to_retry(state, options),
-        metadata_as_indexed=indexed_as_is(state.get_meta(LIBRARY_STAMP), library),
+        changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
     )
     summary.unchanged = plan.unchanged
     full = plan.full

@@ -72,7 +72,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         check_library(resources.state, library)
     except OtherLibraryError as exc:
         return {"state": "built from another library", "detail": str(exc)}
-    from agent_zot.index.changes import LIBRARY_STAMP, indexed_as_is, plan_update
+    from agent_zot.index.changes import LIBRARY_STAMP, changed_since_indexed, plan_update
     from agent_zot.index.store import disk_usage
 
     state = resources.state
@@ -82,7 +82,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         state.item_fingerprints(),
         state.attachment_fingerprints(),
         state.attachments_by_item(),
-        metadata_as_indexed=indexed_as_is(state.get_meta(LIBRARY_STAMP), library),
+        changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
     )
     pending = len(plan.work) + len(plan.removed)
     failure = (

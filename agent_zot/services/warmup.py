@@ -18,9 +18,6 @@ from agent_zot.services.context import AppContext
 
 log = logging.getLogger(__name__)
 
-_QUIET_POLL_S = 0.05
-_QUIET_S = 0.3  # no request ended for this long: its answer is out
-
 
 def warm_up(ctx: AppContext) -> float:
     """Load the library, the routing tables, the resolver's tables and the index's query side; returns the
@@ -45,7 +42,7 @@ def warm_up(ctx: AppContext) -> float:
             # Last: what a search needs comes first, and these tables grow with the library (seconds at
             # 20,000 items), while only requests that name a paper or an author read them. Built in pure
             # Python, they would share the GIL with a request that came in meanwhile: it goes first.
-            pause = partial(_let_requests_go_first, ctx)
+            pause = partial(ctx.wait_for_quiet, others=1)  # the warm-up is a request itself
             warm_texts(library, pause)
             warm_paper_index(library, pause)
         except AgentZotError as err:
@@ -53,14 +50,6 @@ def warm_up(ctx: AppContext) -> float:
     seconds = time.perf_counter() - started
     log.info("warm-up done in %.2f s", seconds)
     return seconds
-
-
-def _let_requests_go_first(ctx: AppContext) -> None:
-    """Wait until no request but the warm-up's own has run for a moment. A request's answer is written by
-    the server's event loop after its handler returns; a thread busy in Python meanwhile held that answer
-    back until the warm-up ended (5 s at 20,000 items, measured over stdio)."""
-    while ctx.requests_in_progress() > 1 or ctx.seconds_since_a_request_ended() < _QUIET_S:
-        time.sleep(_QUIET_POLL_S)
 
 
 def start_warm_up(ctx: AppContext) -> threading.Thread:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agent_zot.zotero.marks import LibraryMarks
 
 
 class LinkMode(IntEnum):
@@ -440,6 +444,10 @@ class Library:
     warnings: list[str] = field(default_factory=list)
     identity: str = ""  # Zotero's local user key, or the database's path (see reader._identity)
     read_stamp: str = ""  # the file state and options it was read with (see reader.load_library)
+    # What an incremental read compares (zotero/marks.py), and, for each recent snapshot it was read on
+    # top of, the read stamp and the keys of the items that changed since: their metadata stayed as it was.
+    marks: LibraryMarks | None = field(default=None, repr=False, compare=False)
+    lineage: tuple[tuple[str, frozenset[str]], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def notes(self) -> list[Note]:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
 from agent_zot.zotero.connection import FileState, read_at_state
+from agent_zot.zotero.marks import LibraryMarks, read_marks
 from agent_zot.zotero.models import (
     ANNOTATION_TYPES,
     NON_REGULAR_TYPES,
@@ -65,13 +67,39 @@ class _Row:
     version: int
 
 
-def load_library(db_path: Path, data_dir: Path | None = None, options: ReadOptions | None = None) -> Library:
-    """Read ``db_path`` (never writing to it) and return a consistent snapshot of the library."""
+def load_library(
+    db_path: Path,
+    data_dir: Path | None = None,
+    options: ReadOptions | None = None,
+    previous: Library | None = None,
+) -> Library:
+    """Read ``db_path`` (never writing to it) and return a consistent snapshot of the library.
+
+    ``previous``, an earlier snapshot of the same database read with the same options and given its
+    marks (:func:`attach_marks`, or an incremental read), makes this read incremental: only the items
+    whose rows changed are read again (see zotero/marks.py); the snapshot returned equals a full read's."""
     data_dir = data_dir or db_path.parent
     options = options or ReadOptions()
-    library, state = read_at_state(db_path, lambda conn: _Loader(conn, db_path, data_dir, options).load())
+    if previous is not None and (previous.db_path, previous.data_dir) != (db_path, data_dir):
+        previous = None
+    library, state = read_at_state(
+        db_path, lambda conn: _Loader(conn, db_path, data_dir, options).load(previous)
+    )
     library.read_stamp = _read_stamp(state, data_dir, options)
     return library
+
+
+def attach_marks(library: Library, options: ReadOptions) -> bool:
+    """Give a snapshot read in full the marks its next read compares, so that read is incremental.
+    Read apart (about a second at 100,000 items, which a first answer should not wait for), and kept only
+    when the database is still as the snapshot saw it; returns whether they were."""
+    marks, state = read_at_state(
+        library.db_path, lambda conn: _Loader(conn, library.db_path, library.data_dir, options).marks()
+    )
+    if _read_stamp(state, library.data_dir, options) != library.read_stamp:
+        return False
+    library.marks = marks
+    return True
 
 
 def _read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
@@ -92,18 +120,43 @@ class _Loader:
         self.options = options
         self.schema: SchemaInfo = inspect_schema(conn)
         self._dates: dict[str, ZoteroDate | None] = {}
+        self.only: set[int] | None = None  # the items to read (whole families); None: all
+
+    @property
+    def _types(self) -> str:
+        return self.schema.first_table("itemTypesCombined", "itemTypes")
+
+    def _of_items(self, column: str) -> str:
+        """The condition that keeps a query to the items being read (``self.only``), or nothing."""
+        if self.only is None:
+            return ""
+        ids = ",".join(str(int(i)) for i in sorted(self.only)) or "NULL"
+        return f" WHERE {column} IN ({ids})"
 
     def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple]:
         return self.conn.execute(sql, params).fetchall()
 
     # -- entry point -------------------------------------------------------------------------
 
-    def load(self) -> Library:
+    def load(self, previous: Library | None = None) -> Library:
+        """The library; with ``previous`` (see :func:`load_library`), only the items that changed since
+        are read, and every other item is reused."""
         libraries = self._libraries()
         lib_ids = {lib.library_id for lib in libraries}
-        rows = {r.item_id: r for r in self._item_rows() if r.library_id in lib_ids}
         parents = self._parents()
-        trashed = self._trashed(rows, parents)
+        identity = self._identity()
+        marks = self.marks(libraries, parents, identity) if previous and previous.marks else None
+        self.only = self._families_to_read(marks, previous) if marks and previous else None
+        rows = {r.item_id: r for r in self._item_rows() if r.library_id in lib_ids}
+        if marks is None or self.only is None:
+            trashed = self._trashed(rows, parents)
+            trashed_count = sum(
+                1 for i in trashed if i in rows and rows[i].type_name not in NON_REGULAR_TYPES
+            )
+        else:  # the rows read are a few families; the trash counts them all
+            types = dict(self._rows(f"SELECT itemTypeID, typeName FROM {self._types}"))
+            trashed = self._trashed([i for i, (lib, _) in marks.rows.items() if lib in lib_ids], parents)
+            trashed_count = sum(1 for i in trashed if types.get(marks.rows[i][1]) not in NON_REGULAR_TYPES)
         visible = {i: r for i, r in rows.items() if self.options.include_trash or i not in trashed}
         fields, base_fields = self._fields()
         tags = self._tags()
@@ -138,11 +191,20 @@ class _Loader:
             standalone_attachments, visible, fields, base_fields, tags, trashed, items, by_id
         )
         standalone_notes = self._attach_notes(visible, by_id, tags)
-        collections = self._collections(lib_ids, visible, by_id)
         annotations = self._annotations(visible, tags)
         for key, found in annotations.items():
             if key in items:  # on a document that is an item of its own: that item is their paper
                 annotations[key] = [replace(a, parent_item_key=key) for a in found]
+        read = set(by_id)
+        lineage: tuple[tuple[str, frozenset[str]], ...] = ()
+        if self.only is not None and previous is not None:
+            merged = _merge(previous, self.only, items, standalone_attachments, standalone_notes, annotations)
+            if merged is None:  # an item key now clashes with a kept item's: read it all, as a first read
+                return _Loader(self.conn, self.db_path, self.data_dir, self.options).load()
+            items, standalone_attachments, standalone_notes, annotations, changed_keys = merged
+            by_id = {item.item_id: item for item in items.values()}
+            lineage = _lineage(previous, changed_keys)
+        collections = self._collections(lib_ids, by_id, read)
         return Library(
             data_dir=self.data_dir,
             db_path=self.db_path,
@@ -153,10 +215,41 @@ class _Loader:
             standalone_notes=standalone_notes,
             standalone_attachments=standalone_attachments,
             annotations_by_attachment=annotations,
-            trashed_count=sum(1 for i in trashed if i in rows and rows[i].type_name not in NON_REGULAR_TYPES),
+            trashed_count=trashed_count,
             warnings=warnings,
-            identity=self._identity(),
+            identity=identity,
+            marks=marks,
+            lineage=lineage,
         )
+
+    def _families_to_read(self, marks: LibraryMarks, previous: Library) -> set[int] | None:
+        """The items to read (whole families) given ``previous``; None to read every item."""
+        if previous.marks is None or any(w.startswith("Item key ") for w in previous.warnings):
+            return None  # keys that clash across libraries: which one shows depends on them all
+        changed = marks.changed_since(previous.marks)
+        if changed is None:
+            return None
+        renamed = sorted(marks.renamed_tags(previous.marks))
+        for start in range(0, len(renamed), _SQL_BATCH):
+            batch = renamed[start : start + _SQL_BATCH]
+            sql = f"SELECT itemID FROM itemTags WHERE tagID IN ({','.join('?' * len(batch))})"
+            changed.update(r[0] for r in self._rows(sql, tuple(batch)))
+        families = marks.families(changed, previous.marks)
+        too_many = len(families) > max(_MOST_TO_READ_AGAIN * len(marks.rows), _FEW_TO_READ_AGAIN)
+        return None if too_many else families
+
+    def marks(
+        self,
+        libraries: list[LibraryInfo] | None = None,
+        parents: dict[int, int] | None = None,
+        identity: str | None = None,
+    ) -> LibraryMarks:
+        """What the next read compares to find the items that changed (zotero/marks.py)."""
+        libraries = self._libraries() if libraries is None else libraries
+        parents = self._parents() if parents is None else parents
+        identity = self._identity() if identity is None else identity
+        shared = (self.schema.userdata, tuple(libraries), identity, self.options, str(self.data_dir))
+        return read_marks(self.conn, self.schema, parents, shared)
 
     def _identity(self) -> str:
         """What names this library across copies and moves: Zotero's local user key, else the file's path."""
@@ -188,11 +281,10 @@ class _Loader:
         return result
 
     def _item_rows(self) -> list[_Row]:
-        types = self.schema.first_table("itemTypesCombined", "itemTypes")
         sql = (
             "SELECT i.itemID, i.key, i.libraryID, t.typeName, i.dateAdded, i.dateModified, "
             f"{self.schema.column_or_null('items', 'version')} "
-            f"FROM items i JOIN {types} t ON t.itemTypeID = i.itemTypeID"
+            f"FROM items i JOIN {self._types} t ON t.itemTypeID = i.itemTypeID" + self._of_items("i.itemID")
         )
         return [_Row(r[0], r[1], r[2], r[3], r[4] or "", r[5] or "", r[6] or 0) for r in self._rows(sql)]
 
@@ -205,13 +297,13 @@ class _Loader:
                 parents.update(self._rows(sql))
         return parents
 
-    def _trashed(self, rows: dict[int, _Row], parents: dict[int, int]) -> set[int]:
+    def _trashed(self, ids: Iterable[int], parents: dict[int, int]) -> set[int]:
         """Items in the trash, and children whose parent (or grandparent) is in the trash."""
         if not self.schema.has("deletedItems"):
             return set()
         deleted = {r[0] for r in self._rows("SELECT itemID FROM deletedItems")}
         trashed = set(deleted)
-        for item_id in rows:
+        for item_id in ids:
             parent = parents.get(item_id)
             while parent is not None and item_id not in trashed:
                 if parent in deleted:
@@ -237,6 +329,7 @@ class _Loader:
         sql = (
             "SELECT d.itemID, i.itemTypeID, d.fieldID, v.value FROM itemData d "
             "JOIN itemDataValues v ON v.valueID = d.valueID JOIN items i ON i.itemID = d.itemID"
+            + self._of_items("d.itemID")
         )
         for item_id, type_id, field_id, value in self._rows(sql):
             name = names.get(field_id)
@@ -288,7 +381,7 @@ class _Loader:
         flagged = self.schema.has("retractedItems", "flag")
         sql = f"SELECT itemID, data, {'flag' if flagged else '0'} FROM retractedItems"
         found: dict[int, Retraction] = {}
-        for item_id, raw, flag in self._rows(sql):
+        for item_id, raw, flag in self._rows(sql + self._of_items("itemID")):
             if flag == RETRACTION_HIDDEN:
                 continue
             found[item_id] = retraction_from(raw, warn=flag != RETRACTION_NO_WARNING)
@@ -298,7 +391,9 @@ class _Loader:
         sql = (
             "SELECT ic.itemID, c.creatorID, c.firstName, c.lastName, c.fieldMode, ct.creatorType "
             "FROM itemCreators ic JOIN creators c ON c.creatorID = ic.creatorID "
-            "JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID ORDER BY ic.itemID, ic.orderIndex"
+            "JOIN creatorTypes ct ON ct.creatorTypeID = ic.creatorTypeID"
+            + self._of_items("ic.itemID")
+            + " ORDER BY ic.itemID, ic.orderIndex"
         )
         result: dict[int, list[Creator]] = defaultdict(list)
         # A creator is immutable and recurs across items: one object per distinct row saves time and memory.
@@ -313,7 +408,11 @@ class _Loader:
         return result
 
     def _tags(self) -> dict[int, list[TagRef]]:
-        sql = "SELECT it.itemID, t.name, it.type FROM itemTags it JOIN tags t ON t.tagID = it.tagID ORDER BY t.name"
+        sql = (
+            "SELECT it.itemID, t.name, it.type FROM itemTags it JOIN tags t ON t.tagID = it.tagID"
+            + self._of_items("it.itemID")
+            + " ORDER BY t.name"
+        )
         result: dict[int, list[TagRef]] = defaultdict(list)
         shared: dict[tuple[str, int], TagRef] = {}  # immutable and recurring, as creators are
         for item_id, name, kind in self._rows(sql):
@@ -329,6 +428,8 @@ class _Loader:
         sql = (
             "SELECT r.itemID, p.predicate, r.object FROM itemRelations r "
             "JOIN relationPredicates p ON p.predicateID = r.predicateID"
+            + self._of_items("r.itemID")
+            + " ORDER BY r.rowid"  # the order Zotero added them in, however the rows are looked up
         )
         result: dict[int, list[Relation]] = defaultdict(list)
         for item_id, predicate, obj in self._rows(sql):
@@ -348,7 +449,7 @@ class _Loader:
         standalone: list[Attachment] = []
         storage = StorageIndex(self.data_dir)
         for item_id, parent_id, mode, ctype, raw_path, mtime, fhash in self._rows(
-            f"SELECT itemID, {cols} FROM itemAttachments"
+            f"SELECT itemID, {cols} FROM itemAttachments" + self._of_items("itemID")
         ):
             row = visible.get(item_id)
             if row is None:
@@ -417,7 +518,7 @@ class _Loader:
         title_col = self.schema.column_or_null("itemNotes", "title")
         standalone: list[Note] = []
         for item_id, parent_id, html, title in self._rows(
-            f"SELECT itemID, parentItemID, note, {title_col} FROM itemNotes"
+            f"SELECT itemID, parentItemID, note, {title_col} FROM itemNotes" + self._of_items("itemID")
         ):
             row = visible.get(item_id)
             if row is None or row.type_name != "note":
@@ -466,7 +567,7 @@ class _Loader:
         )
         result: dict[str, list[Annotation]] = defaultdict(list)
         for item_id, att_id, kind, author, text, comment, color, label, sort_index, position in self._rows(
-            f"SELECT itemID, {cols} FROM itemAnnotations"
+            f"SELECT itemID, {cols} FROM itemAnnotations" + self._of_items("itemID")
         ):
             row, attachment = visible.get(item_id), visible.get(att_id)
             if row is None or attachment is None:
@@ -496,8 +597,10 @@ class _Loader:
         return dict(result)
 
     def _collections(
-        self, lib_ids: set[int], visible: dict[int, _Row], by_id: dict[int, Item]
+        self, lib_ids: set[int], by_id: dict[int, Item], read: set[int]
     ) -> dict[str, Collection]:
+        """Every collection with its items; the items just ``read`` get their collection keys (the others,
+        kept from an earlier snapshot, have theirs)."""
         deleted: set[int] = set()
         if self.schema.has("deletedCollections") and not self.options.include_trash:
             deleted = {r[0] for r in self._rows("SELECT collectionID FROM deletedCollections")}
@@ -519,12 +622,62 @@ class _Loader:
             collection, item = by_cid.get(cid), by_id.get(item_id)
             if collection is not None and item is not None:
                 collection.item_keys.append(item.key)
-                item.collection_keys.append(collection.key)
+                if item_id in read:
+                    item.collection_keys.append(collection.key)
         for collection in collections.values():
             if collection.parent_key in collections:
                 collections[collection.parent_key].child_keys.append(collection.key)
             collection.path = _collection_path(collection, collections)
         return collections
+
+
+_MOST_TO_READ_AGAIN = 0.25  # a larger share of the items changed: a full read is as quick
+_FEW_TO_READ_AGAIN = 1000  # this many items are read again at once in any library, however small
+_SQL_BATCH = 500  # bound parameters a query takes at once
+_LINEAGE = 4  # earlier snapshots whose changed items a snapshot remembers
+
+Merged = tuple[dict[str, Item], list[Attachment], list[Note], dict[str, list[Annotation]], frozenset[str]]
+
+
+def _merge(
+    previous: Library,
+    read: set[int],
+    items: dict[str, Item],
+    attachments: list[Attachment],
+    notes: list[Note],
+    annotations: dict[str, list[Annotation]],
+) -> Merged | None:
+    """The items just read, with ``previous``'s other items, in a full read's order; and the keys of the
+    items that changed (read again, new or gone). None when a key read clashes with a kept item's."""
+    kept = {key: item for key, item in previous.items.items() if item.item_id not in read}
+    if kept.keys() & items.keys():
+        return None
+    changed = frozenset(items.keys() | (previous.items.keys() - kept.keys()))
+    merged = sorted([*kept.values(), *items.values()], key=_read_order)
+    attachments = sorted(
+        [*(a for a in previous.standalone_attachments if a.item_id not in read), *attachments],
+        key=lambda a: a.item_id,
+    )
+    notes = sorted(
+        [*(n for n in previous.standalone_notes if n.item_id not in read), *notes], key=lambda n: n.item_id
+    )
+    on_attachments = {
+        key: anns for key, anns in previous.annotations_by_attachment.items() if anns[0].item_id not in read
+    } | annotations
+    ordered = dict(sorted(on_attachments.items(), key=lambda kv: min(a.item_id for a in kv[1])))
+    return {i.key: i for i in merged}, attachments, notes, ordered, changed
+
+
+def _read_order(item: Item) -> tuple[bool, int, int]:
+    """Where a full read puts an item: regular items by library and id, then documents by id."""
+    document = item.item_type == "attachment"
+    return document, 0 if document else item.library_id, item.item_id
+
+
+def _lineage(previous: Library, changed: frozenset[str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """For each recent snapshot (the one just before first): the items that changed since it."""
+    older = tuple((stamp, keys | changed) for stamp, keys in previous.lineage)
+    return ((previous.read_stamp, changed), *older)[:_LINEAGE]
 
 
 def _collection_path(collection: Collection, collections: dict[str, Collection]) -> str:

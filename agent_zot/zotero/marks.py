@@ -1,0 +1,162 @@
+"""What changed in zotero.sqlite since a snapshot was read: per-item marks, read in a few grouped queries.
+
+Re-reading a 100,000-item library takes seconds of Python; finding which items changed takes a few
+set-based queries. A snapshot keeps its marks; the next read compares them and rebuilds only the items
+that differ (with their attachments, notes and annotations), reusing every other item as it was.
+
+Zotero stamps every item it saves: ``dateModified``, ``clientDateModified`` and, once synced, ``version``
+(an item's fields and creators are only ever written by saving it). Some of its bulk operations write rows
+directly (renaming a tag, retraction checks), so the marks also cover an item's tags (and tag names),
+collections, relations and retraction, and the attachment, note or annotation row it is. Integers summed
+in SQL, not strings: the marks of 100,000 items take under a second.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from agent_zot.zotero.schema import SchemaInfo
+
+Marks = dict[int, int]  # item id -> a hash of what one table holds for it
+_RECENT_S = 5  # Zotero's stamps are in whole seconds (UTC); margin for a write landing as we read
+
+
+@dataclass(slots=True)
+class LibraryMarks:
+    """A snapshot's marks: per table, per item; and the parent of every child item."""
+
+    tables: dict[str, Marks]
+    parents: dict[int, int]
+    deleted: frozenset[int]
+    shared: int  # a hash of what every item depends on: libraries, collections, schema, identity
+    rows: dict[int, tuple[int, int]] = field(default_factory=dict)  # item id -> (library id, item type id)
+    tag_names: dict[int, int] = field(default_factory=dict)  # tag id -> a hash of its name
+    # Items stamped in the last seconds before the read: Zotero's stamps count whole seconds, so a second
+    # edit in the same second leaves the row as it was. The next read reads these again whatever it finds.
+    recent: frozenset[int] = frozenset()
+
+    def changed_since(self, older: LibraryMarks) -> set[int] | None:
+        """Items whose rows differ from ``older``'s (new and removed ones included); None when something
+        every item depends on changed, so that the whole library must be read again."""
+        if self.shared != older.shared:
+            return None
+        changed: set[int] = set(older.recent)
+        for name, marks in self.tables.items():
+            before = older.tables.get(name)
+            if before is None:
+                return None
+            if marks != before:
+                changed.update(k for k, mark in marks.items() if before.get(k) != mark)
+                changed.update(before.keys() - marks.keys())
+        changed.update(self.deleted ^ older.deleted)
+        return changed
+
+    def renamed_tags(self, older: LibraryMarks) -> set[int]:
+        """Tags whose name changed in place (Zotero renames a tag without saving the items that carry it)."""
+        return {tag for tag, name in older.tag_names.items() if self.tag_names.get(tag, name) != name}
+
+    def families(self, ids: set[int], older: LibraryMarks) -> set[int]:
+        """``ids`` grown to whole families: the top-level item of each (now or in ``older``), and every
+        child and grandchild of those."""
+        tops: set[int] = set()
+        for item_id in ids:
+            for parents in (self.parents, older.parents):
+                tops.add(_top(item_id, parents))
+        children: dict[int, list[int]] = {}
+        for child, parent in self.parents.items():
+            children.setdefault(parent, []).append(child)
+        family, queue = set(tops), list(tops)
+        while queue:
+            for child in children.get(queue.pop(), ()):
+                if child not in family:
+                    family.add(child)
+                    queue.append(child)
+        return family
+
+
+def _top(item_id: int, parents: dict[int, int]) -> int:
+    seen = {item_id}
+    while (parent := parents.get(item_id)) is not None and parent not in seen:
+        seen.add(parent)
+        item_id = parent
+    return item_id
+
+
+def read_marks(
+    conn: sqlite3.Connection, schema: SchemaInfo, parents: dict[int, int], shared: tuple[object, ...]
+) -> LibraryMarks:
+    """The marks of the database behind ``conn`` (``parents``: child id -> parent id, as read)."""
+    rows = conn.execute(
+        "SELECT i.itemID, i.key, i.libraryID, i.itemTypeID, i.dateAdded, i.dateModified, "
+        f"{schema.column_or_null('items', 'clientDateModified')}, {schema.column_or_null('items', 'version')} "
+        "FROM items i"
+    ).fetchall()
+    tables: dict[str, Marks] = {"items": {r[0]: hash(r[1:]) for r in rows}}
+    kinds = {r[0]: (r[2], r[3]) for r in rows}
+    for name, sql in _grouped_queries(schema).items():
+        tables[name] = _hashed(conn.execute(sql).fetchall())
+    tag_names = {tag: hash(name) for tag, name in conn.execute("SELECT tagID, name FROM tags")}
+    since = (datetime.now(UTC) - timedelta(seconds=_RECENT_S)).strftime("%Y-%m-%d %H:%M:%S")
+    stamped = (
+        "max(dateModified, clientDateModified)"
+        if schema.has("items", "clientDateModified")
+        else "dateModified"
+    )
+    recent = frozenset(r[0] for r in conn.execute(f"SELECT itemID FROM items WHERE {stamped} >= ?", (since,)))
+    deleted = (
+        frozenset(r[0] for r in conn.execute("SELECT itemID FROM deletedItems"))
+        if schema.has("deletedItems")
+        else frozenset()
+    )
+    collections = _collections_mark(conn, schema)
+    return LibraryMarks(tables, dict(parents), deleted, hash((shared, collections)), kinds, tag_names, recent)
+
+
+def _hashed(rows: list[tuple]) -> Marks:
+    return {r[0]: hash(r[1:]) for r in rows}
+
+
+def _grouped_queries(schema: SchemaInfo) -> dict[str, str]:
+    """One query per table an item's content lives in, each grouped to one row per item."""
+    queries = {
+        "tags": "SELECT itemID, total(tagID * 4 + type), count(*) FROM itemTags GROUP BY itemID",
+        "collections": "SELECT itemID, total(collectionID * 1000003 + orderIndex), count(*) "
+        "FROM collectionItems GROUP BY itemID",
+        "notes": f"SELECT itemID, parentItemID, length(note), {schema.column_or_null('itemNotes', 'title')} "
+        "FROM itemNotes",
+    }
+    attachment_columns = ("parentItemID", "linkMode", "contentType", "path", "storageModTime", "storageHash")
+    queries["attachments"] = (
+        "SELECT itemID, "
+        + ", ".join(schema.column_or_null("itemAttachments", c) for c in attachment_columns)
+        + " FROM itemAttachments"
+    )
+    if schema.has("itemRelations"):
+        queries["relations"] = (
+            "SELECT itemID, group_concat(predicateID || ' ' || object, char(30)) FROM itemRelations "
+            "GROUP BY itemID"
+        )
+    if schema.has("itemAnnotations"):
+        columns = ("parentItemID", "type", "authorName", "text", "comment", "color", "pageLabel", "sortIndex")
+        queries["annotations"] = (
+            "SELECT itemID, "
+            + ", ".join(schema.column_or_null("itemAnnotations", c) for c in columns)
+            + f", {schema.column_or_null('itemAnnotations', 'position')} FROM itemAnnotations"
+        )
+    if schema.has("retractedItems"):
+        flag = schema.column_or_null("retractedItems", "flag")
+        queries["retractions"] = f"SELECT itemID, data, {flag} FROM retractedItems"
+    return queries
+
+
+def _collections_mark(conn: sqlite3.Connection, schema: SchemaInfo) -> int:
+    """Collections are few: any change to one (a rename, a move, the trash) reads the library again."""
+    rows = conn.execute(
+        "SELECT collectionID, key, collectionName, parentCollectionID, libraryID FROM collections ORDER BY 1"
+    ).fetchall()
+    deleted: list[tuple] = []
+    if schema.has("deletedCollections"):
+        deleted = conn.execute("SELECT collectionID FROM deletedCollections ORDER BY 1").fetchall()
+    return hash((tuple(rows), tuple(deleted)))
