@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import itertools
 import json
 import random
@@ -407,7 +408,48 @@ def measure_size(size: int, args: argparse.Namespace, runner: Runner, pools: Poo
     result["doctor_s"] = cli_wall(runner, library, data_dir, "doctor")
     print(f"[{size}] requests over MCP…", file=sys.stderr, flush=True)
     result |= in_process(library, data_dir, args.n)
+    print(f"[{size}] retags in a running process…", file=sys.stderr, flush=True)
+    result["running"] = edits_in_a_running_process(library, data_dir, items, size)
     return result
+
+
+def edits_in_a_running_process(
+    library: Path, data_dir: Path, items: list[tuple[int, str, str]], size: int
+) -> dict[str, float]:
+    """What a server or the watcher's update process pays for an edit: its library read again (only what
+    changed, since it has read it once), and the update (as the update process runs it). The first
+    retag loads the update's models; the second one is timed."""
+    from agent_zot.services.indexing import UpdateOptions, update_index
+
+    # Code from before incremental reads reads the whole library again after each edit
+    follows = (
+        {"follows_library": True} if "follows_library" in inspect.signature(AppContext).parameters else {}
+    )
+    ctx = AppContext(Settings(zotero_data_dir=library, data_dir=data_dir), **follows)
+    db = library / "zotero.sqlite"
+    options = UpdateOptions(wait=False, thorough_check=False)
+    rng = random.Random(size + 1)
+    try:
+        started = time.perf_counter()
+        first = ctx.library()
+        full_read = time.perf_counter() - started
+        deadline = time.monotonic() + 120
+        while follows and first.marks is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        timings: dict[str, float] = {"full_read_s": round(full_read, 3)}
+        for round_ in ("warm", "timed"):
+            edit_tag(db, [item_id for item_id, _, _ in rng.sample(items, 100)], f"scale-running-{round_}")
+            started = time.perf_counter()
+            now = ctx.library()
+            read_again = time.perf_counter() - started
+            update_index(now, ctx.index_resources(), options, graph=ctx.graph())
+            timings |= {
+                "read_after_retag_s": round(read_again, 3),
+                "retag_update_s": round(time.perf_counter() - started, 3),
+            }
+    finally:
+        ctx.close()
+    return timings
 
 
 def _brief(update: dict[str, Any]) -> dict[str, Any]:
@@ -429,6 +471,8 @@ def report(results: dict[str, Any]) -> None:
         ("index on disk (MB)", lambda r: f"{r['index_mb']:.0f}"),
         ("no-change update-db (s)", lambda r: f"{r['no_change']['wall_s']:.2f}"),
         ("retag 100 → update-db (s)", lambda r: f"{r['retag_100']['wall_s']:.2f}"),
+        ("retag 100, running process: read again (s)", lambda r: _running(r, "read_after_retag_s")),
+        ("retag 100, running process: read + update (s)", lambda r: _running(r, "retag_update_s")),
         ("cold → tools listed (s)", lambda r: f"{r['cold']['tools_list_s']:.2f}"),
         ("cold → first answer (s)", lambda r: f"{r['cold']['first_answer_s']:.2f}"),
         ("status (s)", lambda r: f"{r['status_s']:.2f}"),
@@ -447,6 +491,11 @@ def report(results: dict[str, Any]) -> None:
     print("|---|" + "---|" * len(sizes))
     for label, cell in rows:
         print(f"| {label} | " + " | ".join(cell(results["sizes"][s]) for s in sizes) + " |")
+
+
+def _running(result: dict[str, Any], key: str) -> str:
+    running = result.get("running")  # not measured by runs before this figure existed
+    return f"{running[key]:.2f}" if running else "—"
 
 
 def plot(results: dict[str, Any], out: Path) -> None:
