@@ -6,18 +6,16 @@ of items loads in about a second. Every query adapts to the columns this schema 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
+from agent_zot.zotero.children import ChildLoader, Row
 from agent_zot.zotero.connection import FileState, read_at_state
 from agent_zot.zotero.marks import LibraryMarks, read_marks
 from agent_zot.zotero.models import (
-    ANNOTATION_TYPES,
     NON_REGULAR_TYPES,
     Annotation,
     Attachment,
@@ -26,7 +24,6 @@ from agent_zot.zotero.models import (
     Item,
     Library,
     LibraryInfo,
-    LinkMode,
     Note,
     Relation,
     Retraction,
@@ -38,7 +35,6 @@ from agent_zot.zotero.values import (
     RETRACTION_HIDDEN,
     RETRACTION_NO_WARNING,
     citation_key_from_extra,
-    html_to_text,
     item_key_from_uri,
     parse_zotero_date,
     retraction_from,
@@ -52,19 +48,6 @@ class ReadOptions:
     include_trash: bool = False
     library_ids: frozenset[int] | None = None  # None: the user library and every group library
     base_attachment_dir: Path | None = None  # Zotero's "Linked Attachment Base Directory"
-
-
-@dataclass(slots=True)
-class _Row:
-    """A row of ``items`` with its type name."""
-
-    item_id: int
-    key: str
-    library_id: int
-    type_name: str
-    date_added: str
-    date_modified: str
-    version: int
 
 
 def load_library(
@@ -112,7 +95,7 @@ def _read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
     )
 
 
-class _Loader:
+class _Loader(ChildLoader):
     def __init__(self, conn: sqlite3.Connection, db_path: Path, data_dir: Path, options: ReadOptions) -> None:
         self.conn = conn
         self.db_path = db_path
@@ -280,13 +263,13 @@ class _Loader:
             result.append(LibraryInfo(library_id, "group" if kind == "group" else "user", name, group_id))
         return result
 
-    def _item_rows(self) -> list[_Row]:
+    def _item_rows(self) -> list[Row]:
         sql = (
             "SELECT i.itemID, i.key, i.libraryID, t.typeName, i.dateAdded, i.dateModified, "
             f"{self.schema.column_or_null('items', 'version')} "
             f"FROM items i JOIN {self._types} t ON t.itemTypeID = i.itemTypeID" + self._of_items("i.itemID")
         )
-        return [_Row(r[0], r[1], r[2], r[3], r[4] or "", r[5] or "", r[6] or 0) for r in self._rows(sql)]
+        return [Row(r[0], r[1], r[2], r[3], r[4] or "", r[5] or "", r[6] or 0) for r in self._rows(sql)]
 
     def _parents(self) -> dict[int, int]:
         """Child item id -> parent item id, for attachments, notes and annotations."""
@@ -343,7 +326,7 @@ class _Loader:
 
     def _make_item(
         self,
-        row: _Row,
+        row: Row,
         fields: dict[str, str],
         base_fields: dict[str, str],
         tags: dict[int, list[TagRef]],
@@ -436,166 +419,6 @@ class _Loader:
             result[item_id].append(Relation(predicate, obj, item_key_from_uri(obj)))
         return result
 
-    # -- child items -------------------------------------------------------------------------
-
-    def _attach_children(
-        self, visible: dict[int, _Row], by_id: dict[int, Item], fields: dict[int, dict[str, str]]
-    ) -> list[Attachment]:
-        """Attachments under their parent items; returns the standalone ones."""
-        cols = ", ".join(
-            self.schema.column_or_null("itemAttachments", c)
-            for c in ("parentItemID", "linkMode", "contentType", "path", "storageModTime", "storageHash")
-        )
-        standalone: list[Attachment] = []
-        storage = StorageIndex(self.data_dir)
-        for item_id, parent_id, mode, ctype, raw_path, mtime, fhash in self._rows(
-            f"SELECT itemID, {cols} FROM itemAttachments" + self._of_items("itemID")
-        ):
-            row = visible.get(item_id)
-            if row is None:
-                continue
-            link_mode = LinkMode(mode) if mode in LinkMode._value2member_map_ else LinkMode.IMPORTED_FILE
-            path = resolve_attachment_path(
-                raw_path, link_mode, row.key, storage, self.options.base_attachment_dir
-            )
-            item_fields = fields.get(item_id, {})
-            parent = by_id.get(parent_id) if parent_id is not None else None
-            attachment = Attachment(
-                key=row.key,
-                item_id=item_id,
-                parent_key=parent.key if parent else None,
-                title=item_fields.get("title", ""),
-                link_mode=link_mode,
-                content_type=ctype or "",
-                raw_path=raw_path,
-                path=path,
-                exists=storage.exists(row.key, path),
-                url=item_fields.get("url"),
-                fulltext_cache=storage.fulltext_cache(row.key),
-                date_added=row.date_added,
-                date_modified=row.date_modified,
-                version=row.version,
-                storage_mod_time=mtime,
-                storage_hash=fhash,
-            )
-            if parent is not None:
-                parent.attachments.append(attachment)
-            elif parent_id is None:
-                standalone.append(attachment)
-        return standalone
-
-    def _documents_as_items(
-        self,
-        standalone: list[Attachment],
-        visible: dict[int, _Row],
-        fields: dict[int, dict[str, str]],
-        base_fields: dict[int, dict[str, str]],
-        tags: dict[int, list[TagRef]],
-        trashed: set[int],
-        items: dict[str, Item],
-        by_id: dict[int, Item],
-    ) -> list[Attachment]:
-        """A PDF (or other document) dropped into Zotero without a parent item is an item of its own, as
-        Zotero lists it: titled by its title or file name, its one attachment itself. Returns the
-        standalone attachments that stay attachments (no file agent-zot reads)."""
-        rest = []
-        for attachment in standalone:
-            row = visible.get(attachment.item_id)
-            if row is None or not attachment.is_document or attachment.path is None or row.key in items:
-                rest.append(attachment)
-                continue
-            own = dict(fields.get(attachment.item_id, {}))
-            own["title"] = own.get("title") or attachment.file_name or row.key
-            item = self._make_item(row, own, base_fields.get(attachment.item_id, {}), tags, trashed)
-            item.attachments.append(replace(attachment, parent_key=row.key))
-            items[row.key] = item
-            by_id[attachment.item_id] = item
-        return rest
-
-    def _attach_notes(
-        self, visible: dict[int, _Row], by_id: dict[int, Item], tags: dict[int, list[TagRef]]
-    ) -> list[Note]:
-        title_col = self.schema.column_or_null("itemNotes", "title")
-        standalone: list[Note] = []
-        for item_id, parent_id, html, title in self._rows(
-            f"SELECT itemID, parentItemID, note, {title_col} FROM itemNotes" + self._of_items("itemID")
-        ):
-            row = visible.get(item_id)
-            if row is None or row.type_name != "note":
-                continue  # attachments may carry a note too; those are not notes of their own
-            parent = by_id.get(parent_id) if parent_id is not None else None
-            text = html_to_text(html or "")
-            note = Note(
-                key=row.key,
-                item_id=item_id,
-                parent_key=parent.key if parent else None,
-                html=html or "",
-                text=text,
-                title=title or (text.splitlines()[0][:120] if text else ""),
-                date_added=row.date_added,
-                date_modified=row.date_modified,
-                tags=tags.get(item_id, []),
-            )
-            if parent is not None:
-                parent.notes.append(note)
-            elif parent_id is None:
-                standalone.append(note)
-        return standalone
-
-    def _annotations(
-        self, visible: dict[int, _Row], tags: dict[int, list[TagRef]]
-    ) -> dict[str, list[Annotation]]:
-        """Zotero 6+ annotations, grouped by the key of the attachment they sit on, in reading order."""
-        if not self.schema.has("itemAnnotations"):
-            return {}
-        cols = ", ".join(
-            self.schema.column_or_null("itemAnnotations", c)
-            for c in (
-                "parentItemID",
-                "type",
-                "authorName",
-                "text",
-                "comment",
-                "color",
-                "pageLabel",
-                "sortIndex",
-                "position",
-            )
-        )
-        parent_of_attachment = dict(
-            self._rows("SELECT itemID, parentItemID FROM itemAttachments WHERE parentItemID IS NOT NULL")
-        )
-        result: dict[str, list[Annotation]] = defaultdict(list)
-        for item_id, att_id, kind, author, text, comment, color, label, sort_index, position in self._rows(
-            f"SELECT itemID, {cols} FROM itemAnnotations" + self._of_items("itemID")
-        ):
-            row, attachment = visible.get(item_id), visible.get(att_id)
-            if row is None or attachment is None:
-                continue
-            grandparent = visible.get(parent_of_attachment.get(att_id, -1))
-            result[attachment.key].append(
-                Annotation(
-                    key=row.key,
-                    item_id=item_id,
-                    attachment_key=attachment.key,
-                    parent_item_key=grandparent.key if grandparent else None,
-                    annotation_type=ANNOTATION_TYPES.get(kind, str(kind)),
-                    text=text or "",
-                    comment=comment or "",
-                    color=color or "",
-                    page_label=label or "",
-                    page_index=_page_index(position),
-                    sort_index=sort_index or "",
-                    author_name=author or "",
-                    date_added=row.date_added,
-                    date_modified=row.date_modified,
-                    tags=tags.get(item_id, []),
-                )
-            )
-        for anns in result.values():
-            anns.sort(key=lambda a: a.sort_index)
-        return dict(result)
-
     def _collections(
         self, lib_ids: set[int], by_id: dict[int, Item], read: set[int]
     ) -> dict[str, Collection]:
@@ -687,13 +510,3 @@ def _collection_path(collection: Collection, collections: dict[str, Collection])
         seen.add(current.key)  # guards against a corrupt parent cycle
         names.append(current.name)
     return "/".join(reversed(names))
-
-
-def _page_index(position: str | None) -> int | None:
-    if not position:
-        return None
-    try:
-        value = json.loads(position).get("pageIndex")
-    except (json.JSONDecodeError, AttributeError):
-        return None
-    return value if isinstance(value, int) else None
