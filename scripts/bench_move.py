@@ -20,7 +20,7 @@ import numpy as np
 
 from agent_zot.index.store import Point, SparseVector
 from agent_zot.index.stores import open_store
-from agent_zot.services.index_move import copy_points
+from agent_zot.services.upkeep.index_move import copy_points
 
 DIM = 384
 TEXT = "word " * 180  # about a chunk's worth of characters

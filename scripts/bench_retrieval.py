@@ -33,7 +33,7 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"

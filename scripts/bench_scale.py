@@ -419,7 +419,7 @@ def edits_in_a_running_process(
     """What a server or the watcher's update process pays for an edit: its library read again (only what
     changed, since it has read it once), and the update (as the update process runs it). The first
     retag loads the update's models; the second one is timed."""
-    from agent_zot.services.indexing import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 
     # Code from before incremental reads reads the whole library again after each edit
     follows = (

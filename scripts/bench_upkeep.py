@@ -502,7 +502,7 @@ def check_worker(spec_file: Path) -> None:
     from agent_zot.index.store import SearchFilter
     from agent_zot.services import tools
     from agent_zot.services.context import AppContext
-    from agent_zot.services.retrieval import search_papers
+    from agent_zot.services.search.retrieval import search_papers
 
     spec = json.loads(spec_file.read_text())
     out: dict[str, Any] = {"agent_zot": agent_zot.__file__, "edits": [], "top10": {}}
@@ -737,7 +737,7 @@ def measure_worker(
 ) -> dict[str, Any]:
     """Each edit through the watcher's kept update process (`agent-zot update-worker`): wall time from the
     request to its answer, the process started once (its first, no-change, update is timed apart)."""
-    from agent_zot.services.update_worker import UpdateWorker
+    from agent_zot.services.upkeep.update_worker import UpdateWorker
 
     db = library / "zotero.sqlite"
     name = library.parent.parent.name

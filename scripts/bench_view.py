@@ -249,7 +249,7 @@ def demo_screenshot(path: Path) -> None:
 
     from agent_zot.config import Settings
     from agent_zot.services.context import AppContext
-    from agent_zot.services.indexing import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
     from agent_zot.view.data import library_view
     from agent_zot.zotero.demo import ensure_demo_library
 

@@ -288,7 +288,7 @@ async def _tools_and_answers(root: Path) -> Listed:
 
     from agent_zot.mcp.server import build_server
     from agent_zot.services.context import AppContext
-    from agent_zot.services.indexing import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
     from agent_zot.zotero.demo import ensure_demo_library
 
     db = ensure_demo_library(root / "library")

@@ -13,7 +13,7 @@ from agent_zot.config import Settings
 from agent_zot.index.embed import make_embedder
 from agent_zot.index.model_fetch import MANIFEST, ModelFetchError, cached_model_dir, ensure_model, is_hub_id
 from agent_zot.index.resources import IndexResources
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
 from tests.fake_hub import FakeHub

@@ -18,8 +18,8 @@ from agent_zot.graph.facts import FACTS_VERSION
 from agent_zot.graph.model import GRAPH_BUILD, GraphData, Node, NodeKind
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
 from agent_zot.services.resolve.works import works_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import fingerprint, guard_database
 from tests.pdf_factory import write_paper

@@ -22,7 +22,7 @@ from agent_zot.index.integrity import check_index
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.space import RESERVE_FILE, DiskFullError, allocates_on_read, free_bytes
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 

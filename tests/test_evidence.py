@@ -14,9 +14,9 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.evidence import claim_of
-from agent_zot.services.evidence.stance import NliJudge, OllamaJudge, StanceError
-from agent_zot.services.evidence.variants import refutation_variants
+from agent_zot.services.search.evidence.run import claim_of
+from agent_zot.services.search.evidence.stance import NliJudge, OllamaJudge, StanceError
+from agent_zot.services.search.evidence.variants import refutation_variants
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 from tests.fake_ollama_chat import FakeOllamaChat

@@ -17,8 +17,8 @@ from fastmcp import Client
 
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
-from agent_zot.export.annotations import COLUMNS
-from agent_zot.export.csvtable import safe_cell
+from agent_zot.formats.annotations import COLUMNS
+from agent_zot.formats.csvtable import safe_cell
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
@@ -396,7 +396,7 @@ async def test_real_library_with_chinese_titles(tmp_path: Path) -> None:
 
 
 def test_a_negative_number_stays_a_number_and_a_formula_does_not() -> None:
-    from agent_zot.export.csvtable import safe_cell
+    from agent_zot.formats.csvtable import safe_cell
 
     assert safe_cell("-3.5") == "-3.5" and safe_cell("+12") == "+12"
     assert (

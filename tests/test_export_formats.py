@@ -11,11 +11,11 @@ from pathlib import Path
 import bibtexparser
 import pytest
 
-from agent_zot.export import bibtex_keys, item_markdown, markdown_filename, to_bibtex, to_csl_json
-from agent_zot.export.bibtex import entry_type
-from agent_zot.export.csljson import csl_type
-from agent_zot.export.latex import escape, latex_title
-from agent_zot.export.markdown import to_markdown_single, yaml_string
+from agent_zot.formats import bibtex_keys, item_markdown, markdown_filename, to_bibtex, to_csl_json
+from agent_zot.formats.bibtex import entry_type
+from agent_zot.formats.csljson import csl_type
+from agent_zot.formats.latex import escape, latex_title
+from agent_zot.formats.markdown import to_markdown_single, yaml_string
 from agent_zot.zotero.models import (
     Annotation,
     Attachment,

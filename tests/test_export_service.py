@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.errors import ExportError, NotFoundError
-from agent_zot.services.export import ExportScope, export, format_for, resolve_target, select_items
+from agent_zot.services.export.files import ExportScope, export, format_for, resolve_target, select_items
 from agent_zot.zotero.reader import ReadOptions, load_library
 from tests.conftest import make_settings
 from tests.factories import FullLibrary

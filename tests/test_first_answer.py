@@ -18,9 +18,10 @@ from fastmcp.client.transports import StdioTransport
 
 from agent_zot.config import Settings
 from agent_zot.index.embed_local import SentenceTransformerEmbedder
-from agent_zot.services import match, tools
+from agent_zot.services import tools
 from agent_zot.services.context import AppContext
-from agent_zot.services.warmup import warm_up
+from agent_zot.services.scope import match
+from agent_zot.services.upkeep.warmup import warm_up
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -214,7 +215,7 @@ def test_a_small_update_embeds_with_the_export_and_finds_the_same(indexed: Setti
     """A few changed items are embedded by the ONNX export (no torch import) into the same vectors."""
     import shutil
 
-    from agent_zot.services.indexing import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 
     settings = indexed.model_copy(update={"data_dir": tmp_path / "state"})
     shutil.copytree(indexed.data_dir, settings.data_dir)

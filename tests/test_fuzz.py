@@ -31,7 +31,7 @@ from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.catalog import SPECS
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database
 

@@ -13,7 +13,7 @@ from agent_zot.config import Settings
 from agent_zot.graph.model import EdgeKind, NodeKind, paper_id
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database
 from tests.pdf_factory import write_paper

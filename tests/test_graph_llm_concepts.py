@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_zot.config import Settings
 from agent_zot.graph.model import NodeKind
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.bolt_server import free_port
 from tests.conftest import guard_database

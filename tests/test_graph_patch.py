@@ -19,7 +19,7 @@ from agent_zot.graph.model import EdgeKind, GraphData, NodeKind
 from agent_zot.graph.resources import GraphResources
 from agent_zot.index.embed import make_embedder
 from agent_zot.index.resources import IndexResources
-from agent_zot.services.indexing import UpdateOptions, UpdateSummary, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, UpdateSummary, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.edits import LocalEdits
 from agent_zot.zotero.reader import load_library

@@ -16,8 +16,8 @@ from agent_zot.config import Settings
 from agent_zot.index.store import Point, VectorStore
 from agent_zot.index.stores import open_store
 from agent_zot.services.context import AppContext
-from agent_zot.services.index_move import MoveError, move_index, target_store
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.index_move import MoveError, move_index, target_store
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 

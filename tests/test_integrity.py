@@ -20,7 +20,7 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import Point
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -164,8 +164,8 @@ async def test_a_damaged_state_database_is_rebuilt_by_a_plain_update_db(
 
 
 def test_status_and_doctor_name_the_damage(index_copy: Settings, tmp_path: Path) -> None:
-    from agent_zot.services.doctor import run_checks
-    from agent_zot.services.status import library_status
+    from agent_zot.services.upkeep.doctor import run_checks
+    from agent_zot.services.upkeep.status import library_status
 
     shutil.rmtree(index_folder(index_copy) / "vectors")
     ctx = AppContext(index_copy, home=tmp_path)

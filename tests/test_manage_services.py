@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 import pytest
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
-from agent_zot.services import collections, notes, tags
+from agent_zot.services.notes import read as notes
+from agent_zot.services.organize import collections, tags
+from agent_zot.services.organize.tags import TagCondition, parse_tag_expression
 from agent_zot.services.resolve.library import resolve_collection, resolve_item
-from agent_zot.services.tags import TagCondition, parse_tag_expression
 from agent_zot.zotero.reader import ReadOptions, load_library
 from tests.factories import FullLibrary
 

@@ -23,12 +23,12 @@ from agent_zot.index.embed import make_embedder
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import NOTE_KINDS, PAPER_KINDS, SearchFilter
 from agent_zot.mcp.server import build_server
-from agent_zot.services import notes
-from agent_zot.services.annotations import resolve_scope
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import Progress, UpdateOptions, update_index
-from agent_zot.services.retrieval import QueryVectors, search_chunks
-from agent_zot.services.status import index_status
+from agent_zot.services.notes import read as notes
+from agent_zot.services.notes.annotations import resolve_scope
+from agent_zot.services.search.retrieval import QueryVectors, search_chunks
+from agent_zot.services.upkeep.status import index_status
+from agent_zot.services.upkeep.update_db import Progress, UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
 from tests.conftest import guard_database, index_library

@@ -15,7 +15,7 @@ from agent_zot.ingest import ParseJob, parse_many
 from agent_zot.ingest.ocr import OcrConfig
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, UpdateSummary, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, UpdateSummary, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database
 from tests.ocr_factory import SENTENCE, recall, write_scanned_paper, write_text_paper

@@ -16,7 +16,7 @@ from agent_zot.config import Settings
 from agent_zot.index.store import Hit
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.passages import (
+from agent_zot.services.search.passages import (
     JOINED_CHARS,
     WINDOW_CHARS,
     ChunkHit,
@@ -28,9 +28,9 @@ from agent_zot.services.passages import (
     sentence_spans,
     windows,
 )
-from agent_zot.services.retrieval import PaperHit
-from agent_zot.services.search import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
-from agent_zot.services.search_present import paper_response
+from agent_zot.services.search.present import paper_response
+from agent_zot.services.search.retrieval import PaperHit
+from agent_zot.services.search.run import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
 

@@ -247,7 +247,7 @@ def test_passages_are_ordered_by_the_cross_encoder_when_one_is_configured(
     with its scores."""
     from agent_zot.index.resources import IndexResources
     from agent_zot.index.store import Hit
-    from agent_zot.services.passages import ChunkHit, PassagePicker
+    from agent_zot.services.search.passages import ChunkHit, PassagePicker
 
     def chunk(n: int, sentences: list[str]) -> ChunkHit:
         text = " ".join(s[0].upper() + s[1:] + "." for s in sentences)

@@ -9,7 +9,7 @@ import pytest
 
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database
 from tests.pdf_factory import write_paper
@@ -83,7 +83,7 @@ def test_it_is_counted_once(library: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = library
     ctx = AppContext(settings)
     try:
-        from agent_zot.services.status import library_status
+        from agent_zot.services.upkeep.status import library_status
 
         data = library_status(ctx)
     finally:

@@ -14,7 +14,7 @@ import pytest
 from agent_zot.config import Settings
 from agent_zot.index.changes import LIBRARY_STAMP, indexed_as_is, library_stamp
 from agent_zot.index.resources import IndexResources
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import ReadOptions, load_library
 from tests.conftest import guard_database

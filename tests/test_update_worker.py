@@ -1,4 +1,4 @@
-"""The watcher's update process (services/update_worker.py): a real `agent-zot update-worker` child kept
+"""The watcher's update process (services/upkeep/update_worker.py): a real `agent-zot update-worker` child kept
 between updates, answering each with update-db's summary; replaced when it exits idle or is killed; its
 failures reported with their reason; zotero.sqlite never written."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent_zot.config import Settings
 from agent_zot.errors import NotFoundError
-from agent_zot.services.update_worker import UpdateWorker, serve_updates
+from agent_zot.services.upkeep.update_worker import UpdateWorker, serve_updates
 from agent_zot.zotero.edits import LocalEdits
 from tests.conftest import fingerprint, index_library
 from tests.follow_zotero import ADDED, ZoteroStandIn

@@ -15,7 +15,7 @@ import pytest
 from agent_zot.config import Settings
 from agent_zot.graph.model import NodeKind
 from agent_zot.services.context import AppContext
-from agent_zot.services.indexing import UpdateOptions, update_index
+from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.view.data import ViewData, library_view
 from agent_zot.view.page import render_page
 from agent_zot.view.scope import ViewRequest

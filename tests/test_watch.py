@@ -21,7 +21,7 @@ from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.updater import (
+from agent_zot.services.upkeep.watch import (
     UpdateOutcome,
     UpdaterElection,
     Watcher,
@@ -350,7 +350,7 @@ def _stopped(watcher: subprocess.Popen[str]) -> None:
 
 def test_one_update_at_a_time_per_index(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     from agent_zot.index.locks import open_lock_file, try_lock, unlock
-    from agent_zot.services.indexing import UPDATE_LOCK
+    from agent_zot.services.upkeep.update_db import UPDATE_LOCK
 
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
     runner = CliRunner()

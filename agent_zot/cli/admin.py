@@ -60,7 +60,7 @@ def index_move(
 ) -> None:
     """Copy the index, vectors and all, to another store without re-embedding; resumable and verified.
     The current index is left as it is: switch vector_store in the config when the move succeeds."""
-    from agent_zot.services.index_move import move_index, target_store
+    from agent_zot.services.upkeep.index_move import move_index, target_store
 
     ctx = state.context()
     try:
@@ -148,7 +148,7 @@ def models(click_ctx: click.Context, as_json: bool) -> None:
     whether it is installed and in use. `agent-zot models install NAME` fetches one and sets it."""
     if click_ctx.invoked_subcommand is not None:
         return
-    from agent_zot.services.models import status
+    from agent_zot.services.setup.model_install import status
 
     state: State = click_ctx.obj
     rows = status(state.settings)
@@ -171,7 +171,7 @@ def models_install(state: State, name: str, as_json: bool) -> None:
     write its setting to the config file."""
     import sys
 
-    from agent_zot.services.models import install
+    from agent_zot.services.setup.model_install import install
 
     path = state.config_file or default_config_path()
     done = install(state.settings, name, path, progress=sys.stderr)

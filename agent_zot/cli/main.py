@@ -88,7 +88,7 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
 @_guard
 def status(state: State, as_json: bool) -> None:
     """Which library is in use, its schema version and what it holds."""
-    from agent_zot.services.status import format_status, library_status
+    from agent_zot.services.upkeep.status import format_status, library_status
 
     ctx = state.context()
     try:
@@ -104,7 +104,7 @@ def status(state: State, as_json: bool) -> None:
 @_guard
 def doctor(state: State, as_json: bool) -> None:
     """Check each part (config, library, locks, attachments, folders) and say how to fix problems."""
-    from agent_zot.services.doctor import checks_as_dicts, format_checks, run_checks
+    from agent_zot.services.upkeep.doctor import checks_as_dicts, format_checks, run_checks
 
     ctx = state.context()
     try:
@@ -131,8 +131,8 @@ def doctor(state: State, as_json: bool) -> None:
 def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> None:
     """Audit the citations of DRAFT (Markdown/Pandoc, LaTeX or plain text; - reads stdin) against the
     library: keys, pages, quotations, support, and claims left uncited."""
-    from agent_zot.services.audit import audit_draft
-    from agent_zot.services.audit.report import markdown_report, patch, response
+    from agent_zot.services.summarize.audit.report import markdown_report, patch, response
+    from agent_zot.services.summarize.audit.run import audit_draft
 
     text = read_draft_file(draft)
     if patch_file is not None and str(draft) != "-" and patch_file.resolve() == draft.resolve():
@@ -206,7 +206,7 @@ def update_db(
 ) -> None:
     """Build or refresh the full-text index: only what changed since the last run is processed."""
     from agent_zot.cli.progress import ProgressLine
-    from agent_zot.services.indexing import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 
     if background:
         state.in_background()
@@ -287,7 +287,7 @@ def _format_summary(data: dict[str, Any]) -> str:
 def demo(state: State) -> None:
     """Build a small demo library with PDFs, index it and show example tool calls (no Zotero needed)."""
     from agent_zot.cli.progress import ProgressLine
-    from agent_zot.services.demo import run_demo
+    from agent_zot.services.setup.demo import run_demo
 
     line = ProgressLine(sys.stderr)
     try:

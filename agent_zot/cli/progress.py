@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from agent_zot.services.indexing import Progress
+from agent_zot.services.upkeep.update_db import Progress
 
 _PLAIN_INTERVAL_S = 5.0
 

@@ -1,4 +1,4 @@
-"""`agent-zot setup`: write the MCP configuration of the clients on this machine (agent_zot.services.client_setup)."""
+"""`agent-zot setup`: write the MCP configuration of the clients on this machine (agent_zot.services.setup.clients)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import click
 
 from agent_zot.errors import AgentZotError, LibraryNotFoundError
-from agent_zot.services.client_setup import CLIENT_KEYS
+from agent_zot.services.setup.clients import CLIENT_KEYS
 
 if TYPE_CHECKING:
     from agent_zot.cli.common import State
-    from agent_zot.services.client_setup import ServerEntry, SetupChange
+    from agent_zot.services.setup.clients import ServerEntry, SetupChange
 
 _VERBS = {
     "add": ("add", "added", "to"),
@@ -62,7 +62,7 @@ def setup(
 def _setup(
     state: State, clients: tuple[str, ...], dry_run: bool, remove: bool, name: str, as_json: bool
 ) -> bool:
-    from agent_zot.services.client_setup import apply_setup, plan_setup, server_entry, setting_variables
+    from agent_zot.services.setup.clients import apply_setup, plan_setup, server_entry, setting_variables
 
     home, system = Path.home(), _system()
     # The one read of the environment: where clients keep their files (APPDATA, XDG_CONFIG_HOME,

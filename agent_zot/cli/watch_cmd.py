@@ -1,5 +1,5 @@
 """`agent-zot watch`, and the background updater `serve` runs: the index follows Zotero
-(agent_zot.services.updater)."""
+(agent_zot.services.upkeep.watch)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from agent_zot.errors import AgentZotError
 if TYPE_CHECKING:
     from agent_zot.cli.common import State
     from agent_zot.services.context import AppContext
-    from agent_zot.services.updater import UpdateOutcome, Watcher
+    from agent_zot.services.upkeep.watch import UpdateOutcome, Watcher
 
 
 def update_command(state: State, ctx: AppContext) -> list[str]:
     """The update process's command line for this library and config, run by the watcher as a child
-    process that stays for the next update (services/update_worker.py)."""
+    process that stays for the next update (services/upkeep/update_worker.py)."""
     command = [sys.executable, "-m", "agent_zot", "--library", str(ctx.source().data_dir)]
     if state.config_file is not None:
         command += ["--config", str(state.config_file.resolve())]
@@ -32,8 +32,8 @@ def update_command(state: State, ctx: AppContext) -> list[str]:
 def make_watcher(
     state: State, ctx: AppContext, interval: float, on_update: Callable[[UpdateOutcome], None] | None = None
 ) -> Watcher:
-    from agent_zot.services.update_worker import UpdateWorker
-    from agent_zot.services.updater import Watcher
+    from agent_zot.services.upkeep.update_worker import UpdateWorker
+    from agent_zot.services.upkeep.watch import Watcher
 
     return Watcher(
         ctx.source().db_path,
@@ -47,7 +47,7 @@ def make_watcher(
 def start_background_updates(state: State, ctx: AppContext) -> threading.Event | None:
     """`serve`'s updater: only for a real library that has an index (building the first one is a choice
     the user makes with update-db, it can take long)."""
-    from agent_zot.services.updater import start_watcher
+    from agent_zot.services.upkeep.watch import start_watcher
 
     try:
         if ctx.source().is_demo or not ctx.index_resources().exists():
@@ -120,9 +120,9 @@ def _report(outcome: UpdateOutcome) -> None:
 @_guard
 def update_worker(state: State, idle_exit: float | None) -> None:
     """The watcher's update process: one `update-db --background` per line on stdin, each answered with
-    one JSON line, models, graph memo and open index kept between them (services/update_worker.py)."""
-    from agent_zot.services.indexing import UpdateOptions, update_index
-    from agent_zot.services.update_worker import IDLE_EXIT_S, serve_updates
+    one JSON line, models, graph memo and open index kept between them (services/upkeep/update_worker.py)."""
+    from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
+    from agent_zot.services.upkeep.update_worker import IDLE_EXIT_S, serve_updates
 
     state.in_background()
     ctx = state.context(follows_library=True)

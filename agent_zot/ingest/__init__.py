@@ -11,7 +11,7 @@ from agent_zot.ingest.models import PageText, ParsedDocument, ParseError, Parser
 from agent_zot.ingest.pool import ParseJob, ParseOutcome, parse_many
 
 # Raised when a release reads files an earlier one could not (OCR of turned and two-page scans, languages):
-# the first update after it reads again the files the index records as unread (services/indexing.py).
+# the first update after it reads again the files the index records as unread (services/upkeep/update_db.py).
 READER_VERSION = 2
 
 __all__ = [

@@ -104,7 +104,7 @@ def _parameters(spec: ToolSpec) -> list[inspect.Parameter]:
 
 class _Shared:
     """What all tool calls of one server share: the questions put to clients' models whose answers have
-    not come back (services/evidence/client_judge.py), made on the first call (the evidence stack loads
+    not come back (services/search/evidence/client_judge.py), made on the first call (the evidence stack loads
     then, not at startup)."""
 
     def __init__(self) -> None:
@@ -114,7 +114,7 @@ class _Shared:
     def ledger(self) -> Any:
         with self._lock:
             if self._ledger is None:
-                from agent_zot.services.evidence.client_judge import AskLedger
+                from agent_zot.services.search.evidence.client_judge import AskLedger
 
                 self._ledger = AskLedger()
             return self._ledger
@@ -136,7 +136,7 @@ def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable
 
 
 class WarmUpAfterListing(Middleware):
-    """Start the warm-up (services/warmup.py) once the client has listed the tools: it then runs while the
+    """Start the warm-up (services/upkeep/warmup.py) once the client has listed the tools: it then runs while the
     user types the first question, and never slows the listing itself (the two would share the GIL)."""
 
     def __init__(self, ctx: AppContext) -> None:
@@ -147,7 +147,7 @@ class WarmUpAfterListing(Middleware):
         tools = await call_next(context)
         if not self._started:
             self._started = True
-            from agent_zot.services.warmup import start_warm_up
+            from agent_zot.services.upkeep.warmup import start_warm_up
 
             start_warm_up(self._ctx)
         return tools

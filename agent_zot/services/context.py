@@ -71,7 +71,7 @@ class AppContext:
     def index(self) -> IndexResources:
         """The full-text index of this library (state, embedder, store), created on first use; an index
         built from another library is refused (update-db, which may rebuild it, uses `index_resources`)."""
-        from agent_zot.services.indexing import check_library
+        from agent_zot.services.upkeep.update_db import check_library
 
         resources = self.index_resources()
         if resources.exists():  # reading never creates an index

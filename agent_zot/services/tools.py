@@ -16,7 +16,6 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
-from agent_zot.services import collections, notes, tags
 from agent_zot.services.catalog import (
     BY_NAME,
     WRITE_MODES,
@@ -29,8 +28,10 @@ from agent_zot.services.catalog import (
     TagsRequest,
 )
 from agent_zot.services.context import AppContext
-from agent_zot.services.export import ExportScope, GraphExport, export, format_for, write_review
-from agent_zot.services.export_annotations import default_name as annotations_file_name
+from agent_zot.services.export.annotations import default_name as annotations_file_name
+from agent_zot.services.export.files import ExportScope, GraphExport, export, format_for, write_review
+from agent_zot.services.notes import read as notes
+from agent_zot.services.organize import collections, tags
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolved_record
 from agent_zot.services.response import ToolResponse, clamp_limit, estimate_tokens, plural
 from agent_zot.services.routing import Route, resolve_tool, route
@@ -92,7 +93,7 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
         if ctx.serving_demo():
             exc.hint = f"{exc.hint} ({DEMO_NOTE} {DEMO_HINT})" if exc.hint else f"{DEMO_NOTE} {DEMO_HINT}"
         raise
-    from agent_zot.services.retractions import flag_answer
+    from agent_zot.services.answer_notes import flag_answer
 
     flag_answer(ctx.library(), response)
     if spec.name in INDEX_TOOLS:
@@ -108,7 +109,7 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
 
 
 def _note_lag(ctx: AppContext, response: ToolResponse) -> None:
-    from agent_zot.services.freshness import index_lag
+    from agent_zot.services.upkeep.freshness import index_lag
 
     lag = index_lag(ctx)
     if lag is None:
@@ -252,8 +253,8 @@ def _tag_list(decision: Route) -> list[str] | None:
 
 
 def manage_notes(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolResponse:
-    from agent_zot.services.annotations import resolve_scope
-    from agent_zot.services.notes_search import MeaningSearch
+    from agent_zot.services.notes.annotations import resolve_scope
+    from agent_zot.services.notes.meaning import MeaningSearch
 
     keys = decision.params.get("item_keys") or []
     key = req.item_key or (keys[0] if keys else None)
@@ -318,7 +319,7 @@ def export_library(ctx: AppContext, req: ExportRequest, decision: Route) -> Tool
     if fmt == "review":
         return _finish(_review(ctx, req), decision)
     if fmt == "matrix":
-        from agent_zot.services.matrix_export import export_matrix  # the index stack loads on the first call
+        from agent_zot.services.export.matrix import export_matrix  # the index stack loads on the first call
 
         return _finish(export_matrix(ctx, req, decision.params), decision)
     match = None
@@ -366,8 +367,10 @@ def _export_paper(library: Library, query: str, decision: Route) -> PaperMatch |
 
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
-    from agent_zot.services.audit.review import build_review  # the index stack loads on the first call
-    from agent_zot.services.search import NO_INDEX
+    from agent_zot.services.search.run import NO_INDEX
+    from agent_zot.services.summarize.audit.review import (
+        build_review,  # the index stack loads on the first call
+    )
 
     has_draft = bool(req.draft and req.draft.strip())
     if not has_draft and not any(v.claim and v.claim.strip() for v in req.verdicts or ()):
@@ -397,7 +400,7 @@ def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
 
 
 def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
-    from agent_zot.services.search import run_search  # the index stack loads on the first search
+    from agent_zot.services.search.run import run_search  # the index stack loads on the first search
 
     filters = {
         "year_min": req.year_min,
@@ -408,7 +411,7 @@ def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
         "item_type": req.item_type,
     }
     if decision.mode == "evidence":
-        from agent_zot.services.evidence import run_evidence
+        from agent_zot.services.search.evidence.run import run_evidence
 
         response = run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters)
         return _finish(response, decision)
@@ -419,11 +422,11 @@ def search(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
 
 
 def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolResponse:
-    from agent_zot.services.summarize import run_summarize  # the index stack loads on the first call
+    from agent_zot.services.summarize.run import run_summarize  # the index stack loads on the first call
 
     if decision.mode == "audit":
-        from agent_zot.services.audit import audit_draft
-        from agent_zot.services.audit.report import response
+        from agent_zot.services.summarize.audit.report import response
+        from agent_zot.services.summarize.audit.run import audit_draft
 
         if not req.draft or not req.draft.strip():
             raise InvalidArgumentError(
@@ -454,7 +457,7 @@ def summarize(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolRe
 
 
 def explore_graph(ctx: AppContext, req: ExploreRequest, decision: Route) -> ToolResponse:
-    from agent_zot.services.explore import explore_graph as explore  # networkx loads on the first call
+    from agent_zot.services.explore.run import explore_graph as explore  # networkx loads on the first call
 
     arguments = req.model_dump(exclude={"force_mode"})
     return _finish(explore(ctx, decision, **arguments), decision)

@@ -23,9 +23,9 @@ from agent_zot.zotero.copies import paper_key
 
 if TYPE_CHECKING:
     from agent_zot.graph.store import GraphStore
-    from agent_zot.services.audit import SentenceAudit
     from agent_zot.services.context import AppContext
-    from agent_zot.services.evidence import EvidencePaper
+    from agent_zot.services.search.evidence.run import EvidencePaper
+    from agent_zot.services.summarize.audit.run import SentenceAudit
 
 # The page colours links by these; their order is the code sent in ``edges["evidence"]``.
 STANCES = ("supports", "contradicts", "related", "unjudged", "cited", "fault", "suggested")
@@ -57,8 +57,8 @@ def claims_view(
     ctx: AppContext, claims: Sequence[str], *, papers_per_claim: int = PAPERS_PER_CLAIM
 ) -> ViewData:
     """Each claim checked as `zot_search` mode evidence checks it, drawn with the papers found."""
-    from agent_zot.services.evidence import claim_of, counts_of, gather_evidence
-    from agent_zot.services.search import NO_INDEX, content_words
+    from agent_zot.services.search.evidence.run import claim_of, counts_of, gather_evidence
+    from agent_zot.services.search.run import NO_INDEX, content_words
 
     texts = [claim_of(claim) for claim in claims]
     empty = [claim for claim, text in zip(claims, texts, strict=True) if not content_words(text)]
@@ -93,7 +93,7 @@ def _evidence_link(paper: EvidencePaper) -> ClaimLink:
 def audit_view(ctx: AppContext, draft: str) -> ViewData:
     """A draft's citation audit: each sentence that cites (or should cite) the library, linked to its
     cited papers (cited, or fault with what is wrong) and an uncited claim's candidate papers."""
-    from agent_zot.services.audit import audit_draft
+    from agent_zot.services.summarize.audit.run import audit_draft
 
     store = graph_store(ctx)
     result = audit_draft(ctx, draft)

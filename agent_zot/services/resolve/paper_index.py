@@ -252,7 +252,7 @@ def citation_keys(index: PaperIndex, library: Library) -> dict[str, str]:
     """Citation key (folded) → item key: the items' own keys and the BibTeX keys agent-zot exports, made on
     the first request that carries something shaped like one."""
     if index.cite_keys is None:
-        from agent_zot.export.bibtex import bibtex_keys
+        from agent_zot.formats.bibtex import bibtex_keys
 
         generated = {cite.casefold(): key for key, cite in bibtex_keys(list(library.items.values())).items()}
         own = {i.citation_key.casefold(): k for k, i in library.items.items() if i.citation_key}

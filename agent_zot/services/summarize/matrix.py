@@ -197,7 +197,7 @@ def run_matrix(
     offset: int | None,
     max_tokens: int | None,
 ) -> ToolResponse:
-    from agent_zot.services.summarize import token_budget
+    from agent_zot.services.summarize.run import token_budget
 
     budget = token_budget(max_tokens, "matrix")
     asked = questions_of(questions, query, params)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from agent_zot.export.bibtex import split_suffix
-from agent_zot.export.latex import strip_markup
+from agent_zot.formats.bibtex import split_suffix
+from agent_zot.formats.latex import strip_markup
 from agent_zot.identifiers import clean_doi
 from agent_zot.services.summarize.common import FullText, header
 from agent_zot.zotero.models import Creator, Item, Library

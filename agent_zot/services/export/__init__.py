@@ -1,0 +1,1 @@
+"""Export: the `zot_export` tool (BibTeX, CSL-JSON, Markdown, GraphML, annotations, matrix, review)."""

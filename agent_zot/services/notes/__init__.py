@@ -1,0 +1,1 @@
+"""Notes: the `zot_manage_notes` tool (notes and annotations: list, search, create)."""

@@ -1,0 +1,1 @@
+"""Collections and tags: the `zot_manage_collections` and `zot_manage_tags` tools."""

@@ -1,0 +1,1 @@
+"""Search: the `zot_search` tool and its modes (passages, papers, metadata, evidence)."""

@@ -1,0 +1,1 @@
+"""Evidence: the `evidence` mode of `zot_search` (claim check, stance, worksheet)."""

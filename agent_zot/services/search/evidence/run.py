@@ -1,0 +1,336 @@
+"""Claim check (`zot_search` mode `evidence`): the passages of the library that bear on one claim, each
+numbered and cited [KEY p. N], with how many papers stand on each side once they are judged.
+
+Counter-evidence is sought on purpose: besides the claim, its refutation variants (variants.py) run as
+sub-queries through the same hybrid retrieval; the rankings are fused by weighted reciprocal rank (the
+claim counts most) and each passage records which variants found it. By default nobody but the assistant
+judges: the answer is a worksheet (worksheet.py) whose verdicts come back checked through `zot_export`
+format `review`. A configured judge (stance.py: an NLI model, Ollama, or, opt-in, the client's model by an
+MCP multi round-trip request) labels each passage first, and the answer says who judged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.index.store import SearchFilter
+from agent_zot.services.context import AppContext
+from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
+from agent_zot.services.routing import Route
+from agent_zot.services.search.evidence.client_judge import ClientJudge
+from agent_zot.services.search.evidence.stance import Stance, StanceJudge, make_judge
+from agent_zot.services.search.evidence.variants import Variant, refutation_variants
+from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
+from agent_zot.services.search.passages import JUDGING, Passage
+from agent_zot.services.search.present import PASSAGE_CHARS, locator
+from agent_zot.services.search.present import label as passage_label
+from agent_zot.services.search.retrieval import PaperHit, search_papers
+from agent_zot.services.search.run import (
+    NO_INDEX,
+    checked_detail,
+    checked_text,
+    content_words,
+    resolve_filters,
+)
+
+# Weighted reciprocal-rank fusion of the variants' paper rankings (k as in retrieval.py). The claim's own
+# ranking counts most; a variant adds the papers that argue the other way.
+FUSION_K = 10
+CLAIM_WEIGHT = 1.0
+VARIANT_WEIGHT = 0.5
+# Ten papers of two passages: on the dev claims the gold abstract is in the answer as often as with eight
+# papers of three, and the answer is a sixth shorter (scripts/bench_evidence.py).
+PASSAGES_PER_PAPER = 2
+DEFAULT_LIMIT = 10
+# With a judge that says how much a passage bears on the claim, the fused list is judged a few papers
+# deeper and reordered by reciprocal rank over both orders (fused retrieval, bearing): a paper retrieval
+# ranked sixth that speaks to the claim directly moves up.
+RERANK_EXTRA = 5
+
+# "is there evidence that ...", "does my library support the claim that ...": the request, not the claim.
+_LEAD_IN = re.compile(
+    r"^(?:please\s+)?(?:(?:is|are)\s+there\s+(?:any\s+)?(?:evidence|support|studies|papers)\s+(?:in\s+my\s+library\s+)?"
+    r"(?:that|for|of|against|on\s+whether)"
+    r"|(?:does|do|can)\s+(?:my\s+)?(?:library|papers?|literature|sources)\s+(?:support|contradict|refute|back\s+up"
+    r"|confirm|dispute)\s*(?:the\s+(?:claim|idea|statement|hypothesis)\s*)?(?:that)?"
+    r"|what\s+(?:in\s+my\s+library\s+)?(?:argues|speaks|counts|says|is)\s+(?:against|for)\s*(?:the\s+(?:claim|idea)\s*)?(?:that)?"
+    r"|(?:find|show|give)\s+(?:me\s+)?(?:the\s+)?(?:counter-?)?(?:evidence|support)\s+(?:for|against|that|on)"
+    r"|(?:check|verify|test)\s+(?:the\s+claim\s+|whether\s+|if\s+|that\s+)+"
+    r"|(?:is\s+it\s+true|is\s+it\s+the\s+case)\s+that"
+    r"|(?:evidence|counter-?evidence)\s+(?:for|against|that|on)(?:\s+the\s+claim)?(?:\s+that)?)\s*[:,]?\s*",
+    re.IGNORECASE,
+)
+
+
+def claim_of(query: str) -> str:
+    """The claim inside a request: lead-in words and a trailing question mark removed ("" when the
+    request is all lead-in)."""
+    return _LEAD_IN.sub("", " ".join(query.split()), count=1).strip().rstrip(" ?")
+
+
+@dataclass(slots=True)
+class EvidencePassage:
+    passage: Passage
+    variants: list[str]
+    stance: Stance | None = None
+
+
+@dataclass(slots=True)
+class EvidencePaper:
+    item_key: str
+    score: float
+    passages: list[EvidencePassage] = field(default_factory=list)
+    variants: set[str] = field(default_factory=set)
+    stance: Stance | None = None
+
+
+def run_evidence(
+    ctx: AppContext,
+    decision: Route,
+    query: str,
+    *,
+    limit: int | None,
+    detail: str | None = None,
+    **explicit: Any,
+) -> ToolResponse:
+    """Check one claim against the library (within the caller's filters). ``detail``: "sentences" (the
+    best sentences of each passage) or "full" (whole chunks)."""
+    text = checked_text(query, explicit)
+    detail = checked_detail(detail)
+    claim = claim_of(text)
+    if not content_words(claim):
+        raise InvalidArgumentError(
+            f"{quoted(text)} states no claim to check.",
+            hint="Give the claim as a sentence, e.g. query='statins reduce LDL cholesterol in older adults'.",
+        )
+    library = ctx.library()
+    filters = resolve_filters(library, decision.params, explicit, strict_authors=False)
+    if not ctx.index_ready():
+        raise NotFoundError(NO_INDEX, hint="The claim check reads the indexed passages.")
+    size = clamp_limit(limit, default=DEFAULT_LIMIT)
+    store_filter = filters.store_filter()
+    if decision.params.get("item_keys"):
+        store_filter = replace(store_filter, item_keys=tuple(decision.params["item_keys"]))
+    found = gather_evidence(ctx, claim, limit=size, search_filter=store_filter, detail=detail)
+    response = _response(library, claim, found, scope=filters.describe(), detail=detail)
+    if isinstance(found.judge, ClientJudge) and found.judge.request is not None:
+        response.ask_client = found.judge.request  # the front end asks, then calls again with the reply
+    return response
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One claim checked: the variants searched, the papers best first (judged), and the judge."""
+
+    claim: str
+    variants: list[Variant]
+    papers: list[EvidencePaper]
+    judge: StanceJudge
+
+
+def gather_evidence(
+    ctx: AppContext,
+    claim: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    search_filter: SearchFilter | None = None,
+    detail: str = "sentences",
+    ask_client: bool = True,
+) -> Evidence:
+    """The claim and its refutation variants searched, fused, judged and reordered by bearing
+    (``ask_client`` False: never by the client's model, whatever the stance setting)."""
+    variants = refutation_variants(claim)
+    resources = ctx.index()
+    rankings = {
+        v.name: search_papers(
+            resources,
+            v.text,
+            limit=limit * 2 if v.name == "claim" else limit,
+            search_filter=search_filter,
+            passages_per_paper=(PASSAGES_PER_PAPER, 2),
+            fusion=ctx.settings.search_fusion,
+            detail=detail,
+            shape=JUDGING,  # each passage is judged on its own: short, and never two joined
+        )
+        for v in variants
+    }
+    judge = make_judge(ctx.settings, ask_client=ask_client)
+    pool = fuse(rankings, limit=limit + RERANK_EXTRA)
+    judge_papers(judge, claim, pool)
+    return Evidence(claim, variants, by_bearing(pool, decisive=judge.decisive)[:limit], judge)
+
+
+def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:
+    """Papers by weighted reciprocal rank over the variants' rankings, each with its passages from every
+    variant that found it (the claim's first), duplicates merged and the variants recorded."""
+    found: dict[str, EvidencePaper] = {}
+    for name, ranking in rankings.items():  # the claim's ranking comes first
+        weight = CLAIM_WEIGHT if name == "claim" else VARIANT_WEIGHT
+        for rank, hit in enumerate(ranking):
+            paper = found.setdefault(hit.item_key, EvidencePaper(hit.item_key, 0.0))
+            paper.score += weight / (FUSION_K + rank + 1)
+            paper.variants.add(name)
+            for passage in hit.passages:
+                _add_passage(paper, passage, name)
+    ranked = sorted(found.values(), key=lambda p: -p.score)[:limit]
+    for paper in ranked:
+        paper.passages = paper.passages[:PASSAGES_PER_PAPER]
+    return ranked
+
+
+def _add_passage(paper: EvidencePaper, passage: Passage, variant: str) -> None:
+    for known in paper.passages:
+        same_place = (known.passage.attachment_key, known.passage.page_start) == (
+            passage.attachment_key,
+            passage.page_start,
+        )
+        if same_place and (known.passage.text in passage.text or passage.text in known.passage.text):
+            if variant not in known.variants:
+                known.variants.append(variant)
+            return
+    paper.passages.append(EvidencePassage(passage, [variant]))
+
+
+def judge_papers(judge: StanceJudge, claim: str, papers: list[EvidencePaper]) -> None:
+    """Each passage's stance, then each paper's: the side its strongest judged passage takes (a
+    contradiction outweighs support of equal strength: counter-evidence is what a writer must not miss)."""
+    passages = breadth_first([paper.passages for paper in papers])
+    for passage, stance in zip(passages, judge.judge(claim, [p.passage.text for p in passages]), strict=True):
+        passage.stance = stance
+    for paper in papers:
+        judged = [p.stance for p in paper.passages if p.stance is not None and p.stance.label != "unjudged"]
+        sides = [s for s in judged if s.label in ("supports", "contradicts")]
+        if sides:
+            paper.stance = max(sides, key=lambda s: (s.score, s.label == "contradicts"))
+        elif judged:
+            paper.stance = max(judged, key=lambda s: s.score)
+        else:
+            paper.stance = Stance("unjudged", 0.0)
+
+
+def breadth_first(per_paper: list[list[EvidencePassage]]) -> list[EvidencePassage]:
+    """Every paper's best passage, then every paper's second, and so on: a judge that reads only the first
+    passages it is given (the client's model, bounded in tokens) still sees every paper of the pool, so
+    its bearing can lift a paper that retrieval ranked low."""
+    depth = max((len(passages) for passages in per_paper), default=0)
+    return [passages[i] for i in range(depth) for passages in per_paper if i < len(passages)]
+
+
+def by_bearing(papers: list[EvidencePaper], *, decisive: bool = False) -> list[EvidencePaper]:
+    """The papers reordered by how much they bear on the claim (their most bearing passage); unchanged
+    when the judge gives no bearing. A decisive judge (a language model) puts every paper it found taking
+    a side before those it did not, in fused order within each; any other judge's order is fused with
+    retrieval's by reciprocal rank, so it lifts a paper without overruling retrieval."""
+    known = [
+        [p.stance.bearing for p in paper.passages if p.stance is not None and p.stance.bearing is not None]
+        for paper in papers
+    ]
+    if not any(known):
+        return papers
+    bearing = [max(values, default=0.0) for values in known]
+    if decisive:
+        return [papers[i] for i in sorted(range(len(papers)), key=lambda i: (bearing[i] < 0.5, i))]
+    judged_rank = {i: rank for rank, i in enumerate(sorted(range(len(papers)), key=lambda i: -bearing[i]))}
+    score = [1 / (FUSION_K + i + 1) + 1 / (FUSION_K + judged_rank[i] + 1) for i in range(len(papers))]
+    return [papers[i] for i in sorted(range(len(papers)), key=lambda i: -score[i])]
+
+
+def counts_of(papers: list[EvidencePaper]) -> dict[str, int]:
+    counts = dict.fromkeys(("supports", "contradicts", "related", "unjudged"), 0)
+    for paper in papers:
+        counts[paper.stance.label if paper.stance else "unjudged"] += 1
+    return counts
+
+
+def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: str) -> ToolResponse:
+    variants, papers, judge = found.variants, found.papers, found.judge
+    counts = counts_of(papers)
+    sides = counts["supports"] + counts["contradicts"]
+    agreement = round(counts["supports"] / sides, 3) if sides else None
+    where = f" within {scope}" if scope else ""
+    searched = "Searched the claim and " + plural(len(variants) - 1, "refutation variant")
+    searched += ": " + ", ".join(v.name for v in variants[1:]) + "." if len(variants) > 1 else "."
+    if not papers:
+        return ToolResponse(
+            f"No passages bear on {quoted(claim)}{where}. {searched}",
+            {
+                "claim": claim,
+                "papers": [],
+                "counts": counts,
+                "agreement": None,
+                "variants": _variants(variants),
+            },
+        )
+    body, rows, to_judge, number = [], [], [], 0
+    texts: list[list[str]] = []  # each passage's whole words, for the claim view to quote from
+    for paper in papers:
+        item = library.items.get(paper.item_key)
+        if item is None:
+            continue
+        side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if _judged(paper.stance) else ""
+        body.append(f"{len(rows) + 1}. {side}{item_line(item)}")
+        passages = []
+        texts.append([p.passage.text for p in paper.passages])
+        for p in paper.passages:
+            number += 1
+            stance = f" · {p.stance.label} {p.stance.score:.2f}" if _judged(p.stance) else ""
+            if not _judged(p.stance):
+                to_judge.append(number)
+            cited = f"{item.key} {passage_label(p.passage)}"
+            text = clip(p.passage.text, PASSAGE_CHARS[detail])
+            body.append(f"   [{number}] [{cited}{stance}{_found_by(p)}] {text}")
+            passages.append(
+                {"n": number}
+                | locator(p.passage)
+                | {"variants": p.variants}
+                | (p.stance.to_dict() if p.stance else {})
+            )
+        rows.append(
+            {
+                "key": item.key,
+                "title": item.title,
+                "year": item.year,
+                "score": round(paper.score, 4),
+                **(paper.stance.to_dict() if paper.stance else {}),
+                "variants": sorted(paper.variants),
+                "passages": passages,
+            }
+        )
+    status, who = judged_by(judge, number - len(to_judge), number)
+    tally = ", ".join(f"{label} {n}" for label, n in counts.items() if n and label != "unjudged")
+    head = (
+        f"Evidence on {quoted(claim, 160)}{where}: {plural(len(rows), 'paper')}, {plural(number, 'passage')}"
+    )
+    head += f" ({tally}). " if tally else ". "
+    lines = [head + searched, *body, who, *worksheet(to_judge, number)]
+    lines.append("More: zot_summarize item_key=KEY with the claim reads one paper's best passages.")
+    data = {
+        "claim": claim,
+        "variants": _variants(variants),
+        "papers": rows,
+        "counts": counts,
+        "agreement": agreement,
+        "stance_judge": judge.name,
+        "judge_status": status,
+        "judged_by": who,
+    }
+    if to_judge:
+        data["to_judge"] = to_judge
+    return ToolResponse("\n".join(lines), data, view={"passages": texts})
+
+
+def _judged(stance: Stance | None) -> bool:
+    return stance is not None and stance.label != "unjudged"
+
+
+def _found_by(passage: EvidencePassage) -> str:
+    """Named only when the claim itself did not find the passage: that is counter-evidence a plain search
+    misses (the structured content lists every variant)."""
+    return "" if "claim" in passage.variants else " · found by " + ", ".join(passage.variants)
+
+
+def _variants(variants: list[Variant]) -> list[dict[str, str]]:
+    return [{"name": v.name, "text": v.text} for v in variants]

@@ -1,0 +1,108 @@
+"""How a `zot_search` answer reads: papers with their page-cited passages, once.
+
+The text form is what the assistant reads: one line per paper (key, authors, year, title, venue) and one
+per passage (pages, section, words). The structured form carries the same papers and passages as data for
+programs (key, title, year, score, the channels that found the paper; each passage's attachment, pages and
+score) without repeating the authors, venues, sections or words, so an answer costs its tokens once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
+from agent_zot.services.search.passages import Passage
+from agent_zot.services.search.retrieval import PaperHit
+from agent_zot.zotero.models import Item, Library
+
+PASSAGE_CHARS = {"sentences": 1000, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
+SECTION_CHARS = 48
+# A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
+# passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
+ANSWER_BUDGET = {"sentences": 8000, "full": None}
+_FRAME_CHARS = 450  # the head line and the "More:" footer
+
+
+def paper_response(
+    library: Library, papers: list[PaperHit], *, scope: str, query: str, detail: str
+) -> ToolResponse:
+    where = f" within {scope}" if scope else ""
+    if not papers:
+        return ToolResponse(
+            f"No papers found for {quoted(query)}{where}.", {"total": 0, "papers": [], "tokens": 0}
+        )
+    body: list[str] = []
+    rows = []
+    listed_papers = [(p, library.items[p.item_key]) for p in papers if p.item_key in library.items]
+    # (a paper indexed but deleted from Zotero since the last update-db is left out)
+    heads = [f"{n}. {item_line(item)}" for n, (_, item) in enumerate(listed_papers, 1)]
+    left = ANSWER_BUDGET[detail]
+    if left is not None:
+        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in heads)
+    trimmed = 0
+    for paper_line, (paper, item) in zip(heads, listed_papers, strict=True):
+        body.append(paper_line)
+        shown = [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+        if left is not None:
+            kept = []
+            for line in shown:
+                if len(line) > left:
+                    break
+                kept.append(line)
+                left -= len(line) + 1
+            if len(kept) < len(shown):
+                left = 0  # what follows gets no passage: the answer keeps its order
+                trimmed += 1
+                paper = replace(paper, passages=paper.passages[: len(kept)])
+            shown = kept
+        body += shown
+        rows.append(
+            listed(item)
+            | {
+                "score": round(paper.score, 4),
+                "found_by": sorted(paper.found_by),
+                "passages": [locator(p) for p in paper.passages],
+            }
+        )
+    shown = "best sentences" if detail == "sentences" else "whole passages"
+    head = f"{plural(len(rows), 'paper')} for {quoted(query)}{where}, best first ({shown}, PDF pages):"
+    more = (
+        "More: zot_summarize item_key=KEY with the question gives that paper's best passages; "
+        "force_mode='full' pages='N' reads a page"
+        + ("; detail='full' returns whole passages." if detail == "sentences" else ".")
+    )
+    if trimmed:
+        more = f"({plural(trimmed, 'paper')} shown without all passages, to keep this answer short.) " + more
+    rest = "\n".join(["", *body, more])
+    tokens = estimate_tokens(head + rest)
+    for _ in range(3):  # the count is part of the text it counts
+        text = head[:-1] + f" ≈{tokens:,} tokens:" + rest
+        if estimate_tokens(text) == tokens:
+            break
+        tokens = estimate_tokens(text)
+    return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
+
+
+def listed(item: Item) -> dict[str, Any]:
+    """A paper as data beside its text line: the identifiers, not the authors and venue again."""
+    return {"key": item.key, "title": item.title, "year": item.year, "found_by": ["metadata"], "passages": []}
+
+
+def label(passage: Passage) -> str:
+    """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record; "p. 4 (OCR)"
+    when the words were read from a scanned page (they may be misread)."""
+    where = passage.pages or ("abstract" if passage.kind == "metadata" else "no page")
+    if passage.ocr:
+        where += " (OCR)"
+    if passage.section:
+        section = " ".join(passage.section.split())
+        where += " · " + clip(section, SECTION_CHARS)
+    return where
+
+
+def locator(passage: Passage) -> dict[str, Any]:
+    """A passage as data: where it is and how well it matched, without its words or its section (both in
+    the text)."""
+    row = {k: v for k, v in passage.to_dict().items() if k not in ("text", "section")}
+    return row | {"chars": len(passage.text)}

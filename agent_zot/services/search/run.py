@@ -1,0 +1,373 @@
+"""`zot_search`: find papers in the library for a natural-language request.
+
+The router gives the mode and the filters it found (authors, years, collection, tags); explicit arguments
+win. With a topic, the hybrid index is searched with the filters pushed into the store; without one (a
+pure "papers by X since 2019" request) the library's metadata answers, which also works with no index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date
+from typing import Any
+
+from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.graph.store import GraphStore
+from agent_zot.index.rerank import make_reranker
+from agent_zot.index.store import SearchFilter
+from agent_zot.services.context import AppContext
+from agent_zot.services.resolve.library import author_surnames, resolve_collection
+from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
+from agent_zot.services.routing import Route
+from agent_zot.services.search import modes, present
+from agent_zot.services.search.building import build_progress, metadata_answer
+from agent_zot.services.search.passages import DETAILS, asks_a_question
+from agent_zot.services.search.retrieval import PaperHit, search_papers
+from agent_zot.text import STOPWORDS
+from agent_zot.zotero.models import Collection, Item, Library
+
+MAX_QUERY_CHARS = 2000
+# Passages per paper by rank (the last count repeats): the first paper most often holds the answer, and a
+# 10-paper answer of sentence windows stays near 2,000 tokens (scripts/bench_passages.py).
+PASSAGES_BY_RANK = {"sentences": (8, 2, 1, 1), "full": (3, 1)}
+# A question about a detail is answered by one paper, most often the first: it shows that paper in depth
+# (the others keep a passage each, within the same 8,000 characters); a topic keeps its breadth. On the dev
+# parts of both question sets this took the answer in the default answer from 0.68 to 0.77 and 0.94 to 0.96.
+QUESTION_PASSAGES_BY_RANK = (14, 1)
+NO_INDEX = (
+    "The full-text index is empty, so only metadata searches work. "
+    "Build it with `agent-zot update-db` (a few minutes for a typical library; later runs are incremental)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the request restricts the search to, resolved against the library."""
+
+    authors: tuple[str, ...] = ()  # creator last names as stored in Zotero
+    unknown_authors: tuple[str, ...] = ()  # authors/collection named in the query that match nothing (why)
+    year_min: int | None = None
+    year_max: int | None = None
+    collection: Collection | None = None
+    collection_keys: tuple[str, ...] = ()  # the collection and its sub-collections
+    tags: tuple[str, ...] = ()
+    item_types: tuple[str, ...] = ()
+
+    def store_filter(self) -> SearchFilter:
+        return SearchFilter(
+            year_min=self.year_min,
+            year_max=self.year_max,
+            item_types=self.item_types,
+            collections=self.collection_keys,
+            tags=self.tags,
+            creators=self.authors,
+        )
+
+    def admits(self, item: Item) -> bool:
+        year = item.year
+        return (
+            (not self.authors or any(c.last_name in self.authors for c in item.creators))
+            and (self.year_min is None or (year is not None and year >= self.year_min))
+            and (self.year_max is None or (year is not None and year <= self.year_max))
+            and (not self.collection_keys or bool(set(item.collection_keys) & set(self.collection_keys)))
+            and (not self.tags or bool(set(item.tag_names()) & set(self.tags)))
+            and (not self.item_types or item.item_type in self.item_types)
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.authors:
+            parts.append("authors " + ", ".join(self.authors))
+        if self.year_min is not None or self.year_max is not None:
+            parts.append(f"years {self.year_min or '…'}–{self.year_max or '…'}")
+        if self.collection is not None:
+            parts.append(f"collection {self.collection.path or self.collection.name}")
+        if self.tags:
+            parts.append("tags " + ", ".join(self.tags))
+        if self.item_types:
+            parts.append("type " + ", ".join(self.item_types))
+        return "; ".join(parts)
+
+
+def run_search(
+    ctx: AppContext,
+    decision: Route,
+    query: str,
+    *,
+    limit: int | None,
+    escalate: bool = True,
+    detail: str | None = None,
+    **explicit: Any,
+) -> tuple[ToolResponse, Route]:
+    """Run a routed search; ``explicit`` holds the caller's own filter arguments (they win). Returns the
+    response and the route as it finally ran (escalation and expansion are recorded in it). A mode the
+    caller forced is not escalated. ``detail``: "sentences" (default: the best sentences of each passage)
+    or "full" (whole indexed chunks)."""
+    text = checked_text(query, explicit)
+    detail = checked_detail(detail)
+    library = ctx.library()
+    params = decision.params
+    size = clamp_limit(limit, default=10)
+    topic = str(params.get("topic") or "").strip()
+    if not topic and (params.get("item_keys") or params.get("doi")) and not any(explicit.values()):
+        return _identified(library, params), decision
+    filters = resolve_filters(library, params, explicit, strict_authors=not topic)
+    if not topic and (filters.describe() or decision.mode == "metadata"):
+        return _metadata_listing(library, filters, size), decision
+    if not content_words(text):
+        raise InvalidArgumentError(
+            f"{quoted(text)} has no words to search for (only common words).",
+            hint="Name the topic, method or paper you are looking for.",
+        )
+    if not ctx.index_ready():
+        progress = build_progress(ctx, library)
+        if progress is None:
+            raise NotFoundError(
+                NO_INDEX, hint="Metadata searches (e.g. 'papers by Smith since 2019') still work."
+            )
+        candidates = [item for item in library.items.values() if filters.admits(item)]
+        return metadata_answer(library, candidates, content_words(text), size, progress), decision
+    # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
+    # the whole request is the better query (the topic may also lose words like "citation").
+    wanted = (topic or text) if filters.describe() else text
+    search = _Search(ctx, library, filters, size, detail)
+    papers, route = search.run(decision, wanted, topic)
+    quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
+    if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
+        reason = f"{route.reason}; low confidence {quality.confidence:.2f} ({', '.join(quality.reasons)}) → comprehensive"
+        route = replace(route, mode="comprehensive", escalated=True, reason=reason)
+        papers, route = search.run(route, wanted, topic)
+        quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
+    response = present.paper_response(library, papers, scope=filters.describe(), query=wanted, detail=detail)
+    response.data["quality"] = quality.to_dict()
+    response.data.update(search.extras)
+    if filters.unknown_authors:
+        search.notes.append("Searched without these filters: " + " ".join(filters.unknown_authors))
+        response.data["unknown_filters"] = list(filters.unknown_authors)
+    if search.notes:
+        response.text += "\n" + "\n".join(search.notes)
+    progress = build_progress(ctx, library)
+    if progress is not None:  # answered from the papers indexed so far
+        response.text = f"[Note: {progress.note()} This answer comes from those.]\n{response.text}"
+        response.data["building"] = progress.to_dict()
+    return response, route
+
+
+def checked_detail(detail: str | None) -> str:
+    if detail is None:
+        return DETAILS[0]
+    if detail not in DETAILS:
+        raise InvalidArgumentError(
+            f"detail={detail!r} is not one of {', '.join(DETAILS)}.",
+            hint="Use 'sentences' (the default: the best sentences of each passage) or 'full' (whole chunks).",
+        )
+    return detail
+
+
+def checked_text(query: str, explicit: dict[str, Any]) -> str:
+    text = " ".join(query.split())
+    if not text and not any(explicit.values()):
+        raise InvalidArgumentError(
+            "The search query is empty.",
+            hint="Say what to look for, e.g. query='contrastive learning for citation recommendation'.",
+        )
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidArgumentError(
+            f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
+            hint="Shorten it to the question itself, or pass key phrases.",
+        )
+    return text
+
+
+# Words of the request itself ("find me papers on ..."), on top of the English function words.
+_REQUEST_WORDS = STOPWORDS | {"papers", "paper", "find", "show", "please"}
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _REQUEST_WORDS]
+
+
+class _Search:
+    """One request's runs of the hybrid core and the mode-specific backends."""
+
+    def __init__(self, ctx: AppContext, library: Library, filters: Filters, size: int, detail: str) -> None:
+        self.ctx, self.library, self.filters, self.size, self.detail = ctx, library, filters, size, detail
+        self.extras: dict[str, Any] = {}
+        self.notes: list[str] = []
+        # An escalated request runs the same hybrid retrieval again before adding other backends: the
+        # first pass is reused (copies, since later steps mark the hits they merge).
+        self._core_runs: dict[tuple[str, int], list[PaperHit]] = {}
+
+    def core(self, text: str, limit: int | None = None) -> list[PaperHit]:
+        key = (text, limit or self.size)
+        if key not in self._core_runs:
+            self._core_runs[key] = self._retrieve(text, key[1])
+        return [replace(hit, found_by=set(hit.found_by)) for hit in self._core_runs[key]]
+
+    def _retrieve(self, text: str, limit: int) -> list[PaperHit]:
+        return search_papers(
+            self.ctx.index(),
+            text,
+            limit=limit,
+            search_filter=self.filters.store_filter(),
+            fusion=self.ctx.settings.search_fusion,
+            reranker=make_reranker(self.ctx.settings),
+            rerank_candidates=self.ctx.settings.rerank_candidates,
+            passages_per_paper=QUESTION_PASSAGES_BY_RANK
+            if self.detail == "sentences" and asks_a_question(text)
+            else PASSAGES_BY_RANK[self.detail],
+            detail=self.detail,
+        )
+
+    def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
+        # An escalated run replaces the first one's answer, and with it the notes and extras it made.
+        self.extras, self.notes = {}, []
+        if route.subqueries:
+            papers, info = modes.merge_subqueries(
+                topic, route.subqueries, lambda part: self.core(part, self.size * 3), limit=self.size
+            )
+            self.extras["compound"] = info
+        else:
+            route, wanted = self._expanded(route, wanted)
+            papers = self.core(wanted)
+        graph = self._graph()
+        if route.mode == "entity" and graph is not None:
+            self.extras["entities"] = modes.entities_of(graph, self.library, papers)
+            self.notes.append(_entities_text(self.extras["entities"]))
+        if route.mode in ("graph", "comprehensive") and graph is not None:
+            authors, neighbours = modes.graph_neighbours(graph, self.library, papers, limit=self.size)
+            self.extras["authors"] = authors
+            if authors:
+                self.notes.append(
+                    "Who works on this: " + ", ".join(f"{a['name']} ({a['papers']})" for a in authors[:8])
+                )
+            papers = modes.merge_backends(papers, neighbours, limit=self.size + len(neighbours))
+        if route.mode in ("metadata", "comprehensive"):
+            found = modes.metadata_matches(self.library, topic or wanted, limit=self.size)
+            papers = modes.merge_backends(papers, [p for p in found if self._admits(p)], limit=self.size * 2)
+        return papers, route
+
+    def _expanded(self, route: Route, wanted: str) -> tuple[Route, str]:
+        """Short, vague queries (one or two content words) get terms mined from this library."""
+        graph = self._graph()
+        if graph is None or len(content_words(wanted)) > 2:
+            return route, wanted
+        terms = modes.expansion_terms(graph, wanted)
+        if not terms:
+            return route, wanted
+        params = {**route.params, "expanded_terms": terms}
+        reason = f"{route.reason}; expanded with {', '.join(terms)} (co-occurring concepts in this library)"
+        return replace(route, params=params, reason=reason), f"{wanted} {' '.join(terms)}"
+
+    def _graph(self) -> GraphStore | None:
+        graph = self.ctx.graph()
+        return None if graph.is_empty() else graph.store
+
+    def _admits(self, paper: PaperHit) -> bool:
+        item = self.library.items.get(paper.item_key)
+        return item is not None and self.filters.admits(item)
+
+
+def _entities_text(entities: dict[str, list[dict[str, Any]]]) -> str:
+    if not entities:
+        return "No methods, datasets or concepts recorded for these papers yet (the graph is built by update-db)."
+    lines = ["In these papers:"]
+    for kind in ("Method", "Dataset", "Theory", "Concept"):
+        if entities.get(kind):
+            shown = ", ".join(f"{e['name']} ({len(e['papers'])})" for e in entities[kind][:8])
+            lines.append(f"  {kind}s: {shown}")
+    return "\n".join(lines)
+
+
+def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
+    """A query that is only an item key or a DOI: that item, or why not."""
+    keys = [k for k in params.get("item_keys") or [] if k in library.items]
+    doi = str(params.get("doi") or "").casefold()
+    if doi:
+        keys += [i.key for i in library.items.values() if i.doi.casefold() == doi]
+    if not keys:
+        what = f"DOI {params['doi']}" if doi else "item key " + ", ".join(params.get("item_keys") or [])
+        raise NotFoundError(f"No item with {what} in this library.", hint="Search by title words instead.")
+    items = [library.items[k] for k in dict.fromkeys(keys)]
+    lines = [item_line(i) for i in items]
+    data = {
+        "total": len(items),
+        "papers": [present.listed(i) for i in items],
+    }
+    return ToolResponse("\n".join(lines), data)
+
+
+def resolve_filters(
+    library: Library, params: dict[str, Any], explicit: dict[str, Any], *, strict_authors: bool = True
+) -> Filters:
+    """The request's filters resolved against the library. An author or collection the library does not
+    have is an error when it is the whole request (``strict_authors``); next to a topic, the router may have
+    read "regulated by Esrrb" as a name or "data collection process" as a collection, so that filter is
+    dropped and ``unknown_authors`` says so."""
+    years = params.get("years") or {}
+    year_min = explicit.get("year_min") or years.get("start")
+    year_max = explicit.get("year_max") or years.get("end")
+    if year_min is not None and year_max is not None and year_min > year_max:
+        raise InvalidArgumentError(f"The year range {year_min}–{year_max} is empty (start after end).")
+    this_year = date.today().year
+    if year_min is not None and year_min > this_year:
+        newest = max((i.year for i in library.items.values() if i.year), default=None)
+        raise InvalidArgumentError(
+            f"No paper can be from {year_min} or later: it is {this_year}.",
+            hint=f"The newest item in your library is from {newest}." if newest else "Drop the year filter.",
+        )
+    names = explicit.get("authors") or params.get("authors") or ()
+    surnames: list[str] = []
+    unknown: list[str] = []
+    collection_name = explicit.get("collection") or params.get("collection")
+    collection = None
+    if collection_name:
+        try:
+            collection = resolve_collection(library, collection_name)
+        except NotFoundError as err:
+            # "data collection process": the router's guess at a collection name, next to a real topic
+            if strict_authors or explicit.get("collection"):
+                raise
+            unknown.append(str(err))
+    for name in names:
+        try:
+            surnames += author_surnames(library, name)
+        except NotFoundError as err:
+            if strict_authors or explicit.get("authors"):
+                raise
+            unknown.append(str(err))
+    return Filters(
+        authors=tuple(surnames),
+        unknown_authors=tuple(unknown),
+        year_min=year_min,
+        year_max=year_max,
+        collection=collection,
+        collection_keys=tuple(_below(library, collection)) if collection else (),
+        tags=tuple(explicit.get("tags") or params.get("tags") or ()),
+        item_types=tuple(filter(None, [explicit.get("item_type")])),
+    )
+
+
+def _below(library: Library, collection: Collection) -> list[str]:
+    keys, stack = [], [collection.key]
+    while stack:
+        key = stack.pop()
+        keys.append(key)
+        stack.extend(library.collections[key].child_keys if key in library.collections else [])
+    return keys
+
+
+def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolResponse:
+    items = sorted(
+        (i for i in library.items.values() if filters.admits(i)),
+        key=lambda i: (-(i.year or 0), i.title.casefold()),
+    )
+    what = filters.describe() or "the whole library"
+    lines = [f"{plural(len(items), 'paper')} match {what} (metadata search):"]
+    lines += [f"{n}. {item_line(i)}" for n, i in enumerate(items[:limit], 1)]
+    data = {
+        "total": len(items),
+        "papers": [present.listed(i) for i in items[:limit]],
+    }
+    return ToolResponse("\n".join(lines), data)

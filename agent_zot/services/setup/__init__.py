@@ -1,0 +1,1 @@
+"""Setup: client configuration, model installs and the demo library."""

@@ -1,0 +1,1 @@
+"""Audit: the `audit` mode of `zot_summarize` (a draft's claims and citations checked)."""

@@ -1,0 +1,155 @@
+"""`zot_summarize`: understand one paper, at the depth the request asks for.
+
+- quick: metadata, abstract, tags, collections, an APA-like reference, counts of notes and annotations.
+- targeted: the paper's passages that answer the question, with pages.
+- comprehensive: research question, method, findings, conclusions, limitations: top passages per aspect.
+- full: the text page by page from the index state database, in windows that fit ``max_tokens``.
+- figures: the figures, tables and equations (figures.py), one of them or a page as an image.
+- matrix: the same questions of every paper of a scope, page-cited cells (matrix.py).
+
+Without an index (or full text for this item) every mode says why and returns what Zotero has.
+"""
+
+from __future__ import annotations
+
+from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.services.context import AppContext
+from agent_zot.services.resolve.described import described_paper
+from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
+from agent_zot.services.response import ToolResponse, estimate_tokens
+from agent_zot.services.routing import Route
+from agent_zot.services.summarize.common import (
+    FullText,
+    fallback_material,
+    full_text_of,
+    header,
+)
+from agent_zot.services.summarize.fulltext import full, window
+from agent_zot.services.summarize.overview import quick
+from agent_zot.services.summarize.passages import comprehensive, targeted
+from agent_zot.zotero.models import Item, Library
+
+__all__ = ["DEFAULT_BUDGETS", "run_summarize", "token_budget"]
+
+DEFAULT_BUDGETS = {
+    "quick": 1500,
+    "targeted": 2500,
+    "comprehensive": 4000,
+    "full": 6000,
+    "figures": 2500,
+    "matrix": 2500,
+}
+MIN_TOKENS, MAX_TOKENS = 100, 100_000
+MAX_QUERY_CHARS = 2000
+
+
+def run_summarize(
+    ctx: AppContext,
+    decision: Route,
+    query: str,
+    *,
+    item_key: str | None = None,
+    pages: str | None = None,
+    offset: int | None = None,
+    max_tokens: int | None = None,
+    figure: str | None = None,
+) -> ToolResponse:
+    text = " ".join((query or "").split())
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidArgumentError(
+            f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
+            hint="Name the paper and ask the question in a sentence or two.",
+        )
+    if not text and not (item_key and item_key.strip()):
+        raise InvalidArgumentError(
+            "Which paper? The query is empty and no item_key was given.",
+            hint="Pass item_key='ABCD2345', or name the paper, e.g. query='the S2ORC paper'.",
+        )
+    budget = _budget(max_tokens, decision.mode)
+    win = window(pages, offset, decision.params.get("pages")) if decision.mode == "full" else None
+    library = ctx.library()
+    request = PaperRequest.of(text, decision.params, item_key)
+    try:
+        target = resolve_papers(library, request)
+    except NotFoundError as missing:  # perhaps described by what it is rather than named
+        target = described_paper(ctx, request, missing)
+    item = target.item
+    if decision.mode == "figures":
+        return _figures(item, target, text, figure)
+    full_text = full_text_of(ctx, item)
+    if decision.mode == "quick":
+        lines, data = quick(item, library, full_text)
+    elif decision.mode == "full" and win is not None:
+        lines, data = _with_header(item, *full(ctx, item, library, full_text, win, budget))
+    elif not full_text.indexed:
+        lines, data = _fallback(item, library, full_text)
+    elif decision.mode == "targeted":
+        lines, data = _with_header(item, *targeted(ctx, item, full_text, _question(text, item_key), budget))
+    else:
+        lines, data = _with_header(item, *comprehensive(ctx, item, full_text, budget))
+    body = "\n".join(line for line in [*lines, target.note()] if line)
+    data = {
+        "item_key": item.key,
+        "title": item.title,
+        "resolved_by": target.how,
+        "resolved": resolved_record(target),
+        "full_text": full_text.to_dict(),
+        **data,
+        "tokens": estimate_tokens(body),
+    }
+    return ToolResponse(body, data)
+
+
+def _figures(item: Item, target: PaperMatch, text: str, figure: str | None) -> ToolResponse:
+    from agent_zot.services.summarize.figures import figures  # the layout model loads on first use
+
+    answer = figures(item, text, figure)
+    body = "\n".join(line for line in [header(item), *answer.lines, target.note()] if line)
+    data = {
+        "item_key": item.key,
+        "title": item.title,
+        "resolved_by": target.how,
+        "resolved": resolved_record(target),
+        **answer.data,
+        "images": len(answer.images),
+        "tokens": estimate_tokens(body),
+    }
+    return ToolResponse(body, data, images=answer.images, view=answer.view)
+
+
+def token_budget(max_tokens: int | None, mode: str) -> int:
+    """The answer's size budget: ``max_tokens`` when given (checked), else the mode's default."""
+    return _budget(max_tokens, mode)
+
+
+def _budget(max_tokens: int | None, mode: str) -> int:
+    if max_tokens is None:
+        return DEFAULT_BUDGETS[mode]
+    if not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
+        raise InvalidArgumentError(
+            f"max_tokens={max_tokens} is out of range.",
+            hint=f"Use {MIN_TOKENS}-{MAX_TOKENS:,}; the default for {mode} is {DEFAULT_BUDGETS[mode]}.",
+        )
+    return max_tokens
+
+
+def _question(text: str, item_key: str | None) -> str:
+    if not text:
+        raise InvalidArgumentError(
+            f"Targeted mode needs a question about the paper (item {item_key}).",
+            hint="Ask it in query, e.g. 'how are citation links resolved?', or use force_mode='comprehensive'.",
+        )
+    return text
+
+
+def _with_header(
+    item: Item, lines: list[str], data: dict[str, object]
+) -> tuple[list[str], dict[str, object]]:
+    return [header(item), *lines], data
+
+
+def _fallback(item: Item, library: Library, full_text: FullText) -> tuple[list[str], dict[str, object]]:
+    material, data = fallback_material(item, library)
+    if not material:
+        material = ["Zotero has no abstract, notes, annotations or cached text for this item either."]
+    return [header(item), full_text.message, *material], data

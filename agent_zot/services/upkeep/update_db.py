@@ -1,0 +1,524 @@
+"""`agent-zot update-db`: bring the full-text index up to date with the library, incrementally.
+
+This module plans the update (`index/changes.py` says what each change touches) and runs it: metadata
+edits in place first, then items re-indexed in full, whose files `services/upkeep/parsing.py` parses in worker
+processes; `index/pipeline.py` chunks parsed items, embeds them in batches across items, replaces each
+item's points and records the item in the state database only after its points are stored, so an
+interrupted run simply continues next time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_zot.errors import AgentZotError, NotFoundError
+from agent_zot.graph.facts import FACTS_VERSION
+from agent_zot.graph.model import GRAPH_BUILD
+from agent_zot.index.changes import (
+    LIBRARY_STAMP,
+    METADATA,
+    ItemWork,
+    changed_since_indexed,
+    library_stamp,
+    plan_update,
+)
+from agent_zot.index.embed import Embedder
+from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
+from agent_zot.index.locks import open_lock_file, try_lock, unlock
+from agent_zot.index.notes import update_notes
+from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
+from agent_zot.index.resources import IndexResources
+from agent_zot.index.space import MARGIN, check_space, disk_full_error, free_bytes, is_disk_full, needed_bytes
+from agent_zot.index.stages import StageTimes
+from agent_zot.index.store import disk_usage
+from agent_zot.ingest import READER_VERSION
+from agent_zot.services.upkeep.parsing import parsed_items
+from agent_zot.state.index import IndexState
+from agent_zot.zotero.models import Library
+
+if TYPE_CHECKING:
+    from agent_zot.graph.resources import GraphResources
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
+# An update expected to embed fewer chunks than this runs on the model's ONNX export (when it has one):
+# importing torch costs 5-10 s, about what torch's faster forward pass saves over ~1,000 chunks.
+SMALL_UPDATE_CHUNKS = 500
+CHUNKS_PER_FILE = 50  # a typical paper's chunks (930 for the 18 shared PDFs), for the estimate above
+IN_PLACE_BATCH = 256  # items updated in place per embedding call and state transaction
+# Metadata points embedded again in place, above which the store is optimized as after a full update
+OPTIMIZE_AFTER_CHUNKS = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateOptions:
+    fulltext: bool = True
+    force_rebuild: bool = False
+    limit: int | None = None
+    item_keys: tuple[str, ...] = ()
+    parser: str = "pdfium"
+    wait: bool = True  # for another update of this index to finish; False: refuse at once (the watcher)
+    # Count every point against the state before planning (index/integrity.py); the watcher's frequent
+    # runs take the quick check and go thorough only when it finds damage
+    thorough_check: bool = True
+    retry_failed: bool = False  # read again every file an update could not read (failed, metadata only)
+
+
+class UpdateBusyError(AgentZotError):
+    """Another update of this index is running."""
+
+
+@dataclass(slots=True)
+class Progress:
+    """A snapshot for progress displays."""
+
+    items_done: int
+    items_total: int
+    pages: int
+    chunks: int
+    elapsed_s: float
+    notes_done: int = 0  # notes and annotations embedded, after the items (index/notes.py)
+    notes_total: int = 0
+    ocr_pages: int = 0  # pages read by OCR so far (scanned PDFs)
+
+    @property
+    def rate(self) -> float:
+        return self.items_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        return (self.items_total - self.items_done) / self.rate if self.rate > 0 else None
+
+
+@dataclass(slots=True)
+class UpdateSummary:
+    indexed: int = 0  # items whose files were parsed and chunks embedded again
+    updated_in_place: int = 0  # items whose metadata changed: payloads rewritten, files left as they were
+    unchanged: int = 0
+    removed: int = 0
+    pages: int = 0
+    chunks: int = 0
+    skipped: list[dict[str, str]] = field(
+        default_factory=list
+    )  # files not read from the file itself (a fallback, or none), and why
+    failed: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
+    ocr_pages: int = 0  # pages without a usable text layer, read by OCR
+    ocr_seconds: float = 0.0  # worker time those pages took (summed over the parse workers)
+    model: str = ""
+    engine: str = ""  # what ran the model: "torch (cpu)", "torch (cuda)", "onnx (cpu)"...; "" when idle
+    store: str = ""
+    graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
+    notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
+    graph_error: str | None = None  # the graph could not be updated (the index update still stands)
+    repaired: str | None = None  # what the integrity check found damaged and this run repaired
+    optimize_skipped: str | None = None  # the optimize step did not run for want of space
+    stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "indexed": self.indexed,
+            "updated_in_place": self.updated_in_place,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "pages": self.pages,
+            "chunks": self.chunks,
+            "skipped": self.skipped,
+            "failed": self.failed,
+            "seconds": round(self.seconds, 3),
+            "embed_seconds": round(self.embed_seconds, 3),
+            "ocr_pages": self.ocr_pages,
+            "ocr_seconds": round(self.ocr_seconds, 3),
+            "model": self.model,
+            "engine": self.engine,
+            "store": self.store,
+            "graph": self.graph,
+            "graph_error": self.graph_error,
+            "notes": self.notes,
+            "repaired": self.repaired,
+            "optimize_skipped": self.optimize_skipped,
+            "stages": self.stages,
+        }
+
+
+def update_index(
+    library: Library,
+    resources: IndexResources,
+    options: UpdateOptions,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    graph: GraphResources | None = None,
+) -> UpdateSummary:
+    """Index what changed; then, when anything changed (or the graph is still empty), rebuild the graph.
+
+    ``force_rebuild`` builds a new generation of the index beside the live one (which keeps answering)
+    and makes it live when complete; see index/generations.py."""
+    unknown = [key for key in options.item_keys if key not in library.items]
+    if unknown:
+        raise NotFoundError(
+            f"No item with key {', '.join(unknown[:5])} in this library; nothing was indexed.",
+            hint="Item keys are 8 characters, as `agent-zot status` or a search answer shows them.",
+        )
+    repaired = resources.layout.repair_pointer()  # before the sweep, which keeps only the live one
+    resources.sweep()  # generations left behind by earlier rebuilds and their users
+    if not options.force_rebuild:
+        with _one_update_at_a_time(resources.folder, wait=options.wait):
+            found = check_index(resources, thorough=options.thorough_check)
+            if not found.ok and not found.thorough:
+                found = check_index(resources, thorough=True)
+            if not found.state_unreadable:
+                check_library(resources.state, library)
+                repaired = "; ".join(r for r in (repaired, _repair(resources, found)) if r) or None
+                with _disk_full_named(resources.folder):
+                    summary = _update(library, resources, options, on_progress, graph)
+                summary.repaired = repaired
+                return summary
+        # The state database is unreadable: build a new generation beside it (searches keep answering
+        # from what is left until it is live).
+        log.warning("the index state database is damaged; rebuilding the index")
+        repaired = f"{found.describe()}: the index was rebuilt"
+        options = replace(options, force_rebuild=True, item_keys=(), limit=None)
+    with resources.layout.rebuild() as job:  # one rebuild at a time; updates of the live index go on
+
+        def report(progress: Progress) -> None:
+            job.report(progress.items_done, progress.items_total)
+            if on_progress is not None:
+                on_progress(progress)
+
+        target = IndexResources(resources.settings, job.generation, models_from=resources)
+        target_graph = graph.for_state(target.folder / "state.sqlite") if graph is not None else None
+        try:
+            if repaired is None:
+                _carry_facts(resources, target, library)
+            with _disk_full_named(target.folder):
+                summary = _update(library, target, options, report, target_graph)
+            summary.repaired = repaired
+            job.publish()
+        finally:
+            if target_graph is not None:
+                target_graph.close()
+            target.close()
+    resources.close()  # this process is done with the old generation; it is deleted once no other uses it
+    resources.sweep()
+    return summary
+
+
+@contextmanager
+def _disk_full_named(folder: Path) -> Iterator[None]:
+    """A write that failed because the disk is full becomes a message that says so and what to do; every
+    other error goes on as it was. (The embedded store reports OS errors as plain Exceptions.)"""
+    try:
+        yield
+    except Exception as err:
+        if is_disk_full(err):
+            raise disk_full_error(folder, free_bytes(folder)) from err
+        raise
+
+
+@contextmanager
+def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
+    """One update of an index generation at a time (a manual update-db and the watcher's, or two
+    servers' watchers racing at start): two would parse and embed the same items twice and interleave
+    their writes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open_lock_file(folder / UPDATE_LOCK) as handle:
+        told = False
+        while not try_lock(handle):
+            if not wait:
+                raise UpdateBusyError(
+                    "Another update of this index is running.",
+                    hint="It indexes the same changes; nothing to do until it finishes.",
+                )
+            if not told:
+                log.warning("another update of this index is running; waiting for it to finish")
+                told = True
+            time.sleep(0.5)
+        try:
+            yield
+        finally:
+            unlock(handle)
+
+
+def _to_retry(state: IndexState, options: UpdateOptions) -> set[str]:
+    """Items whose files an update could not read and this one reads again: all with --retry-failed or
+    after an upgrade whose reader reads more (``READER_VERSION``), and those named with --item (asking
+    for an item by name is asking for it to be read)."""
+    upgraded = options.fulltext and state.get_meta("reader_version") != str(READER_VERSION)
+    if not options.retry_failed and not options.item_keys and not upgraded:
+        return set()
+    unread = {record.item_key for record in state.unread_files()}
+    if options.retry_failed or upgraded:
+        return unread
+    return unread & {key.upper() for key in options.item_keys}
+
+
+def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
+    """A rebuild keeps the live index's cached graph facts (keyed by item fingerprint, so only those of
+    unchanged items are used): reference extraction and keyphrases are not redone for every paper."""
+    if not live.exists() or live.state.get_meta("library") != library.identity:
+        return
+    from agent_zot.graph.facts import FactsCache
+
+    cache = FactsCache(target.state.path)
+    try:
+        cache.copy_from(live.state.path)
+    finally:
+        cache.close()
+
+
+def _update(
+    library: Library,
+    resources: IndexResources,
+    options: UpdateOptions,
+    on_progress: Callable[[Progress], None] | None,
+    graph: GraphResources | None,
+) -> UpdateSummary:
+    started = time.perf_counter()
+    times = StageTimes()
+    summary = UpdateSummary(model=resources.embedder.name, store=resources.settings.vector_store)
+    state = resources.state
+    resources.open()
+
+    plan = plan_update(
+        library,
+        state.item_fingerprints(),
+        state.attachment_fingerprints(),
+        state.attachments_by_item(),
+        force=options.force_rebuild,
+        only=options.item_keys or None,
+        limit=options.limit,
+        fulltext=options.fulltext,
+        retry=_to_retry(state, options),
+        changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
+    )
+    summary.unchanged = plan.unchanged
+    full = plan.full
+    if plan.work:
+        files = sum(len(entry.attachments) for entry in full) if options.fulltext else 0
+        check_space(resources.folder, needed_bytes(files, len(plan.work)))
+    in_place = plan.in_place
+    retext = sum(1 for w in in_place if w.scope == METADATA)  # metadata points to embed again
+    if (full or retext) and not _light_engine(resources.embedder, full, retext, options):
+        _load_in_background(resources.embedder)
+    if plan.removed:
+        resources.store.delete_items(plan.removed)
+        state.forget_items(plan.removed)
+        summary.removed = len(plan.removed)
+
+    pipeline = IndexPipeline(resources, times)
+    # Metadata edits first: they cost milliseconds an item, and are then searchable at once
+    for start in range(0, len(in_place), IN_PLACE_BATCH):
+        refreshed = pipeline.refresh(in_place[start : start + IN_PLACE_BATCH])
+        summary.updated_in_place += refreshed.items
+        summary.chunks += refreshed.chunks
+        summary.embed_seconds += refreshed.embed_seconds
+    graph_patch = [w.item for w in in_place if w.graph_local]
+    graph_rebuild = any(not w.graph_local for w in in_place)
+    batch: list[ParsedItem] = []
+    total = len(full)
+    for ready in parsed_items(full, pipeline, fulltext=options.fulltext, parser=options.parser):
+        summary.failed += ready.failed
+        summary.skipped += ready.skipped
+        batch.append(ready)
+        if sum(len(r.chunks) for r in batch) >= EMBED_BATCH_CHUNKS:
+            _count(pipeline.store(batch), summary)
+            batch = []
+            _report(on_progress, summary, total, started)
+    _count(pipeline.store(batch), summary)
+    _report(on_progress, summary, total, started)
+
+    # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
+    # --item looks at that item's only.
+    def notes_progress(done: int, to_do: int) -> None:
+        if on_progress is not None:
+            elapsed = time.perf_counter() - started
+            on_progress(
+                Progress(
+                    summary.indexed,
+                    total,
+                    summary.pages,
+                    summary.chunks,
+                    elapsed,
+                    done,
+                    to_do,
+                    summary.ocr_pages,
+                )
+            )
+
+    with times.measure("notes and annotations"):
+        notes = update_notes(
+            library, resources, only_items=options.item_keys or None, on_progress=notes_progress
+        )
+    summary.notes = notes.to_dict()
+    if summary.chunks or notes.indexed:
+        summary.engine = getattr(resources.embedder, "engine", "")
+    if summary.indexed or notes.indexed or summary.chunks >= OPTIMIZE_AFTER_CHUNKS:
+        store_size = disk_usage(resources.folder / "vectors")
+        if free_bytes(resources.folder) < store_size + MARGIN:
+            # Optimizing rewrites the store's segments; searches work without it, at some speed cost
+            summary.optimize_skipped = (
+                f"skipped optimizing the vector store: it needs about {store_size / 1e6:,.0f} MB free"
+            )
+            log.warning(summary.optimize_skipped)
+        else:
+            with times.measure("vector store writes"):
+                resources.store.optimize()
+    state.set_meta("library", library.identity)
+    state.set_meta("library_path", str(library.db_path))
+    state.set_meta("model", summary.model)
+    state.set_meta("store", summary.store)
+    state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
+    if not options.item_keys and options.limit is None:
+        # What a complete run indexes: the answers' "index is behind" note compares the library with it.
+        state.set_meta("fulltext", "1" if options.fulltext else "0")
+        state.set_meta(LIBRARY_STAMP, library_stamp(library))
+        if options.fulltext:  # every unread file was tried by this release's reader
+            state.set_meta("reader_version", str(READER_VERSION))
+    if graph is not None:
+        # built by an older agent-zot, or without the memo an edit patches it from
+        outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
+        if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
+            _update_graph(graph, library, state, summary, times, rebuild=outdated)
+        elif graph_patch:  # tags and collections only: the papers' own nodes and edges
+            _patch_graph(graph, library, graph_patch, summary, times)
+    prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
+    if prepare_queries is not None and (summary.indexed or plan.unchanged):
+        with times.measure("query model export"):
+            prepare_queries()  # once per model: servers then answer their first query without torch
+    summary.seconds = time.perf_counter() - started
+    summary.stages = times.to_dict()
+    return summary
+
+
+class OtherLibraryError(AgentZotError):
+    """The index was built from another Zotero library than the one configured now."""
+
+
+def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
+    """Make the state database and the vector store agree again before planning: items and notes whose
+    points are missing are forgotten (so this run embeds them again) and points nobody recorded are
+    dropped. Returns what was repaired, for the summary."""
+    if found.ok:
+        return None
+    if found.damaged_query_model is not None:  # made again by prepare_query_model, later in this run
+        found.damaged_query_model.unlink(missing_ok=True)
+    state, store = resources.state, resources.store
+    again = found.missing_items + found.missing_notes
+    if again:
+        store.delete_items(again)  # their partial points, if any
+        state.forget_items(found.missing_items)
+        state.forget_notes(found.missing_notes)
+    if found.orphan_keys:
+        store.delete_items(found.orphan_keys)
+    log.warning("repairing the index: %s", found.describe())
+    done = [f"re-embedding {len(again):,} items and notes"] if again else []
+    if found.orphan_keys:
+        done.append(f"dropped the points of {len(found.orphan_keys):,} unknown keys")
+    if found.damaged_query_model is not None:
+        done.append("exporting the query model again")
+    return f"{found.describe()}: {', '.join(done)}"
+
+
+def check_library(state: IndexState, library: Library) -> None:
+    """Refuse an index built from another library: its answers would name items this library lacks."""
+    recorded = state.get_meta("library")
+    if recorded and library.identity and recorded != library.identity:
+        built_from = state.get_meta("library_path") or recorded
+        raise OtherLibraryError(
+            f"The index in {state.path.parent} was built from another Zotero library ({built_from}); "
+            f"the library now is {library.db_path}.",
+            hint="Rebuild it for this library with `agent-zot update-db --force-rebuild`, or give each "
+            "library its own data_dir (AGENT_ZOT_DATA_DIR).",
+        )
+
+
+# The versions of what makes the graph: its assembly and the per-paper facts (a better reference parser
+# reads the same stored text anew); a graph either changed is rebuilt at the next update-db.
+_GRAPH_MADE_BY = f"{GRAPH_BUILD}.{FACTS_VERSION}"
+
+
+def _update_graph(
+    graph: GraphResources,
+    library: Library,
+    state: Any,
+    summary: UpdateSummary,
+    times: StageTimes,
+    *,
+    rebuild: bool,
+) -> None:
+    started = time.perf_counter()
+    try:
+        summary.graph = graph.update(library, state, times, rebuild=rebuild).to_dict()
+        summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
+        state.set_meta("graph_build", _GRAPH_MADE_BY)
+    except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
+        summary.graph_error = str(err)
+        log.warning("knowledge graph not updated: %s", err)
+
+
+def _patch_graph(
+    graph: GraphResources, library: Library, items: list[Any], summary: UpdateSummary, times: StageTimes
+) -> None:
+    started = time.perf_counter()
+    try:
+        with times.measure("graph: patch"):
+            summary.graph = graph.patch_papers(library, items)
+        summary.graph["seconds"] = round(time.perf_counter() - started, 3)
+    except AgentZotError as err:
+        summary.graph_error = str(err)
+        log.warning("knowledge graph not updated: %s", err)
+
+
+def _light_engine(embedder: Embedder, full: list[ItemWork], retext: int, options: UpdateOptions) -> bool:
+    """Whether this update embeds with the embedder's lighter engine (see SMALL_UPDATE_CHUNKS): it
+    re-indexes ``full`` in full and embeds ``retext`` metadata points again in place."""
+    use_export = getattr(embedder, "use_export_for_documents", None)
+    if use_export is None:
+        return False
+    files = sum(len(entry.attachments) for entry in full) if options.fulltext else 0
+    return len(full) + retext + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS and bool(use_export())
+
+
+def _load_in_background(embedder: Embedder) -> None:
+    """Load the model while the workers parse the first files, so the load costs no wall time.
+
+    A failure is left for the first embedding call to raise again, with its message, in the main thread.
+    """
+
+    def load() -> None:
+        try:
+            embedder.load()
+        except AgentZotError as err:  # a missing model or device: written for the user, said again there
+            log.debug("background model load failed (the first embedding call reports it): %s", err)
+
+    threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
+
+
+def _count(stored: StoredBatch, summary: UpdateSummary) -> None:
+    summary.indexed += stored.items
+    summary.chunks += stored.chunks
+    summary.pages += stored.pages
+    summary.embed_seconds += stored.embed_seconds
+    summary.ocr_pages += stored.ocr_pages
+    summary.ocr_seconds += stored.ocr_seconds
+
+
+def _report(
+    callback: Callable[[Progress], None] | None, summary: UpdateSummary, total: int, started: float
+) -> None:
+    if callback is not None:
+        elapsed = time.perf_counter() - started
+        callback(
+            Progress(
+                summary.indexed, total, summary.pages, summary.chunks, elapsed, ocr_pages=summary.ocr_pages
+            )
+        )
