@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import textwrap
 import tomllib
 from contextvars import ContextVar
@@ -409,3 +410,14 @@ def _describe(exc: ValidationError, path: Path) -> str:
         name = ".".join(str(p) for p in error["loc"]) or "settings"
         problems.append(f"{name} ({ENV_PREFIX}{name.upper()}): {error['msg']}")
     return f"Invalid configuration (config file: {path}): " + "; ".join(problems) + "."
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (the `http_host` setting) is this machine only: "localhost", 127.0.0.0/8 or ::1.
+    Only such a host may be served without a token."""
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

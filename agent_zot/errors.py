@@ -56,6 +56,11 @@ class InvalidArgumentError(AgentZotError):
     """A tool or command argument is malformed or contradictory."""
 
 
+class EmbedderError(AgentZotError):
+    """An embedding model cannot be loaded or reached, or its files are not the pinned ones; the message
+    says how to fix it."""
+
+
 class ExportError(AgentZotError):
     """An export could not be written (path outside the export directory, file exists, ...)."""
 

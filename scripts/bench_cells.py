@@ -47,9 +47,9 @@ from rapidfuzz import fuzz
 from agent_zot.config import Settings
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
+from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize import matrix as matrix_mode
 from agent_zot.services.summarize.matrix import DEFAULT_BUDGET, build_matrix, render
-from agent_zot.services.summarize.matrix_scope import MatrixScope
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import item_keys_by_file, item_keys_by_path, prepare_corpus
@@ -140,7 +140,7 @@ def _run_corpus(
             page = papers[start : start + per_page]
             for group in QUESTION_GROUPS:
                 asked = [label[(page[0], n)]["question"] for n in group]
-                scope = MatrixScope(item_keys=tuple(keys[f] for f in page))
+                scope = LibraryScope(item_keys=tuple(keys[f] for f in page))
                 started = time.perf_counter()
                 matrix = build_matrix(ctx, asked, scope, rows=per_page)
                 timing.append(time.perf_counter() - started)

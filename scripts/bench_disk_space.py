@@ -33,8 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_store import MODEL, Corpus
 
-from agent_zot.index.space import READ_MARGIN, allocates_on_read, load_holes
-from agent_zot.index.store import disk_usage
+from agent_zot.index.space import READ_MARGIN, allocates_on_read, disk_usage, load_holes
 from agent_zot.index.store_edge import EdgeStore
 
 BATCH = 1000

@@ -30,9 +30,9 @@ from unittest import mock
 
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
+from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize import quantities
 from agent_zot.services.summarize.matrix import build_matrix
-from agent_zot.services.summarize.matrix_scope import MatrixScope
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import prepare
@@ -53,7 +53,7 @@ def timing(settings: Settings, work: Path) -> dict[str, Any]:
     ctx = AppContext(settings)
     try:
         keys = tuple(sorted(ctx.library().items))
-        scope = MatrixScope(item_keys=keys)
+        scope = LibraryScope(item_keys=keys)
         started = time.perf_counter()
         matrix = build_matrix(ctx, TIMING_QUESTIONS, scope, rows=len(keys))
         cold = time.perf_counter() - started
@@ -74,7 +74,7 @@ def timing(settings: Settings, work: Path) -> dict[str, Any]:
     ctx = AppContext(sci)
     try:
         keys = tuple(sorted(ctx.library().items)[:SCIFACT_ROWS])
-        scope = MatrixScope(item_keys=keys)
+        scope = LibraryScope(item_keys=keys)
         runs = []
         for _ in range(3):
             started = time.perf_counter()

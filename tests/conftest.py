@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
+from mcp.types import TextContent
 
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
@@ -58,10 +60,49 @@ def index_library(settings: Settings, home: Path, *, graph: bool = False) -> Set
     return settings
 
 
+def shared_reason(path: Path) -> str:
+    """Why a test on ``path`` (a file or folder under ../shared/data) does not run here."""
+    shown = f"../{path.relative_to(REPO_ROOT.parent)}" if path.is_relative_to(REPO_ROOT.parent) else str(path)
+    return (
+        f"{shown} not found: these tests run on the shared real-data libraries and PDFs in ../shared/data, "
+        f"beside the repository (CI provides them; locally, put or link that folder at {SHARED_DATA})"
+    )
+
+
+def require_shared(path: Path) -> Path:
+    """``path`` under ../shared/data, or skip the calling test (or module, at import) saying which path is
+    missing and how to get it. An empty folder counts as missing. Every skip on the shared data comes from
+    here: directly, or through the ``shared_data(path, ...)`` marker (see ``pytest_runtest_setup``)."""
+    present = path.is_file() or (path.is_dir() and any(path.iterdir()))
+    if not present:
+        pytest.skip(shared_reason(path), allow_module_level=True)
+    return path
+
+
 def shared_libraries() -> list[Path]:
     if not SHARED_ZOTERO.is_dir():
         return []
     return sorted(p for p in SHARED_ZOTERO.iterdir() if (p / "zotero.sqlite").is_file())
+
+
+def shared_library_params() -> list[Any]:
+    """The shared real libraries as test parameters (marked ``shared_data``), named by folder; where there
+    are none, one parameter (None, "absent") whose test is skipped with the reason, where an empty
+    parameter set would say only "got empty parameter set"."""
+    mark = pytest.mark.shared_data(SHARED_ZOTERO)
+    found = shared_libraries()
+    if found:
+        return [pytest.param(folder, id=folder.name, marks=mark) for folder in found]
+    return [pytest.param(None, id="absent", marks=mark)]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """``@pytest.mark.shared_data(path, ...)``: skip, before any fixture is built, unless every named path
+    is there (no path: ../shared/data itself)."""
+    for mark in item.iter_markers("shared_data"):
+        for path in mark.args or (SHARED_DATA,):
+            require_shared(Path(path))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -107,19 +148,32 @@ def any_shape_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 
 def make_settings(lib: FullLibrary, tmp_path: Path, **overrides: object) -> Settings:
+    """``library_settings`` of the every-case library ``lib`` (its linked-attachment folder included)."""
+    values: dict[str, Any] = {"zotero_data_dir": lib.data_dir, "linked_attachment_base_dir": lib.linked_base}
+    values.update(overrides)
+    return library_settings(values.pop("zotero_data_dir"), tmp_path, **values)
+
+
+def library_settings(zotero_data_dir: Path, root: Path, **overrides: object) -> Settings:
+    """Settings over the Zotero folder ``zotero_data_dir``, agent-zot's state and exports under ``root``."""
     values: dict[str, object] = {
-        "zotero_data_dir": lib.data_dir,
-        "data_dir": tmp_path / "state",
-        "export_dir": tmp_path / "exports",
-        "linked_attachment_base_dir": lib.linked_base,
+        "zotero_data_dir": zotero_data_dir,
+        "data_dir": root / "state",
+        "export_dir": root / "exports",
     }
     values.update(overrides)
     return Settings(**values)
 
 
 @pytest.fixture
-def app(full_lib: FullLibrary, tmp_path: Path) -> AppContext:
-    return AppContext(make_settings(full_lib, tmp_path), home=tmp_path / "home")
+def settings(full_lib: FullLibrary, tmp_path: Path) -> Settings:
+    """The every-case library's settings, state and exports in this test's tmp_path."""
+    return make_settings(full_lib, tmp_path)
+
+
+@pytest.fixture
+def app(settings: Settings, tmp_path: Path) -> AppContext:
+    return AppContext(settings, home=tmp_path / "home")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -128,14 +182,38 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-async def call_tool(settings: Settings, tool: str, **arguments: Any) -> Any:
-    """One tool call through fastmcp's in-memory client, on a fresh AppContext over ``settings``."""
-    ctx = AppContext(settings)
+@asynccontextmanager
+async def connect(
+    settings: Settings, *, home: Path | None = None, extensions: Sequence[Any] | None = None
+) -> AsyncIterator[Client]:
+    """fastmcp's in-memory client on a fresh AppContext over ``settings`` (discovery under ``home``; client
+    ``extensions``, e.g. MCP Apps), the context closed after."""
+    ctx = AppContext(settings, home=home)
     try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
+        async with Client(build_server(ctx), extensions=extensions) as client:
+            yield client
     finally:
         ctx.close()
+
+
+async def call_tool(
+    settings: Settings,
+    tool: str,
+    *,
+    home: Path | None = None,
+    extensions: Sequence[Any] | None = None,
+    **arguments: Any,
+) -> Any:
+    """One tool call through fastmcp's in-memory client, on a fresh AppContext over ``settings``; a tool
+    error comes back as the result (``is_error``), not raised."""
+    async with connect(settings, home=home, extensions=extensions) as client:
+        return await client.call_tool(tool, arguments, raise_on_error=False)
+
+
+def text_of(result: Any) -> str:
+    """The text of an MCP CallToolResult: its text blocks, one after another on their own lines (images
+    and other blocks left out)."""
+    return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
 
 
 @pytest.fixture(scope="module")

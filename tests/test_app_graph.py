@@ -13,16 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastmcp import Client
 
 from agent_zot.apps.views import GRAPH_MODES, VIEWS, app_page, view_of
 from agent_zot.config import Settings
 from agent_zot.mcp.apps import for_client
-from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import graph_view
 from agent_zot.services.response import ToolResponse
 from agent_zot.view import page as graph_page
+from tests.conftest import call_tool, connect
 from tests.test_apps import APPS
 from tests.view_fixtures import DEMO_TITLES, demo_settings
 
@@ -35,12 +34,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 async def _call(settings: Settings, *, apps: bool, **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx), extensions=[APPS] if apps else []) as client:
-            return await client.call_tool("zot_explore_graph", arguments, raise_on_error=False)
-    finally:
-        ctx.close()
+    return await call_tool(settings, "zot_explore_graph", extensions=[APPS] if apps else [], **arguments)
 
 
 def _key(settings: Settings, title: str) -> str:
@@ -52,13 +46,9 @@ def _key(settings: Settings, title: str) -> str:
 
 
 async def test_the_explore_tool_names_the_graph_page_which_draws_with_the_view_code(demo: Settings) -> None:
-    ctx = AppContext(demo)
-    try:
-        async with Client(build_server(ctx)) as client:
-            listed = {t.name: t for t in await client.list_tools()}
-            page = (await client.read_resource("ui://agent-zot/graph.html"))[0].text
-    finally:
-        ctx.close()
+    async with connect(demo) as client:
+        listed = {t.name: t for t in await client.list_tools()}
+        page = (await client.read_resource("ui://agent-zot/graph.html"))[0].text
     assert listed["zot_explore_graph"].meta["ui"] == {"resourceUri": "ui://agent-zot/graph.html"}
     assert page == app_page(view_of("zot_explore_graph"))
     # The libraries and the drawing code of `agent-zot view`, its markup as a template, nothing loaded.

@@ -25,6 +25,7 @@ from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
+from tests.conftest import call_tool
 from tests.matrix_library import build_trials_library
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,12 +43,8 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 
 
 async def _call(settings: Settings, *, apps: bool, tool: str = "zot_summarize", **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx), extensions=[APPS] if apps else []) as client:
-            return await client.call_tool(tool, arguments, raise_on_error=False)
-    finally:
-        ctx.close()
+    """One call from a client with the MCP Apps extension (``apps``) or without it."""
+    return await call_tool(settings, tool, extensions=[APPS] if apps else [], **arguments)
 
 
 async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource(app: AppContext) -> None:

@@ -21,7 +21,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.works import works_index
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import fingerprint, guard_database
+from tests.conftest import call_tool, fingerprint, guard_database, library_settings
 from tests.pdf_factory import write_paper
 
 LIVE = (
@@ -116,7 +116,7 @@ def cited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str,
         collections=[theory],
     )
     db = guard_database(b.build())
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    settings = library_settings(db.parent, root)
     ctx = AppContext(settings, home=root / "home")
     try:
         summary = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
@@ -127,14 +127,7 @@ def cited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str,
 
 
 async def _ask(settings: Settings, query: str, **arguments: Any) -> Any:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool(
-                "zot_explore_graph", {"query": query, **arguments}, raise_on_error=False
-            )
-    finally:
-        ctx.close()
+    return await call_tool(settings, "zot_explore_graph", query=query, **arguments)
 
 
 async def test_a_cited_work_the_library_lacks_is_found_by_its_title_with_the_citing_sentences(

@@ -11,9 +11,10 @@ import pytest
 from agent_zot.ingest import ParseError, ParseJob, extract_attachment, get_parser, parse_many
 from agent_zot.ingest.docling_parser import DoclingParser
 from agent_zot.zotero.models import Attachment, LinkMode
+from tests.conftest import SHARED_DATA
 from tests.pdf_factory import HEADER, LABEL_START, REFERENCES, marker, write_paper, write_scanned
 
-SHARED_PDFS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
+SHARED_PDFS = SHARED_DATA / "pdfs"
 
 
 def pdf_attachment(path: Path, key: str = "DOCL0001") -> Attachment:
@@ -97,7 +98,7 @@ def test_docling_runs_in_the_worker_pool(tmp_path: Path) -> None:
         assert len(outcome.document.pages) == spec.page_count
 
 
-@pytest.mark.skipif(not SHARED_PDFS.is_dir(), reason="../shared/data is not present")
+@pytest.mark.shared_data(SHARED_PDFS)
 def test_shared_pdfs_have_the_pages_pdfium_sees(parser: DoclingParser) -> None:
     pdfium = get_parser("pdfium")
     for path in sorted(SHARED_PDFS.glob("*.pdf"))[:3]:

@@ -9,16 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.services.search.evidence.run import claim_of
 from agent_zot.services.search.evidence.stance import NliJudge, OllamaJudge, StanceError
 from agent_zot.services.search.evidence.variants import refutation_variants
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, index_library
+from tests.conftest import call_tool, guard_database, index_library, library_settings
 from tests.fake_ollama_chat import FakeOllamaChat
 
 CLAIM = "pretraining on scientific text improves results on scientific NLP tasks"
@@ -28,17 +25,11 @@ CLAIM = "pretraining on scientific text improves results on scientific NLP tasks
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("evidence")
     db = guard_database(ensure_demo_library(root / "library"))
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    return index_library(settings, root / "home")
+    return index_library(library_settings(db.parent, root), root / "home")
 
 
 async def _evidence(settings: Settings, home: Path, **arguments: Any) -> Any:
-    ctx = AppContext(settings, home=home)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool("zot_search", arguments, raise_on_error=False)
-    finally:
-        ctx.close()
+    return await call_tool(settings, "zot_search", home=home, **arguments)
 
 
 # -- variants and the claim ---------------------------------------------------------------------

@@ -13,16 +13,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fastmcp import Client
 
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.formats.annotations import COLUMNS
 from agent_zot.formats.csvtable import safe_cell
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import SHARED_ZOTERO, guard_database
+from tests.conftest import SHARED_ZOTERO, call_tool, guard_database, library_settings, text_of
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 README_REQUEST = "export my annotations on the S2ORC paper as CSV"
@@ -102,19 +99,12 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> Lib:
 @pytest.fixture
 def settings(lib: Lib, tmp_path: Path) -> Settings:
     guard_database(lib.db)
-    return Settings(
-        zotero_data_dir=lib.data_dir, data_dir=tmp_path / "state", export_dir=tmp_path / "exports"
-    )
+    return library_settings(lib.data_dir, tmp_path)
 
 
 async def export(settings: Settings, **args: object) -> tuple[bool, str, dict]:
-    ctx = AppContext(settings)
-    try:
-        async with Client(build_server(ctx)) as client:
-            result = await client.call_tool("zot_export", args, raise_on_error=False)
-    finally:
-        ctx.close()
-    return result.is_error, "\n".join(b.text for b in result.content), result.structured_content or {}
+    result = await call_tool(settings, "zot_export", **args)
+    return result.is_error, text_of(result), result.structured_content or {}
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -363,13 +353,11 @@ async def test_the_zotero_database_is_untouched(lib: Lib, settings: Settings) ->
     assert hashlib.sha256(lib.db.read_bytes()).hexdigest() == before
 
 
-@pytest.mark.skipif(
-    not (REAL / "zotero.sqlite").is_file(), reason="shared library yuanluochen-z7 not present"
-)
+@pytest.mark.shared_data(REAL / "zotero.sqlite")
 async def test_real_library_with_chinese_titles(tmp_path: Path) -> None:
     db = guard_database(REAL / "zotero.sqlite")
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    plain = Settings(zotero_data_dir=REAL, data_dir=tmp_path / "state", export_dir=tmp_path / "exports")
+    plain = library_settings(REAL, tmp_path)
     # Its six annotations sit on a standalone PDF in Zotero's trash: left out unless include_trash is on.
     error, text, _ = await export(plain, path="all.csv")
     assert error and "no annotations or notes in the whole library" in text and "include_trash" in text

@@ -29,8 +29,8 @@ from agent_zot.zotero.models import (
     TagRef,
 )
 from agent_zot.zotero.values import parse_zotero_date
+from tests.conftest import SHARED_ZOTERO, shared_libraries
 
-SHARED_ZOTERO = Path(__file__).resolve().parents[2] / "shared" / "data" / "zotero"
 ADVERSARIAL = [
     "a}b{",
     "50% of $x_1$",
@@ -622,16 +622,12 @@ def test_markdown_filename(key: str, expected: str) -> None:
 # -- real libraries ---------------------------------------------------------------------------------
 
 
-@pytest.mark.shared_data
+@pytest.mark.shared_data(SHARED_ZOTERO)
 def test_real_libraries_round_trip_through_bibtexparser() -> None:
-    if not SHARED_ZOTERO.is_dir():
-        pytest.skip(f"{SHARED_ZOTERO} is absent")
-    from agent_zot.zotero.reader import ReadOptions, load_library
+    from agent_zot.zotero.models import ReadOptions
+    from agent_zot.zotero.reader import load_library
 
-    databases = sorted(SHARED_ZOTERO.glob("*/zotero.sqlite"))
-    if not databases:
-        pytest.skip("no zotero.sqlite under shared data")
-    for db in databases:
+    for db in [folder / "zotero.sqlite" for folder in shared_libraries()]:
         library = load_library(db, options=ReadOptions(include_trash=True))
         items = list(library.items.values())
         keys = bibtex_keys(items)

@@ -8,8 +8,11 @@ from pathlib import Path
 import pytest
 
 from agent_zot.errors import ExportError, NotFoundError
-from agent_zot.services.export.files import ExportScope, export, format_for, resolve_target, select_items
-from agent_zot.zotero.reader import ReadOptions, load_library
+from agent_zot.services.export.files import export
+from agent_zot.services.export.target import format_for, resolve_target
+from agent_zot.services.scope.library_scope import LibraryScope
+from agent_zot.zotero.models import ReadOptions
+from agent_zot.zotero.reader import load_library
 from tests.conftest import make_settings
 from tests.factories import FullLibrary
 
@@ -38,39 +41,53 @@ def test_format_from_extension_first(path, requested, expected) -> None:
 
 def test_scope_by_keys_collection_and_query(lib, full_lib: FullLibrary) -> None:
     k = full_lib.keys
-    assert {i.key for i in select_items(lib, ExportScope(collection="Thesis"))} == {k["s2orc"], k["scibert"]}
-    assert [i.key for i in select_items(lib, ExportScope(query="nocedal optimization"))] == [k["book"]]
-    both = select_items(lib, ExportScope(collection="Thesis", query="scibert"))
+    assert {i.key for i in LibraryScope(collection="Thesis").items(lib)} == {k["s2orc"], k["scibert"]}
+    assert [i.key for i in LibraryScope(search="nocedal optimization").items(lib)] == [k["book"]]
+    both = LibraryScope(collection="Thesis", search="scibert").items(lib)
     assert [i.key for i in both] == [k["scibert"]]
-    assert [i.key for i in select_items(lib, ExportScope(item_keys=(k["book"].lower(),)))] == [k["book"]]
+    assert [i.key for i in LibraryScope(item_keys=(k["book"].lower(),)).items(lib)] == [k["book"]]
     with pytest.raises(NotFoundError, match="AAAA2222"):
-        select_items(lib, ExportScope(item_keys=(k["book"], "AAAA2222")))
+        LibraryScope(item_keys=(k["book"], "AAAA2222")).items(lib)
+    tagged = LibraryScope.of(collection=" ", tags=["", " to-read "], item_keys=[" "], search="  ")
+    assert tagged == LibraryScope(tags=("to-read",)) and not tagged.empty and LibraryScope().empty
+    assert LibraryScope().describe() == "the whole library"
+    named = LibraryScope(collection="Thesis", tags=("a", "b"), item_keys=("X",), search="deep")
+    assert named.describe() == (
+        "collection 'Thesis' (and below) and items tagged a or b and 1 listed items and items matching 'deep'"
+    )
+    assert named.describe(ranked=True).endswith("the best papers for 'deep'")
+    assert named.arguments() == {
+        "collection": "Thesis",
+        "tags": ["a", "b"],
+        "item_keys": ["X"],
+        "search": "deep",
+    }
 
 
 def test_targets_stay_inside_the_export_folder(full_lib: FullLibrary, tmp_path: Path) -> None:
     settings = make_settings(full_lib, tmp_path)
     root = settings.export_dir.resolve()
-    assert resolve_target(settings, "sub/refs.bib", "bibtex", ExportScope()) == root / "sub" / "refs.bib"
+    assert resolve_target(settings, "sub/refs.bib", "bibtex", LibraryScope()) == root / "sub" / "refs.bib"
     assert resolve_target(
-        settings, None, "csljson", ExportScope(collection="Thesis/Chapter 2")
+        settings, None, "csljson", LibraryScope(collection="Thesis/Chapter 2")
     ).name.startswith("thesis-chapter-2-")
     for bad in ("../x.bib", "/etc/x.bib", "sub/../../x.bib"):
         with pytest.raises(ExportError, match="outside the export folder"):
-            resolve_target(settings, bad, "bibtex", ExportScope())
+            resolve_target(settings, bad, "bibtex", LibraryScope())
     root.mkdir(parents=True, exist_ok=True)
     (root / "link").symlink_to(tmp_path)  # a symlink that points out of the folder is caught too
     with pytest.raises(ExportError, match="outside the export folder"):
-        resolve_target(settings, "link/x.bib", "bibtex", ExportScope())
+        resolve_target(settings, "link/x.bib", "bibtex", LibraryScope())
     allowed = make_settings(full_lib, tmp_path, allow_absolute_export_paths=True)
-    assert resolve_target(allowed, str(tmp_path / "x.bib"), "bibtex", ExportScope()) == tmp_path / "x.bib"
+    assert resolve_target(allowed, str(tmp_path / "x.bib"), "bibtex", LibraryScope()) == tmp_path / "x.bib"
 
 
 def test_single_markdown_file_and_csl_json(lib, full_lib: FullLibrary, tmp_path: Path) -> None:
     settings = make_settings(full_lib, tmp_path)
-    md = export(lib, settings, path="all.md", fmt=None, scope=ExportScope(), overwrite=False)
+    md = export(lib, settings, path="all.md", fmt=None, scope=LibraryScope(), overwrite=False)
     text = Path(md.data["path"]).read_text(encoding="utf-8")
     assert md.data["count"] == 9 and "S2ORC" in text and "轮腿式平衡机器人控制" in text
-    csl = export(lib, settings, path="ch2.json", fmt=None, scope=ExportScope(collection="chapter 2"))
+    csl = export(lib, settings, path="ch2.json", fmt=None, scope=LibraryScope(collection="chapter 2"))
     items = json.loads(Path(csl.data["path"]).read_text(encoding="utf-8"))
     s2orc = next(i for i in items if i["title"].startswith("S2ORC"))
     assert s2orc["type"] == "paper-conference" and s2orc["issued"]["date-parts"] == [[2020, 7]]
@@ -79,7 +96,7 @@ def test_single_markdown_file_and_csl_json(lib, full_lib: FullLibrary, tmp_path:
 def test_failed_export_leaves_nothing_behind(lib, full_lib: FullLibrary, tmp_path: Path) -> None:
     settings = make_settings(full_lib, tmp_path)
     with pytest.raises(NotFoundError, match="Nothing to export"):
-        export(lib, settings, path="none.bib", fmt=None, scope=ExportScope(query="zzzz-no-such-words"))
+        export(lib, settings, path="none.bib", fmt=None, scope=LibraryScope(search="zzzz-no-such-words"))
     with pytest.raises(ExportError, match="GraphML"):
-        export(lib, settings, path="g.graphml", fmt=None, scope=ExportScope())
+        export(lib, settings, path="g.graphml", fmt=None, scope=LibraryScope())
     assert not settings.export_dir.exists() or not any(settings.export_dir.iterdir())

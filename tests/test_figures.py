@@ -27,13 +27,11 @@ from agent_zot.services import tools
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.figures import target_of
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database
+from tests.conftest import SHARED_DATA, call_tool, guard_database, library_settings
 
 TITLE = "Growth curves of synthetic test organisms"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SHARED_S2ORC = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs" / "papermage__2020.acl-main.447.pdf"
-)
+SHARED_S2ORC = SHARED_DATA / "pdfs" / "papermage__2020.acl-main.447.pdf"
 
 
 def paper_pdf() -> bytes:
@@ -102,17 +100,12 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         )
         builder.add_attachment(s2orc, filename="s2orc.pdf", content=SHARED_S2ORC.read_bytes())
     db = guard_database(builder.build())
-    return Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    return library_settings(db.parent, root)
 
 
 async def summarize(settings: Settings, home: Path, apps: bool = False, **arguments: Any) -> Any:
-    ctx = AppContext(settings, home=home)
     extensions = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})] if apps else []
-    try:
-        async with Client(build_server(ctx), extensions=extensions) as client:
-            return await client.call_tool("zot_summarize", arguments, raise_on_error=False)
-    finally:
-        ctx.close()
+    return await call_tool(settings, "zot_summarize", home=home, extensions=extensions, **arguments)
 
 
 def images_of(result: Any) -> list[Image.Image]:
@@ -266,7 +259,7 @@ def test_requests_name_their_target() -> None:
     assert target_of("list the figures") is None
 
 
-@pytest.mark.skipif(not SHARED_S2ORC.is_file(), reason="../shared/data is not present")
+@pytest.mark.shared_data(SHARED_S2ORC)
 def test_a_real_paper_gives_its_figures_tables_and_rows() -> None:
     found = inventory(SHARED_S2ORC, use_layout=False)
     assert [e.number for e in found.of_kind("figure")] == ["1", "2", "3", "4"]
@@ -287,7 +280,7 @@ README_FIGURE = "what does Figure 2 of the S2ORC paper show?"
 README_PAGE = "show me page 3 of the S2ORC paper as an image"
 
 
-@pytest.mark.skipif(not SHARED_S2ORC.is_file(), reason="../shared/data is not present")
+@pytest.mark.shared_data(SHARED_S2ORC)
 async def test_the_readme_figure_examples(library: Settings, tmp_path: Path) -> None:
     text = " ".join(README.read_text(encoding="utf-8").split())
     assert (

@@ -1,6 +1,6 @@
-"""docs/cli.md, docs/settings.md and docs/tools.md are generated from the code (scripts/gen_docs.py): they
-must match it, so a new option, setting, tool, mode or parameter cannot go undocumented, and the example
-answers on the tools page are what the server answers."""
+"""docs/cli.md, docs/settings.md, docs/tools.md and the file map in docs/architecture.md are generated from
+the code (scripts/gen_docs.py): they must match it, so a new option, setting, tool, mode, parameter or
+module cannot go undocumented, and the example answers on the tools page are what the server answers."""
 
 from __future__ import annotations
 
@@ -23,9 +23,19 @@ def gen() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("page", ["cli.md", "settings.md"])
+@pytest.mark.parametrize("page", ["cli.md", "settings.md", "architecture.md"])
 def test_the_reference_pages_match_the_code(gen: ModuleType, page: str) -> None:
     assert (gen.DOCS / page).read_text(encoding="utf-8") == gen.PAGES[page](), "run scripts/gen_docs.py"
+
+
+def test_every_module_says_what_it_is(gen: ModuleType) -> None:
+    """The file map reads each module's docstring: a module without one would stand there unexplained."""
+    modules = [p for p in gen.PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
+    assert len(modules) > 200
+    unexplained = [str(p.relative_to(gen.PACKAGE)) for p in modules if not gen.summary(p)]
+    assert not unexplained
+    page = (gen.DOCS / "architecture.md").read_text(encoding="utf-8")
+    assert "    tool.py" in page and "services/" in page  # each tool package's entry point is on the map
 
 
 ANSWER = re.compile(r"Answer:\n\n```text\n(.*?)\n```", re.S)

@@ -20,8 +20,7 @@ from agent_zot.graph.model import GraphData, Node, NodeKind
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.services.resolve.graph import resolve_author
 from agent_zot.zotero.models import Creator, Item
-
-SHARED_ZOTERO = Path(__file__).resolve().parents[2] / "shared" / "data" / "zotero"
+from tests.conftest import shared_library_params
 
 _ids = itertools.count(1)
 
@@ -242,15 +241,7 @@ def test_keys_are_stable_across_input_order() -> None:
 # --- the real shared libraries ------------------------------------------------------------------------
 
 
-def _shared() -> list[Path]:
-    if not SHARED_ZOTERO.is_dir():
-        return []
-    return sorted(p for p in SHARED_ZOTERO.iterdir() if (p / "zotero.sqlite").is_file())
-
-
-@pytest.mark.shared_data
-@pytest.mark.skipif(not _shared(), reason="../shared/data/zotero is not present")
-@pytest.mark.parametrize("folder", _shared(), ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", shared_library_params())
 def test_shared_library_merges_are_consistent(folder: Path, record_property: pytest.RecordProperty) -> None:
     from agent_zot.zotero.reader import load_library
 

@@ -15,7 +15,7 @@ from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database
+from tests.conftest import connect, guard_database, library_settings
 from tests.pdf_factory import write_paper
 
 EXTERNAL_DOI = "10.9999/external.2010.1"
@@ -126,7 +126,7 @@ def graph_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, d
         abstractNote=GNN_BODY,
     )
     db = guard_database(b.build())
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
+    settings = library_settings(db.parent, root)
     ctx = AppContext(settings, home=root / "home")
     try:
         summary = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
@@ -139,10 +139,8 @@ def graph_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, d
 
 @pytest.fixture
 async def client(graph_library: tuple[Settings, dict[str, str]], tmp_path: Path):
-    ctx = AppContext(graph_library[0], home=tmp_path / "home")
-    async with Client(build_server(ctx)) as connected:
+    async with connect(graph_library[0], home=tmp_path / "home") as connected:
         yield connected
-    ctx.close()
 
 
 async def explore(client: Client, **arguments: Any) -> Any:

@@ -14,8 +14,9 @@ from agent_zot.graph.facts import FactsCache, current_facts
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
+from tests.conftest import SHARED_DATA
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact" / "corpus.jsonl"
+SCIFACT = SHARED_DATA / "scifact" / "corpus.jsonl"
 ABSTRACTS = [
     (
         "Glacier mass balance",
@@ -84,7 +85,7 @@ def test_cached_facts_are_not_computed_again(tmp_path: Path, monkeypatch: pytest
     }
 
 
-@pytest.mark.skipif(not SCIFACT.is_file(), reason="../shared/data/scifact is not present")
+@pytest.mark.shared_data(SCIFACT)
 def test_real_abstracts_in_workers_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=6)
     with SCIFACT.open(encoding="utf-8") as fh:

@@ -11,13 +11,10 @@ import pytest
 from agent_zot.graph.matching import ReferenceMatcher
 from agent_zot.graph.references import parse_reference, split_references_styled
 from agent_zot.ingest import ParsedDocument, get_parser
+from tests.conftest import SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-PDFS = DATA / "pdfs"
-pytestmark = [
-    pytest.mark.shared_data,
-    pytest.mark.skipif(not (PDFS / "metadata.csv").is_file(), reason=f"{DATA} is absent"),
-]
+PDFS = SHARED_DATA / "pdfs"
+pytestmark = pytest.mark.shared_data(PDFS / "metadata.csv")
 
 # (style, entries) observed, checked by hand against the PDFs: numbered lists match their last number;
 # 0807.3577 groups several references under one number ("[1] Perlmutter ...; Riess ...; Perlmutter ...")

@@ -20,9 +20,9 @@ from agent_zot.config import Settings
 from agent_zot.index.changes import changed_since_indexed, item_fingerprint, library_stamp, plan_update
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.edits import LocalEdits
-from agent_zot.zotero.models import Library
-from agent_zot.zotero.reader import ReadOptions, attach_marks, load_library
-from tests.conftest import shared_libraries
+from agent_zot.zotero.models import Library, ReadOptions
+from agent_zot.zotero.reader import attach_marks, load_library
+from tests.conftest import shared_library_params
 from tests.factories import FullLibrary
 
 
@@ -167,7 +167,7 @@ def test_each_edit_reads_only_its_items_and_equals_a_full_read(
     _check_edits_read_incrementally(_copy(any_shape_lib.data_dir, tmp_path / "trash"), with_trash)
 
 
-@pytest.mark.parametrize("folder", shared_libraries(), ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", shared_library_params())
 def test_edits_to_real_libraries_read_incrementally(folder: Path, tmp_path: Path) -> None:
     _check_edits_read_incrementally(_copy(folder, tmp_path), ReadOptions())
 

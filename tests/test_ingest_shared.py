@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 
 from agent_zot.ingest import ParsedDocument, ParseJob, extract_attachment, parse_many
 from agent_zot.zotero.models import Attachment, LinkMode
+from tests.conftest import SHARED_DATA
 
-PDFS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
-pytestmark = [
-    pytest.mark.shared_data,
-    pytest.mark.skipif(not (PDFS / "metadata.csv").is_file(), reason=f"{PDFS} is absent"),
-]
+PDFS = SHARED_DATA / "pdfs"
+pytestmark = pytest.mark.shared_data(PDFS / "metadata.csv")
 
 # Page where the references section starts (checked by hand against the PDFs). Every paper but the
 # one-page SciBERT excerpt has one: numbered ("[1]", "1."), author-year, and two without a heading

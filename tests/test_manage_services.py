@@ -11,7 +11,8 @@ from agent_zot.services.notes import read as notes
 from agent_zot.services.organize import collections, tags
 from agent_zot.services.organize.tags import TagCondition, parse_tag_expression
 from agent_zot.services.resolve.library import resolve_collection, resolve_item
-from agent_zot.zotero.reader import ReadOptions, load_library
+from agent_zot.zotero.models import ReadOptions
+from agent_zot.zotero.reader import load_library
 from tests.factories import FullLibrary
 
 

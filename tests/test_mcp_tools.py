@@ -11,7 +11,7 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from tests.conftest import make_settings
+from tests.conftest import call_tool, make_settings, text_of
 from tests.factories import FullLibrary
 
 
@@ -23,10 +23,6 @@ def server(app: AppContext):
 async def call(server, tool: str, **args):
     async with Client(server) as client:
         return await client.call_tool(tool, args, raise_on_error=False)
-
-
-def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content)
 
 
 async def test_collections_list_show_recent(server, full_lib: FullLibrary) -> None:
@@ -163,7 +159,7 @@ async def test_bad_arguments_get_actionable_errors(server) -> None:
 
 async def test_missing_library_is_explained_not_crashed(tmp_path: Path, full_lib: FullLibrary) -> None:
     settings = make_settings(full_lib, tmp_path, zotero_data_dir=tmp_path / "not-here")
-    result = await call(build_server(AppContext(settings)), "zot_manage_tags", query="list tags")
+    result = await call_tool(settings, "zot_manage_tags", query="list tags")
     assert result.is_error and "No Zotero database at" in text_of(result)
     assert result.structured_content["error"]["type"] == "LibraryNotFoundError"
 
@@ -174,7 +170,7 @@ async def test_an_internal_failure_is_masked_and_the_server_goes_on(server, monk
     def broken(*_args, **_kwargs):
         raise RuntimeError("secret internal detail")
 
-    monkeypatch.setattr(tools, "manage_tags", broken)
+    monkeypatch.setitem(tools.HANDLERS, "zot_manage_tags", broken)
     async with Client(server) as client:
         failed = await client.call_tool("zot_manage_tags", {"query": "list tags"}, raise_on_error=False)
         assert failed.is_error and "secret internal detail" not in text_of(failed)

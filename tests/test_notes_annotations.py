@@ -31,7 +31,7 @@ from agent_zot.services.upkeep.status import index_status
 from agent_zot.services.upkeep.update_db import Progress, UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
-from tests.conftest import guard_database, index_library
+from tests.conftest import call_tool, guard_database, index_library, library_settings, text_of
 from tests.factories import MINIMAL_PDF
 
 # -- the library ------------------------------------------------------------------------------------
@@ -119,8 +119,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
 @pytest.fixture(scope="module")
 def indexed(built: tuple[Path, dict[str, str]]) -> Settings:
     root, _ = built
-    settings = Settings(zotero_data_dir=root / "Zotero", data_dir=root / "state", export_dir=root / "exports")
-    return index_library(settings, root / "home")
+    return index_library(library_settings(root / "Zotero", root), root / "home")
 
 
 @pytest.fixture(scope="module")
@@ -129,16 +128,7 @@ def library(built: tuple[Path, dict[str, str]]):
 
 
 async def call(settings: Settings, home: Path, **arguments: Any) -> Any:
-    ctx = AppContext(settings, home=home)
-    try:
-        async with Client(build_server(ctx)) as client:
-            return await client.call_tool("zot_manage_notes", arguments, raise_on_error=False)
-    finally:
-        ctx.close()
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content)
+    return await call_tool(settings, "zot_manage_notes", home=home, **arguments)
 
 
 def shown(result: Any, field: str) -> set[str]:

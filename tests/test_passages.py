@@ -14,7 +14,6 @@ from fpdf import FPDF
 
 from agent_zot.config import Settings
 from agent_zot.index.store import Hit
-from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.passages import (
     JOINED_CHARS,
@@ -32,7 +31,7 @@ from agent_zot.services.search.present import paper_response
 from agent_zot.services.search.retrieval import PaperHit
 from agent_zot.services.search.run import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import guard_database, index_library
+from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 
 ANSWER = "The sampling rate of the hydrophone array was fixed at 48 kilohertz for every recording session."
 FILLER = [
@@ -177,22 +176,19 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     other = [["Grazing changes soil carbon in grasslands, and the effect depends on rainfall."] * 3] * 2
     b.add_attachment(soil, filename="soil.pdf", content=_pdf(root / "soil.pdf", other))
     db = guard_database(b.build())
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    return index_library(settings, root / "home")
+    return index_library(library_settings(db.parent, root), root / "home")
 
 
 @pytest.fixture
 async def client(library: Settings, tmp_path: Path) -> AsyncIterator[Client]:
-    ctx = AppContext(library, home=tmp_path / "home")
-    async with Client(build_server(ctx)) as connected:
+    async with connect(library, home=tmp_path / "home") as connected:
         yield connected
-    ctx.close()
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> tuple[str, dict[str, Any]]:
     result = await client.call_tool(tool, arguments, raise_on_error=False)
-    assert not result.is_error, result.content[0].text
-    return result.content[0].text, result.structured_content
+    assert not result.is_error, text_of(result)
+    return text_of(result), result.structured_content
 
 
 QUESTION = "How many kilohertz was the hydrophone sampling rate?"

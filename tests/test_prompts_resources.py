@@ -19,7 +19,7 @@ from agent_zot.services.catalog import BY_NAME, TOOL_MODES
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.models import Library
-from tests.conftest import guard_database, index_library
+from tests.conftest import connect, guard_database, index_library, library_settings
 
 PROMPT_ARGUMENTS = {
     "literature_review": {"topic": True, "collection": False},
@@ -38,18 +38,13 @@ def flat(text: str) -> str:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, Path]:
     root = tmp_path_factory.mktemp("prompts-resources")
     db = guard_database(ensure_demo_library(root / "library"))
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    return index_library(settings, root / "home", graph=True), root / "home"
+    return index_library(library_settings(db.parent, root), root / "home", graph=True), root / "home"
 
 
 @pytest.fixture
 async def client(demo: tuple[Settings, Path]) -> AsyncIterator[Client]:
-    ctx = AppContext(demo[0], home=demo[1])
-    try:
-        async with Client(build_server(ctx)) as connected:
-            yield connected
-    finally:
-        ctx.close()
+    async with connect(demo[0], home=demo[1]) as connected:
+        yield connected
 
 
 @pytest.fixture(scope="module")

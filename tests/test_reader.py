@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.zotero.models import LinkMode
-from agent_zot.zotero.reader import ReadOptions, load_library
+from agent_zot.zotero.models import LinkMode, ReadOptions
+from agent_zot.zotero.reader import load_library
 from tests.factories import FullLibrary
 
 

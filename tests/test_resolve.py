@@ -18,17 +18,15 @@ from fastmcp import Client
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
-from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.direction import citation_direction
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolve_papers
 from agent_zot.services.routing import route
-from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.view.scope import ViewRequest, resolve_scope
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.models import Library
 from agent_zot.zotero.reader import load_library
-from tests.conftest import guard_database
+from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 from tests.pdf_factory import write_paper
 
 BODY = "Distributed storage keeps structured data across many machines; {} is described and evaluated here."
@@ -156,13 +154,7 @@ def named(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str,
         [("Bo", "Baker"), ("Eve", "Fox"), ("Ann", "Tan")],
     )
     db = guard_database(b.build())
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    ctx = AppContext(settings, home=root / "home")
-    try:
-        update_index(ctx.library(), ctx.index_resources(), UpdateOptions(), graph=ctx.graph())
-    finally:
-        ctx.close()
-    return settings, k
+    return index_library(library_settings(db.parent, root), root / "home", graph=True), k
 
 
 @pytest.fixture(scope="module")
@@ -329,17 +321,15 @@ def test_requests_about_many_papers_name_none(
 
 @pytest.fixture
 async def client(named: tuple[Settings, dict[str, str]], tmp_path: Path):
-    ctx = AppContext(named[0], home=tmp_path / "home")
-    async with Client(build_server(ctx)) as connected:
+    async with connect(named[0], home=tmp_path / "home") as connected:
         yield connected
-    ctx.close()
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments, raise_on_error=False)
-    assert not result.is_error, result.content[0].text
+    assert not result.is_error, text_of(result)
     data = result.structured_content
-    data["_text"] = result.content[0].text
+    data["_text"] = text_of(result)
     return data
 
 

@@ -17,16 +17,13 @@ from agent_zot.services.routing import route
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.models import Library
 from agent_zot.zotero.reader import load_library
-from tests.conftest import guard_database
+from tests.conftest import REPO_ROOT, SHARED_DATA, SHARED_ZOTERO, guard_database
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
+ROOT = REPO_ROOT
+SHARED = SHARED_DATA
 DEV = ROOT / "scripts" / "data" / "resolve_dev.jsonl"
 
-pytestmark = [
-    pytest.mark.shared_data,
-    pytest.mark.skipif(not (SHARED / "zotero").is_dir(), reason=f"{SHARED} is absent"),
-]
+pytestmark = pytest.mark.shared_data(SHARED_ZOTERO)
 
 
 def pdf_library(folder: Path) -> Path:

@@ -12,7 +12,7 @@ import pytest
 from agent_zot.config import Settings
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
-from tests.conftest import call_tool, guard_database, index_library, shared_libraries
+from tests.conftest import SHARED_ZOTERO, call_tool, guard_database, index_library, shared_libraries
 
 REASONS = ["Concerns/Issues About Data", "Investigation by Journal/Publisher"]
 
@@ -83,6 +83,7 @@ def test_schemas_without_the_table_read_as_before(tmp_path: Path) -> None:
     assert load_library(db, tmp_path).items[key].retraction is None
 
 
+@pytest.mark.shared_data(SHARED_ZOTERO)
 def test_the_shared_real_libraries_read_with_or_without_the_table() -> None:
     for folder in shared_libraries():
         library = load_library(folder / "zotero.sqlite", folder)

@@ -15,15 +15,14 @@ from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.modes import assess, merge_subqueries
 from agent_zot.services.search.retrieval import PaperHit, Passage
+from tests.conftest import connect
 from tests.test_graph_explore import graph_library  # noqa: F401  (the module fixture, used by name)
 
 
 @pytest.fixture
 async def client(graph_library: tuple[Settings, dict[str, str]], tmp_path: Path):  # noqa: F811
-    ctx = AppContext(graph_library[0], home=tmp_path / "home")
-    async with Client(build_server(ctx)) as connected:
+    async with connect(graph_library[0], home=tmp_path / "home") as connected:
         yield connected
-    ctx.close()
 
 
 async def search(client: Client, **arguments: Any) -> dict[str, Any]:

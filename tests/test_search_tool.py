@@ -9,26 +9,21 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, index_library
+from tests.conftest import connect, guard_database, index_library, library_settings
 
 
 @pytest.fixture(scope="module")
 def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("search")
     db = guard_database(ensure_demo_library(root / "library"))
-    settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
-    return index_library(settings, root / "home")
+    return index_library(library_settings(db.parent, root), root / "home")
 
 
 @pytest.fixture
 async def client(demo_settings: Settings, tmp_path: Path):
-    ctx = AppContext(demo_settings, home=tmp_path / "home")
-    async with Client(build_server(ctx)) as connected:
+    async with connect(demo_settings, home=tmp_path / "home") as connected:
         yield connected
-    ctx.close()
 
 
 async def call(client: Client, **arguments: Any) -> Any:
@@ -90,14 +85,12 @@ async def test_bad_input_gets_an_actionable_error(client: Client, arguments: dic
 
 async def test_no_index_says_how_to_build_it_and_metadata_still_works(tmp_path: Path) -> None:
     db = guard_database(ensure_demo_library(tmp_path / "library"))
-    settings = Settings(zotero_data_dir=db.parent, data_dir=tmp_path / "state", export_dir=tmp_path / "x")
-    ctx = AppContext(settings, home=tmp_path / "home")
-    async with Client(build_server(ctx)) as client:
+    settings = library_settings(db.parent, tmp_path, export_dir=tmp_path / "x")
+    async with connect(settings, home=tmp_path / "home") as client:
         topic = await call(client, query="pretrained language models for science")
         assert topic.is_error and "agent-zot update-db" in topic.content[0].text
         metadata = await call(client, query="papers by Devlin")
         assert not metadata.is_error and titles(metadata)[0].startswith("BERT")
-    ctx.close()
 
 
 async def test_unknown_author_next_to_a_topic_drops_that_filter_and_says_so(client: Client) -> None:

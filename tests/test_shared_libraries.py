@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.zotero.models import DOCUMENT_TYPES
-from agent_zot.zotero.reader import ReadOptions, load_library
-from tests.conftest import shared_libraries
+from agent_zot.zotero.models import DOCUMENT_TYPES, ReadOptions
+from agent_zot.zotero.reader import load_library
+from tests.conftest import SHARED_ZOTERO, require_shared, shared_libraries
 
-pytestmark = pytest.mark.shared_data
+pytestmark = pytest.mark.shared_data(SHARED_ZOTERO)
 
+require_shared(SHARED_ZOTERO)  # at import: the libraries below are test parameters
 LIBRARIES = shared_libraries()
-if not LIBRARIES:
-    pytest.skip("../shared/data/zotero is not present", allow_module_level=True)
 
 REGULAR = "t.typeName NOT IN ('attachment', 'note', 'annotation')"
 # Items of the user and group libraries, not in the trash and not children of trashed parents.

@@ -45,11 +45,15 @@ async def test_each_limit_states_its_real_default(client: Client) -> None:
             assert f"(default {default})" in described, spec.name
 
 
+def test_every_tool_has_its_handler_and_no_other() -> None:
+    assert set(tools.HANDLERS) == {spec.name for spec in SPECS}
+    assert all(callable(handle) for handle in tools.HANDLERS.values())
+
+
 def test_modes_agree_everywhere() -> None:
     for spec in SPECS:
         assert TOOL_MODES[spec.name] == spec.mode_names
         assert {rule.mode for rule in RULE_TABLES[spec.name]} <= set(spec.mode_names), spec.name
-        assert callable(getattr(tools, spec.handler)), spec.handler
         for mode in spec.mode_names:  # every mode can be forced and lands where it says
             assert route(spec.name, "anything", force_mode=mode).mode == mode
         force = typing.get_args(spec.request.model_fields["force_mode"].annotation)

@@ -15,29 +15,30 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import guard_database, index_library, make_settings
+from tests.conftest import (
+    SHARED_DATA,
+    connect,
+    guard_database,
+    index_library,
+    library_settings,
+    require_shared,
+)
 from tests.factories import FullLibrary
 from tests.pdf_factory import marker, write_paper
 
-SHARED_PDFS = Path(__file__).resolve().parents[2] / "shared" / "data" / "pdfs"
+SHARED_PDFS = SHARED_DATA / "pdfs"
 S2ORC_KEY_RE = re.compile(r"^[A-Z0-9]{8}$")
 PAGED_TITLE = "Page-Aware Parsing of Scientific Documents"
 BODY_PAGES = 8  # plus a references page: 9 pages labelled 101-109
-
-
-def _settings(library_dir: Path, root: Path) -> Settings:
-    return Settings(zotero_data_dir=library_dir, data_dir=root / "state", export_dir=root / "exports")
 
 
 @pytest.fixture(scope="module")
 def demo_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("summarize-demo")
     db = guard_database(ensure_demo_library(root / "library"))
-    settings = _settings(db.parent, root)
+    settings = library_settings(db.parent, root)
     index_library(settings, root / "home")
     return settings
 
@@ -80,7 +81,7 @@ def paged(tmp_path_factory: pytest.TempPathFactory) -> Paged:
     pdf = write_paper(root / "paged.pdf", body_pages=BODY_PAGES, page_labels=True)
     b.add_attachment(keys["paged"], filename="paged.pdf", content=pdf.path.read_bytes())
     b.build()
-    settings = _settings(folder, root)
+    settings = library_settings(folder, root)
     index_library(settings, root / "home")
     keys["late"] = b.add_item(
         "journalArticle",
@@ -93,29 +94,22 @@ def paged(tmp_path_factory: pytest.TempPathFactory) -> Paged:
     return Paged(settings, keys)
 
 
-async def _connect(settings: Settings, home: Path) -> AsyncIterator[Client]:
-    ctx = AppContext(settings, home=home)
-    async with Client(build_server(ctx)) as connected:
-        yield connected
-    ctx.close()
-
-
 @pytest.fixture
 async def demo(demo_settings: Settings, tmp_path: Path) -> AsyncIterator[Client]:
-    async for client in _connect(demo_settings, tmp_path / "home"):
+    async with connect(demo_settings, home=tmp_path / "home") as client:
         yield client
 
 
 @pytest.fixture
 async def paged_client(paged: Paged, tmp_path: Path) -> AsyncIterator[Client]:
-    async for client in _connect(paged.settings, tmp_path / "home"):
+    async with connect(paged.settings, home=tmp_path / "home") as client:
         yield client
 
 
 @pytest.fixture
-async def bare(full_lib: FullLibrary, tmp_path: Path) -> AsyncIterator[Client]:
+async def bare(settings: Settings, tmp_path: Path) -> AsyncIterator[Client]:
     """The every-case library and no index at all."""
-    async for client in _connect(make_settings(full_lib, tmp_path), tmp_path / "home"):
+    async with connect(settings, home=tmp_path / "home") as client:
         yield client
 
 
@@ -364,8 +358,7 @@ SHARED_CHOICE = ("papermage__2020.acl-main.447.pdf", "grobid__Wang-paperAVE2008.
 
 @pytest.fixture(scope="module")
 def shared_pdfs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
-    if not (SHARED_PDFS / "metadata.csv").is_file():
-        pytest.skip("the shared PDFs (../shared/data/pdfs) are not present")
+    require_shared(SHARED_PDFS / "metadata.csv")
     root = tmp_path_factory.mktemp("summarize-shared")
     b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=5)
     keys: dict[str, str] = {}
@@ -387,7 +380,7 @@ def shared_pdfs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dic
             b.add_attachment(
                 keys[row["file"]], filename=row["file"], content=(SHARED_PDFS / row["file"]).read_bytes()
             )
-    settings = _settings(guard_database(b.build()).parent, root)
+    settings = library_settings(guard_database(b.build()).parent, root)
     index_library(settings, root / "home")
     return settings, keys
 
@@ -412,7 +405,7 @@ async def test_shared_pdfs_full_text_pages_match_pdfium(
 ) -> None:
     settings, keys = shared_pdfs
     name = "papermage__2020.acl-main.447.pdf"
-    async for client in _connect(settings, tmp_path / "home"):
+    async with connect(settings, home=tmp_path / "home") as client:
         for page in (3, 7):
             data, text = await answer(client, item_key=keys[name], force_mode="full", pages=str(page))
             assert data["total_pages"] == 15 and [p["number"] for p in data["pages"]] == [page]

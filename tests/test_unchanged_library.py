@@ -16,7 +16,8 @@ from agent_zot.index.changes import LIBRARY_STAMP, indexed_as_is, library_stamp
 from agent_zot.index.resources import IndexResources
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from agent_zot.zotero.reader import ReadOptions, load_library
+from agent_zot.zotero.models import ReadOptions
+from agent_zot.zotero.reader import load_library
 from tests.conftest import guard_database
 from tests.pdf_factory import write_paper
 

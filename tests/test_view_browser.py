@@ -20,7 +20,7 @@ from agent_zot.view.data import ViewData, library_view
 from agent_zot.view.page import render_page
 from agent_zot.view.scope import ViewRequest
 from agent_zot.view.serve import make_server, url
-from tests.conftest import shared_libraries
+from tests.conftest import shared_library_params
 from tests.view_fixtures import DEMO_TITLES, demo_settings, wait_ready
 
 BACKGROUND = (0xFB, 0xFC, 0xFD)  # #graph's background in view.css
@@ -150,12 +150,9 @@ def test_served_page_works(browser: Any, demo_view: tuple[ViewData, Path]) -> No
         thread.join(5)
 
 
-@pytest.mark.shared_data
-@pytest.mark.parametrize("folder", shared_libraries() or [None], ids=lambda p: p.name if p else "absent")
-def test_every_shared_library(browser: Any, tmp_path: Path, folder: Path | None) -> None:
+@pytest.mark.parametrize("folder", shared_library_params())
+def test_every_shared_library(browser: Any, tmp_path: Path, folder: Path) -> None:
     """Zotero 5, 6 and 7 libraries, non-ASCII titles, 16 collections, 2,000 authors; metadata only (quick)."""
-    if folder is None:
-        pytest.skip("../shared/data/zotero is absent")
     settings = Settings(zotero_data_dir=folder, data_dir=tmp_path / "state")
     ctx = AppContext(settings, home=tmp_path / "home")
     try:

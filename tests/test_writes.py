@@ -13,12 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
-from fastmcp import Client
 
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.mcp.server import build_server
-from agent_zot.services.context import AppContext
 from agent_zot.services.writes.batch import read_fates
 from agent_zot.services.writes.client import RateLimitTransport
 from agent_zot.services.writes.collections import split_path
@@ -28,8 +25,9 @@ from agent_zot.services.writes.note_html import NOTE_HTML_LIMIT, note_html
 from agent_zot.services.writes.notes import note_payload
 from agent_zot.services.writes.probe import describe_writes
 from agent_zot.services.writes.route import WritesNotConfiguredError, write_routes
-from agent_zot.zotero.reader import ReadOptions, load_library
-from tests.conftest import guard_database, make_settings
+from agent_zot.zotero.models import ReadOptions
+from agent_zot.zotero.reader import load_library
+from tests.conftest import call_tool, guard_database, make_settings, text_of
 from tests.factories import FullLibrary
 from tests.fake_zotero_api import FakeZoteroApi
 
@@ -62,16 +60,6 @@ def web_settings(full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, **e
     return make_settings(full_lib, tmp_path, **values)
 
 
-async def call(settings: Settings, tmp_path: Path, tool: str, **args: Any) -> Any:
-    ctx = AppContext(settings, home=tmp_path / "home")
-    async with Client(build_server(ctx)) as client:
-        return await client.call_tool(tool, args, raise_on_error=False)
-
-
-def text_of(result: Any) -> str:
-    return "\n".join(block.text for block in result.content)
-
-
 @pytest.fixture
 def web(full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, db_bytes: bytes) -> Settings:
     return web_settings(full_lib, tmp_path, fake)
@@ -84,8 +72,8 @@ async def test_disabled_writes_refuse_and_say_how_to_enable(
     full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, db_bytes: bytes
 ) -> None:
     settings = make_settings(full_lib, tmp_path, zotero_api_url=fake.url)
-    result = await call(
-        settings, tmp_path, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[full_lib.keys["book"]]
+    result = await call_tool(
+        settings, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[full_lib.keys["book"]]
     )
     assert result.is_error and result.structured_content["status"] == "not_enabled"
     text = text_of(result)
@@ -99,7 +87,7 @@ async def test_enabled_without_key_or_library_names_what_is_missing(
     full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, db_bytes: bytes
 ) -> None:
     settings = make_settings(full_lib, tmp_path, writes_enabled=True, zotero_api_key=API_KEY)
-    result = await call(settings, tmp_path, "zot_manage_collections", query="create a collection called X")
+    result = await call_tool(settings, "zot_manage_collections", query="create a collection called X")
     assert result.is_error and "zotero_library_id" in text_of(result)
     assert "zotero_api_key" not in result.structured_content["error"]["message"]
     assert fake.requests == []
@@ -112,7 +100,7 @@ async def test_create_nested_collection_reuses_existing_parents(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
     thesis = full_lib.keys["thesis_coll"]
-    result = await call(web, tmp_path, "zot_manage_collections", query='create collection "thesis/Chapter 3"')
+    result = await call_tool(web, "zot_manage_collections", query='create collection "thesis/Chapter 3"')
     assert not result.is_error, text_of(result)
     data = result.structured_content
     assert data["route"]["mode"] == "create" and data["reused"] == [{"key": thesis, "path": "thesis"}]
@@ -122,7 +110,7 @@ async def test_create_nested_collection_reuses_existing_parents(
     assert created["key"] in text_of(result) and data["write_route"]["kind"] == "web"
     assert data["local_reads_lag"] is True and "syncs" in text_of(result)
 
-    deep = await call(web, tmp_path, "zot_manage_collections", force_mode="create", collection="A/B/C")
+    deep = await call_tool(web, "zot_manage_collections", force_mode="create", collection="A/B/C")
     keys = [c["key"] for c in deep.structured_content["created"]]
     assert [fake.collections[k]["name"] for k in keys] == ["A", "B", "C"]
     assert fake.collections[keys[0]]["parentCollection"] is False
@@ -132,7 +120,7 @@ async def test_create_nested_collection_reuses_existing_parents(
     assert len(posts) == 4 and all(r.headers.get("Zotero-Write-Token") for r in posts)
     assert {r.headers["Zotero-API-Version"] for r in posts} == {"3"}
 
-    again = await call(web, tmp_path, "zot_manage_collections", force_mode="create", collection="A/B/C")
+    again = await call_tool(web, "zot_manage_collections", force_mode="create", collection="A/B/C")
     assert again.structured_content["created"] == [] and "already exists" in text_of(again)
     assert len([r for r in fake.writes() if r.path.endswith("/collections")]) == 4
 
@@ -143,7 +131,7 @@ async def test_parents_are_found_beyond_the_first_page_of_collections(
     for name in [f"Filler {i}" for i in range(120)] + ["Late"]:
         key = fake.new_key()
         fake.collections[key] = {"key": key, "version": 5, "name": name, "parentCollection": False}
-    result = await call(web, tmp_path, "zot_manage_collections", force_mode="create", collection="Late/Child")
+    result = await call_tool(web, "zot_manage_collections", force_mode="create", collection="Late/Child")
     assert result.structured_content["reused"] == [{"key": key, "path": "Late"}], text_of(result)
     assert [r.query.get("start") for r in fake.requests if r.path.endswith("/collections")][:2] == [
         None,
@@ -155,8 +143,8 @@ async def test_add_and_remove_items_in_a_collection(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
     k = full_lib.keys
-    added = await call(
-        web, tmp_path, "zot_manage_collections", query=f"add {k['book']} and {k['scibert']} to Chapter 2"
+    added = await call_tool(
+        web, "zot_manage_collections", query=f"add {k['book']} and {k['scibert']} to Chapter 2"
     )
     assert not added.is_error, text_of(added)
     data = added.structured_content
@@ -165,9 +153,8 @@ async def test_add_and_remove_items_in_a_collection(
     assert k["ch2_coll"] in fake.items[k["book"]]["collections"]
     assert k["reading_coll"] in fake.items[k["book"]]["collections"]  # other memberships kept
 
-    removed = await call(
+    removed = await call_tool(
         web,
-        tmp_path,
         "zot_manage_collections",
         force_mode="remove",
         collection="Reading list",
@@ -181,9 +168,8 @@ async def test_add_and_remove_items_in_a_collection(
 async def test_ambiguous_collection_lists_candidates_and_changes_nothing(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
-    result = await call(
+    result = await call_tool(
         web,
-        tmp_path,
         "zot_manage_collections",
         force_mode="add",
         collection="reading",
@@ -203,14 +189,13 @@ async def test_add_and_remove_tags_with_literal_names(
 ) -> None:
     k = full_lib.keys
     before = fake.tags_of(k["s2orc"])
-    quoted = await call(web, tmp_path, "zot_manage_tags", query=f'add tag "-draft" to {k["s2orc"]}')
+    quoted = await call_tool(web, "zot_manage_tags", query=f'add tag "-draft" to {k["s2orc"]}')
     assert not quoted.is_error, text_of(quoted)
     assert quoted.structured_content["tags"] == ["-draft"]
     assert fake.tags_of(k["s2orc"]) == [*before, "-draft"]  # automatic tag kept, "-" is part of the name
 
-    listed = await call(
+    listed = await call_tool(
         web,
-        tmp_path,
         "zot_manage_tags",
         force_mode="add",
         tags="a || b, -c",
@@ -219,8 +204,8 @@ async def test_add_and_remove_tags_with_literal_names(
     assert listed.structured_content["tags"] == ["a || b", "-c"]
     assert {"a || b", "-c"} <= set(fake.tags_of(k["book"]))
 
-    removed = await call(
-        web, tmp_path, "zot_manage_tags", query=f"remove tag nlp from {k['s2orc']} and {k['book']}"
+    removed = await call_tool(
+        web, "zot_manage_tags", query=f"remove tag nlp from {k['s2orc']} and {k['book']}"
     )
     data = removed.structured_content
     assert data["route"]["mode"] == "remove" and data["changed"] == [k["s2orc"]]
@@ -233,9 +218,8 @@ async def test_add_and_remove_tags_with_literal_names(
 async def test_unknown_and_malformed_keys_change_nothing(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
-    unknown = await call(
+    unknown = await call_tool(
         web,
-        tmp_path,
         "zot_manage_tags",
         force_mode="add",
         tags=["x"],
@@ -243,7 +227,7 @@ async def test_unknown_and_malformed_keys_change_nothing(
     )
     assert unknown.is_error and unknown.structured_content["error"]["type"] == "NotFoundError"
     assert "ZZZZ9999" in text_of(unknown) and "Nothing was changed" in text_of(unknown)
-    malformed = await call(web, tmp_path, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=["abc"])
+    malformed = await call_tool(web, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=["abc"])
     assert malformed.is_error and "ABC" in text_of(malformed)
     assert fake.writes() == [] and "x" not in fake.tags_of(full_lib.keys["book"])
 
@@ -251,9 +235,8 @@ async def test_unknown_and_malformed_keys_change_nothing(
 async def test_item_of_another_library_is_named(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
-    result = await call(
+    result = await call_tool(
         web,
-        tmp_path,
         "zot_manage_tags",
         force_mode="add",
         tags=["x"],
@@ -268,14 +251,14 @@ async def test_version_conflict_is_reread_and_retried_once(
 ) -> None:
     book = full_lib.keys["book"]
     fake.edit_concurrently(book, times=1)
-    result = await call(web, tmp_path, "zot_manage_tags", force_mode="add", tags=["mine"], item_keys=[book])
+    result = await call_tool(web, "zot_manage_tags", force_mode="add", tags=["mine"], item_keys=[book])
     data = result.structured_content
     assert not result.is_error and data["changed"] == [book] and data["retried_after_conflict"] == [book]
     tags = fake.tags_of(book)
     assert "mine" in tags and any(t.startswith("edited-elsewhere") for t in tags)  # no lost update
 
     fake.edit_concurrently(book, times=2)
-    stuck = await call(web, tmp_path, "zot_manage_tags", force_mode="add", tags=["again"], item_keys=[book])
+    stuck = await call_tool(web, "zot_manage_tags", force_mode="add", tags=["again"], item_keys=[book])
     assert stuck.is_error and stuck.structured_content["status"] == "failed"
     assert "412" in stuck.structured_content["failed"][0]["reason"] and "again" not in fake.tags_of(book)
 
@@ -285,8 +268,8 @@ async def test_partial_batch_failure_reports_each_item(
 ) -> None:
     k = full_lib.keys
     fake.per_object_failures[k["scibert"]] = (400, "Tag 'x' is invalid")
-    result = await call(
-        web, tmp_path, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[k["s2orc"], k["scibert"]]
+    result = await call_tool(
+        web, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[k["s2orc"], k["scibert"]]
     )
     data = result.structured_content
     assert not result.is_error and data["status"] == "partial" and text_of(result).startswith("Partly done")
@@ -299,8 +282,8 @@ async def test_rate_limit_waits_as_told_then_succeeds(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
     fake.inject("POST", "/items", 429, {"Retry-After": "1"})
-    result = await call(
-        web, tmp_path, "zot_manage_tags", force_mode="add", tags=["y"], item_keys=[full_lib.keys["book"]]
+    result = await call_tool(
+        web, "zot_manage_tags", force_mode="add", tags=["y"], item_keys=[full_lib.keys["book"]]
     )
     assert not result.is_error, text_of(result)
     assert result.structured_content["waited_s"] == 1 and "waited 1 s" in text_of(result)
@@ -312,8 +295,8 @@ async def test_rate_limit_longer_than_the_bound_is_reported(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
     fake.inject("POST", "/items", 429, {"Retry-After": "3600"})
-    result = await call(
-        web, tmp_path, "zot_manage_tags", force_mode="add", tags=["z"], item_keys=[full_lib.keys["book"]]
+    result = await call_tool(
+        web, "zot_manage_tags", force_mode="add", tags=["z"], item_keys=[full_lib.keys["book"]]
     )
     assert result.is_error and result.structured_content["error"]["type"] == "RateLimitedError"
     assert "3600" in text_of(result)
@@ -324,8 +307,8 @@ async def test_bad_api_key_is_a_clear_error(
     full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, db_bytes: bytes
 ) -> None:
     settings = web_settings(full_lib, tmp_path, fake, zotero_api_key="wrong")
-    result = await call(
-        settings, tmp_path, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[full_lib.keys["book"]]
+    result = await call_tool(
+        settings, "zot_manage_tags", force_mode="add", tags=["x"], item_keys=[full_lib.keys["book"]]
     )
     assert result.is_error and "403" in text_of(result) and "zotero.org/settings/keys" in text_of(result)
 
@@ -342,7 +325,7 @@ async def test_create_note_sends_sanitised_html(
         '[bad](javascript:alert(1)).\n\n<script>alert("x")</script><a href="javascript:x" onclick="y()">z</a>'
         '<img src="x" onerror="alert(1)">'
     )
-    result = await call(web, tmp_path, "zot_manage_notes", force_mode="create", item_key=book, note=markdown)
+    result = await call_tool(web, "zot_manage_notes", force_mode="create", item_key=book, note=markdown)
     assert not result.is_error, text_of(result)
     key = result.structured_content["key"]
     [post] = [r for r in fake.writes() if r.path.endswith("/items")]
@@ -360,19 +343,17 @@ async def test_note_from_the_query_and_refusals(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
     book = full_lib.keys["book"]
-    routed = await call(web, tmp_path, "zot_manage_notes", query=f"add a note to {book}: check eq. 3")
+    routed = await call_tool(web, "zot_manage_notes", query=f"add a note to {book}: check eq. 3")
     assert not routed.is_error, text_of(routed)
     assert fake.items[routed.structured_content["key"]]["note"] == "<p>check eq. 3</p>"
 
     writes = len(fake.writes())
-    empty = await call(web, tmp_path, "zot_manage_notes", force_mode="create", item_key=book, note="  ")
+    empty = await call_tool(web, "zot_manage_notes", force_mode="create", item_key=book, note="  ")
     assert empty.is_error and "empty" in text_of(empty)
-    huge = await call(
-        web, tmp_path, "zot_manage_notes", force_mode="create", item_key=book, note="x" * 1_000_000
-    )
+    huge = await call_tool(web, "zot_manage_notes", force_mode="create", item_key=book, note="x" * 1_000_000)
     assert huge.is_error and "256 KB" in text_of(huge)
-    note_parent = await call(
-        web, tmp_path, "zot_manage_notes", force_mode="create", item_key=full_lib.keys["book_note"], note="hi"
+    note_parent = await call_tool(
+        web, "zot_manage_notes", force_mode="create", item_key=full_lib.keys["book_note"], note="hi"
     )
     assert note_parent.is_error and "regular items" in text_of(note_parent)
     assert len(fake.writes()) == writes
@@ -389,9 +370,8 @@ async def test_local_api_refusing_writes_falls_back_to_the_web_api(
         settings = web_settings(
             full_lib, tmp_path, fake, zotero_local_api=True, zotero_local_api_url=local.url
         )
-        result = await call(
+        result = await call_tool(
             settings,
-            tmp_path,
             "zot_manage_tags",
             force_mode="add",
             tags=["t"],
@@ -414,9 +394,8 @@ async def test_local_api_that_accepts_writes_is_used(
         settings = make_settings(
             full_lib, tmp_path, writes_enabled=True, zotero_local_api=True, zotero_local_api_url=local.url
         )
-        result = await call(
+        result = await call_tool(
             settings,
-            tmp_path,
             "zot_manage_tags",
             force_mode="add",
             tags=["t"],
@@ -435,8 +414,10 @@ async def test_local_api_that_accepts_writes_is_used(
     )
 
 
-def test_doctor_reports_the_write_route(full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi) -> None:
-    off = describe_writes(make_settings(full_lib, tmp_path))
+def test_doctor_reports_the_write_route(
+    full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, settings: Settings
+) -> None:
+    off = describe_writes(settings)
     assert off.status == "ok" and off.detail.startswith("off") and "AGENT_ZOT_WRITES_ENABLED" in off.fix
     web = describe_writes(web_settings(full_lib, tmp_path, fake))
     assert web.status == "ok" and "web API" in web.detail and "zotero_api_key" in web.detail

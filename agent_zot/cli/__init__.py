@@ -1,0 +1,1 @@
+"""The `agent-zot` command line (click): thin commands over services/."""

@@ -104,7 +104,8 @@ def status(state: State, as_json: bool) -> None:
 @_guard
 def doctor(state: State, as_json: bool) -> None:
     """Check each part (config, library, locks, attachments, folders) and say how to fix problems."""
-    from agent_zot.services.upkeep.doctor import checks_as_dicts, format_checks, run_checks
+    from agent_zot.services.upkeep.checks import checks_as_dicts, format_checks
+    from agent_zot.services.upkeep.doctor import run_checks
 
     ctx = state.context()
     try:

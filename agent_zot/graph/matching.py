@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from agent_zot.graph.references import Reference
-from agent_zot.identifiers import find_arxiv, find_doi
+from agent_zot.identifiers import IdentifierTable
 from agent_zot.text import ascii_fold
 from agent_zot.zotero.models import Item
 
@@ -22,8 +22,6 @@ _MIN_TITLE_SCORE = 88.0  # rapidfuzz score (0-100) a title needs before the year
 _RAW_SCORE = 95.0  # partial match of an item title inside the raw reference
 _MIN_RAW_WORDS = 4
 _HITS = 5  # best title candidates per block that go on to the year and author checks  # item titles shorter than this are too common to look for inside a raw string
-_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
-_ARXIV_FIELD = re.compile(r"^\s*arxiv\s*:\s*(\S+)", re.IGNORECASE | re.MULTILINE)
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _CJK_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 _JOINERS = re.compile(r"(?<=\w)['’\-‐‑–](?=\w)")  # "Sci-BERT" and "SciBERT" are the same title
@@ -57,28 +55,10 @@ def title_form(text: str) -> str:
     return " ".join(" ".join(parts).split())
 
 
-def normalise_doi(doi: str) -> str | None:
-    return find_doi(doi) if doi else None
-
-
-def _item_arxiv(item: Item) -> str | None:
-    doi = _ARXIV_DOI.match(item.doi.strip())
-    if doi:
-        return find_arxiv("arXiv:" + doi.group(1))
-    extra = _ARXIV_FIELD.search(item.extra)
-    if extra:
-        found = find_arxiv("arXiv:" + extra.group(1))
-        if found:
-            return found
-    for value in (item.url, item.fields.get("archiveID", ""), item.fields.get("number", "")):
-        if value and ("arxiv" in value.lower() or value.lower().startswith("abs/")):
-            found = find_arxiv(value)
-            if found:
-                return found
-    return None
-
-
-def _surname_key(name: str) -> str:
+def surname_key(name: str) -> str:
+    """A surname as a key, the one every matcher uses: its last word in `title_form` ("van der Berg" and
+    "Berg" → "berg", "O'Brien" → "obrien", "Müller" → "muller"; particles vary between a citation and
+    Zotero)."""
     words = title_form(name).split()
     return words[-1] if words else ""
 
@@ -115,7 +95,7 @@ def author_year_key(ref: Reference) -> str | None:
     """The key of a reference without a usable title: two or more surnames (or one and a venue) and a year."""
     if not ref.authors or not ref.year or not (len(ref.authors) >= 2 or ref.venue):
         return None
-    names = " ".join(_surname_key(a) for a in ref.authors[:3])
+    names = " ".join(surname_key(a) for a in ref.authors[:3])
     venue = " ".join(title_form(ref.venue).split()[:4])
     digest = hashlib.sha1(f"{names}|{ref.year}|{venue}".encode()).hexdigest()  # an id, not security
     return f"a:{digest[:16]}"
@@ -167,8 +147,8 @@ class ReferenceMatcher:
     """Library items indexed by DOI, arXiv id and normalised title (blocked by year)."""
 
     def __init__(self, items: Iterable[Item]) -> None:
-        self._by_doi: dict[str, str] = {}
-        self._by_arxiv: dict[str, str] = {}
+        items = list(items)
+        self._ids = IdentifierTable.of(items)
         self._blocks: dict[int | None, _Block] = defaultdict(_Block)
         # Exact titles regardless of year: a year more than one off only matches an identical title.
         self._by_title: dict[str, list[_Entry]] = defaultdict(list)
@@ -176,15 +156,9 @@ class ReferenceMatcher:
             self._add(item)
 
     def _add(self, item: Item) -> None:
-        doi = normalise_doi(item.doi)
-        if doi:
-            self._by_doi.setdefault(doi, item.key)
-        arxiv = _item_arxiv(item)
-        if arxiv:
-            self._by_arxiv.setdefault(arxiv, item.key)
         title = title_form(item.title)
         if title:
-            surnames = frozenset(s for s in (_surname_key(c.last_name) for c in item.authors) if s)
+            surnames = frozenset(s for s in (surname_key(c.last_name) for c in item.authors) if s)
             entry = _Entry(item.key, title, item.year, surnames)
             self._blocks[item.year].add(entry)
             self._by_title[title.replace(" ", "")].append(entry)
@@ -195,11 +169,11 @@ class ReferenceMatcher:
     def match(self, ref: Reference, *, citing_key: str | None = None) -> Match | None:
         """The library item ``ref`` cites, or None; never ``citing_key`` itself."""
         if ref.doi:
-            key = self._by_doi.get(ref.doi)
+            key = _first(self._ids.dois.get(ref.doi))
             if key is not None and key != citing_key:
                 return Match(key, 1.0, "doi")
         if ref.arxiv:
-            key = self._by_arxiv.get(ref.arxiv)
+            key = _first(self._ids.arxiv.get(ref.arxiv))
             if key is not None and key != citing_key:
                 return Match(key, 0.98, "arxiv")
         return self._match_title(ref, citing_key)
@@ -215,7 +189,7 @@ class ReferenceMatcher:
         # A title of fewer than three words is more often a venue or a fragment than the title.
         use_raw = len(title.split()) < 3
         raw = title_form(ref.raw) if use_raw else ""
-        first = _surname_key(ref.authors[0]) if ref.authors else ""
+        first = surname_key(ref.authors[0]) if ref.authors else ""
         best: Match | None = None
         for block in self._candidate_blocks(ref.year):
             hits = block.raw_hits(raw) if use_raw else block.title_hits(title)
@@ -267,3 +241,8 @@ def _author_adjustment(first: str, surnames: frozenset[str]) -> float:
     if first in surnames or any(fuzz.ratio(first, s) >= 85 for s in surnames):
         return 0.08
     return -0.15
+
+
+def _first(keys: list[str] | None) -> str | None:
+    """The first item with an identifier (a copy added later does not take its citations)."""
+    return keys[0] if keys else None

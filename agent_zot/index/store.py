@@ -17,10 +17,8 @@ Implementations: ``store_edge.EdgeStore`` (embedded Qdrant engine) and ``store_q
 
 from __future__ import annotations
 
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 from agent_zot.errors import AgentZotError
@@ -277,17 +275,3 @@ def reading_order(hits: list[Hit]) -> list[Hit]:
         )
 
     return sorted(hits, key=key)
-
-
-def disk_usage(path: Path) -> int:
-    """Bytes allocated under ``path``: preallocated sparse files (the WAL, mmap chunks) count what they use."""
-    total = 0
-    for file in path.rglob("*"):
-        try:
-            st = file.lstat()
-        except FileNotFoundError:  # replaced while we walk (the engine swaps segment files)
-            continue
-        if stat.S_ISREG(st.st_mode):
-            blocks = getattr(st, "st_blocks", None)  # absent on Windows
-            total += blocks * 512 if blocks is not None else st.st_size
-    return total

@@ -20,7 +20,13 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from agent_zot.index.space import check_room_to_open, fill_load_holes, optimize_refused, optimize_shortfall
+from agent_zot.index.space import (
+    check_room_to_open,
+    disk_usage,
+    fill_load_holes,
+    optimize_refused,
+    optimize_shortfall,
+)
 from agent_zot.index.store import (
     DENSE,
     IDF_SPARSE_KINDS,
@@ -38,7 +44,6 @@ from agent_zot.index.store import (
     as_floats,
     check_compatible,
     check_search_args,
-    disk_usage,
     filter_conditions,
     info_from_dict,
     info_to_dict,

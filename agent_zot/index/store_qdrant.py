@@ -23,6 +23,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index.space import disk_usage
 from agent_zot.index.store import (
     DENSE,
     IDF_SPARSE_KINDS,
@@ -41,7 +42,6 @@ from agent_zot.index.store import (
     as_floats,
     check_compatible,
     check_search_args,
-    disk_usage,
     filter_conditions,
     info_from_dict,
     info_to_dict,

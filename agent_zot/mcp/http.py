@@ -14,12 +14,11 @@
 from __future__ import annotations
 
 import hmac
-import ipaddress
 from dataclasses import dataclass
 
 from fastmcp.server.auth import AccessToken, TokenVerifier
 
-from agent_zot.config import Settings
+from agent_zot.config import Settings, is_loopback
 from agent_zot.errors import ConfigError
 
 WRITES_NEED_TOKEN = (
@@ -48,15 +47,6 @@ class HttpPlan:
     auth: BearerToken | None
     allowed_hosts: list[str]
     allowed_origins: list[str]
-
-
-def is_loopback(host: str) -> bool:
-    if host.casefold() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def http_plan(settings: Settings, host: str | None = None, port: int | None = None) -> HttpPlan:

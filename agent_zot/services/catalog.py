@@ -2,7 +2,7 @@
 first is the default; write modes say what they change), which route parameters fill arguments the
 caller left out, and which arguments pick a mode.
 
-How to add a mode: add a `Mode` to the tool's tuple, a branch in its handler (services/tools.py), rules
+How to add a mode: add a `Mode` to the tool's tuple, a branch in its package's `tool.py` (listed in services/tools.py), rules
 in its routing table (services/routing/rules_*.py) and an example to tests/data/routing_queries.jsonl.
 """
 
@@ -224,7 +224,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=SearchRequest,
         modes=SEARCH_MODES,
         access=Access.READ,
-        handler="search",
         fills={"limit": "limit"},
     ),
     ToolSpec(
@@ -235,7 +234,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=SummarizeRequest,
         modes=SUMMARIZE_MODES,
         access=Access.READ,
-        handler="summarize",
         fills={"collection": "collection", "tags": "tags"},
         implies=(
             Implied("draft", "audit", over_query=True),
@@ -256,7 +254,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=ExploreRequest,
         modes=EXPLORE_MODES,
         access=Access.READ,
-        handler="explore_graph",
         fills={"limit": "limit"},
         implies=(
             Implied("author", "collaboration"),
@@ -273,7 +270,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=CollectionsRequest,
         modes=COLLECTION_MODES,
         access=Access.REMOVE,
-        handler="manage_collections",
         fills={"collection": "collection", "item_keys": "item_keys", "days": "days", "limit": "limit"},
         implies=(Implied("days", "recent"), Implied("collection", "show_items")),
     ),
@@ -284,7 +280,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=TagsRequest,
         modes=TAG_MODES,
         access=Access.REMOVE,
-        handler="manage_tags",
         fills={"item_keys": "item_keys", "limit": "limit"},
         implies=(Implied("tags", "search"),),
     ),
@@ -295,7 +290,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=NotesRequest,
         modes=NOTE_MODES,
         access=Access.WRITE,
-        handler="manage_notes",
         fills={"limit": "limit", "collection": "collection", "tags": "tags", "color": "color"},
         implies=(Implied("note", "create"), Implied("color", "list_annotations")),
     ),
@@ -306,7 +300,6 @@ SPECS: tuple[ToolSpec, ...] = (
         request=ExportRequest,
         modes=EXPORT_MODES,
         access=Access.FILES,
-        handler="export_library",
         fills={"path": "path", "collection": "collection", "item_keys": "item_keys", "tags": "tags"},
         implies=(
             Implied("draft", "review", over_query=True),

@@ -17,8 +17,8 @@ from agent_zot.index.generations import IndexLayout, RebuildStatus
 from agent_zot.zotero.connection import FileState, file_state
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
-from agent_zot.zotero.models import Library
-from agent_zot.zotero.reader import ReadOptions, attach_marks, load_library
+from agent_zot.zotero.models import Library, ReadOptions
+from agent_zot.zotero.reader import attach_marks, load_library
 
 if TYPE_CHECKING:
     from agent_zot.graph.resources import GraphResources
@@ -71,7 +71,7 @@ class AppContext:
     def index(self) -> IndexResources:
         """The full-text index of this library (state, embedder, store), created on first use; an index
         built from another library is refused (update-db, which may rebuild it, uses `index_resources`)."""
-        from agent_zot.services.upkeep.update_db import check_library
+        from agent_zot.index.owner import check_library
 
         resources = self.index_resources()
         if resources.exists():  # reading never creates an index

@@ -14,13 +14,13 @@ from rapidfuzz.distance import Levenshtein
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.identifiers import ITEM_KEY
+from agent_zot.services.answer_notes import DEMO_HINT, DEMO_NOTE, note_error
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import MAX_LIMIT, item_line, plural, quoted
 from agent_zot.services.scope.match import match_items
 from agent_zot.services.summarize.common import UPDATE_DB, FullText, full_text_of, page_name
 from agent_zot.services.summarize.overview import apa_citation, collection_paths
-from agent_zot.services.tools import DEMO_HINT, DEMO_NOTE
 from agent_zot.state.index import AttachmentRecord
 from agent_zot.zotero.models import Item, Library
 
@@ -42,8 +42,7 @@ def _says_demo(read: Callable[Concatenate[AppContext, P], str]) -> Callable[Conc
         try:
             text = read(ctx, *args, **kwargs)
         except AgentZotError as exc:
-            if ctx.serving_demo():
-                exc.hint = f"{exc.hint} ({DEMO_NOTE} {DEMO_HINT})" if exc.hint else f"{DEMO_NOTE} {DEMO_HINT}"
+            note_error(ctx, exc)
             raise
         return f"[{DEMO_NOTE} {DEMO_HINT}]\n{text}" if ctx.serving_demo() else text
 

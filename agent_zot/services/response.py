@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from agent_zot.zotero.models import Item
 
@@ -73,3 +73,15 @@ def item_line(item: Item) -> str:
 def retraction_record(item: Item) -> dict[str, object] | None:
     """What an answer's data says about an item's retraction (None when it has none)."""
     return item.retraction.to_dict() if item.retraction else None
+
+
+class _Routed(Protocol):
+    """What chose an answer's mode (routing's `Route`), as the answer records it."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def with_route(response: ToolResponse, decision: _Routed, **extra: Any) -> ToolResponse:
+    """The answer with the route that chose its mode (and any extras) at the head of its data."""
+    response.data = {"route": decision.to_dict(), **extra, **response.data}
+    return response

@@ -77,7 +77,6 @@ class ToolSpec:
     request: type[ToolRequest]
     modes: tuple[Mode, ...]  # the first is the default
     access: Access
-    handler: str  # function name in services/tools.py, imported on the first call (startup stays fast)
     fills: Mapping[str, str] = field(default_factory=dict)  # request field ← route parameter
     implies: tuple[Implied, ...] = ()
 

@@ -10,15 +10,20 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
-from agent_zot.zotero.models import ANNOTATION_TYPES, Annotation, Attachment, Item, LinkMode, Note, TagRef
+from agent_zot.zotero.models import (
+    ANNOTATION_TYPES,
+    Annotation,
+    Attachment,
+    Item,
+    LinkMode,
+    Note,
+    ReadOptions,
+    TagRef,
+)
 from agent_zot.zotero.schema import SchemaInfo
 from agent_zot.zotero.values import html_to_text
-
-if TYPE_CHECKING:
-    from agent_zot.zotero.reader import ReadOptions
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 
-from agent_zot.identifiers import clean_doi
+from agent_zot.identifiers import item_doi
 from agent_zot.text import ascii_key, fold
 from agent_zot.zotero.models import Item, Library
 
@@ -42,8 +42,9 @@ def copy_groups(items: Iterable[Item]) -> list[tuple[str, ...]]:
             same_title = [i for i in rest if i not in same]
     by_doi: dict[str, list[Item]] = defaultdict(list)
     for item in items:
-        if item.doi:
-            by_doi[clean_doi(item.doi).casefold()].append(item)
+        doi = item_doi(item)
+        if doi:
+            by_doi[doi].append(item)
     for same_doi in by_doi.values():
         if len(same_doi) > 1 and not any(i.key in grouped for i in same_doi):
             groups.append(tuple(i.key for i in by_preference(same_doi)))

@@ -420,6 +420,16 @@ def _extra_value(extra: str, name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What a read of zotero.sqlite takes in (zotero/reader.py): the trash, which libraries, the base folder
+    of linked attachments."""
+
+    include_trash: bool = False
+    library_ids: frozenset[int] | None = None  # None: the user library and every group library
+    base_attachment_dir: Path | None = None  # Zotero's "Linked Attachment Base Directory"
+
+
+@dataclass(frozen=True, slots=True)
 class LibraryInfo:
     library_id: int
     kind: str  # "user" | "group"
@@ -460,6 +470,26 @@ class Library:
     @property
     def annotations(self) -> list[Annotation]:
         return [a for anns in self.annotations_by_attachment.values() for a in anns]
+
+    def collection_and_below(self, key: str) -> list[str]:
+        """The keys of a collection and of its sub-collections at any depth, each once, the collection
+        first: the one walk down the collection tree (a corrupt parent cycle does not loop). Empty when
+        ``key`` is no collection of this library."""
+        found: list[str] = []
+        seen: set[str] = set()
+        pending = [key]
+        while pending:
+            current = pending.pop()
+            if current in seen or current not in self.collections:
+                continue
+            seen.add(current)
+            found.append(current)
+            pending.extend(self.collections[current].child_keys)
+        return found
+
+    def items_below(self, key: str) -> set[str]:
+        """The keys of the items in a collection and its sub-collections."""
+        return {k for c in self.collection_and_below(key) for k in self.collections[c].item_keys}
 
     def tag_counts(self) -> dict[str, int]:
         """Tag name -> number of regular items carrying it."""

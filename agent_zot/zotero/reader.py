@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from agent_zot.zotero.children import ChildLoader, Row
@@ -25,6 +25,7 @@ from agent_zot.zotero.models import (
     Library,
     LibraryInfo,
     Note,
+    ReadOptions,
     Relation,
     Retraction,
     TagRef,
@@ -41,13 +42,6 @@ from agent_zot.zotero.values import (
 )
 
 _READABLE_LIBRARY_TYPES = ("user", "group", "publications")
-
-
-@dataclass(frozen=True, slots=True)
-class ReadOptions:
-    include_trash: bool = False
-    library_ids: frozenset[int] | None = None  # None: the user library and every group library
-    base_attachment_dir: Path | None = None  # Zotero's "Linked Attachment Base Directory"
 
 
 def load_library(

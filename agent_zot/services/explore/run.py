@@ -10,6 +10,7 @@ from typing import Any
 from agent_zot.errors import AgentZotError, AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
+from agent_zot.index.owner import check_library
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import citations, graph_view, neighbours
 from agent_zot.services.explore.cited_work import cited_work
@@ -28,7 +29,6 @@ from agent_zot.services.resolve.works import WorkMatch, resolve_cited
 from agent_zot.services.response import ToolResponse, clamp_limit
 from agent_zot.services.routing import Route
 from agent_zot.services.routing.examples import asks_for_gap
-from agent_zot.services.upkeep.update_db import check_library
 from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Library
 

@@ -27,9 +27,10 @@ from agent_zot.formats.annotations import (
     to_annotations_csv,
     to_annotations_json,
 )
-from agent_zot.services.export.files import ExportScope, _write_one, check_path, resolve_target, select_items
-from agent_zot.services.notes.annotations import NoteScope, resolve_scope, resolve_tags
+from agent_zot.services.export.target import check_path, resolve_target, write_file
+from agent_zot.services.notes.annotations import NoteScope, resolve_scope
 from agent_zot.services.response import ToolResponse, clip, plural
+from agent_zot.services.scope.library_scope import LibraryScope, collection_phrase, resolve_tags, tags_phrase
 from agent_zot.zotero.models import Annotation, Item, Library, Note
 
 DATA_FORMATS = {".csv": "csv", ".json": "json"}
@@ -39,7 +40,7 @@ _SAMPLE_TEXT = 80
 
 
 def export_annotations(
-    library: Library, settings: Settings, *, path: str | None, scope: ExportScope, overwrite: bool
+    library: Library, settings: Settings, *, path: str | None, scope: LibraryScope, overwrite: bool
 ) -> ToolResponse:
     fmt = _data_format(path)
     scope = replace(scope, tags=resolve_tags(library, scope.tags))  # as the library spells them
@@ -55,7 +56,7 @@ def export_annotations(
     if target.suffix.lower() not in DATA_FORMATS:
         target = target.with_name(target.name + ".csv")
     body = to_annotations_json(records) if fmt == "json" else to_annotations_csv(records)
-    written = _write_one(target, body, overwrite)
+    written = write_file(target, body, overwrite)
     kinds = Counter(str(r["kind"]) for r in records)
     counts = " and ".join(plural(kinds[k], k) for k in ("annotation", "note") if kinds[k])
     sample = records[:SAMPLE_ROWS]
@@ -80,11 +81,11 @@ def export_annotations(
     )
 
 
-def select_records(library: Library, scope: ExportScope) -> list[Record]:
+def select_records(library: Library, scope: LibraryScope) -> list[Record]:
     """The records in scope: per paper, its annotations in reading order, then its notes."""
     tag_scope = resolve_scope(library, tags=scope.tags) if scope.tags else NoteScope()
-    narrowed = bool(scope.item_keys or scope.collection or scope.query)
-    items = select_items(library, replace(scope, tags=())) if narrowed else list(library.items.values())
+    narrowed = bool(scope.item_keys or scope.collection or scope.search)
+    items = replace(scope, tags=()).items(library) if narrowed else list(library.items.values())
     records: list[Record] = []
     for item in items:
         records += _records(library, tag_scope, item.annotations(library), item.notes)
@@ -106,7 +107,7 @@ def _records(
     return found + [note_record(library, n) for n in kept]
 
 
-def describe(library: Library, scope: ExportScope) -> str:
+def describe(library: Library, scope: LibraryScope) -> str:
     """ "on 'S2ORC…' [KEY]", "in collection 'Thesis' (and below), tagged stat", "in the whole library"."""
     parts = []
     if len(scope.item_keys) == 1 and (item := _item(library, scope.item_keys[0])) is not None:
@@ -114,11 +115,11 @@ def describe(library: Library, scope: ExportScope) -> str:
     elif scope.item_keys:
         parts.append(f"on {len(scope.item_keys)} listed items")
     if scope.collection:
-        parts.append(f"in collection {scope.collection!r} (and below)")
-    if scope.query:
-        parts.append(f"on items matching {scope.query!r}")
+        parts.append(f"in {collection_phrase(scope.collection)}")
+    if scope.search:
+        parts.append(f"on items matching {scope.search!r}")
     if scope.tags:
-        parts.append("tagged " + " or ".join(scope.tags) + " (their own tag or their paper's)")
+        parts.append(tags_phrase(scope.tags) + " (their own tag or their paper's)")
     return ", ".join(parts) or "in the whole library"
 
 
@@ -144,9 +145,9 @@ def _data_format(path: str | None) -> str:
     return DATA_FORMATS.get(suffix, "csv")
 
 
-def default_name(scope: ExportScope, request: str = "") -> str:
+def default_name(scope: LibraryScope, request: str = "") -> str:
     """``annotations-<scope>-<date>.csv``, or ``.json`` when the request asks for JSON ("… as JSON")."""
-    label = scope.collection or (scope.tags[0] if scope.tags else None) or scope.query
+    label = scope.collection or (scope.tags[0] if scope.tags else None) or scope.search
     if not label and len(scope.item_keys) == 1:
         label = scope.item_keys[0]
     slug = re.sub(r"[^\w]+", "-", (label or "library").casefold()).strip("-")[:60] or "library"

@@ -20,8 +20,9 @@ from agent_zot.errors import InvalidArgumentError
 from agent_zot.formats.csvtable import to_csv as write_csv
 from agent_zot.services.catalog import ExportRequest, FilledCell
 from agent_zot.services.context import AppContext
-from agent_zot.services.export.files import ExportScope, _write_one, resolve_target
+from agent_zot.services.export.target import resolve_target, write_file
 from agent_zot.services.response import ToolResponse, plural
+from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize.audit.verify import CitationChecker, Verdict
 from agent_zot.services.summarize.matrix import Cell, Matrix, Row, build_matrix
 from agent_zot.services.summarize.matrix_scope import RowSource, questions_of, resolve_rows, scope_of
@@ -56,25 +57,25 @@ def export_matrix(ctx: AppContext, req: ExportRequest, params: dict[str, Any]) -
         )
     asked = questions_of(req.questions, req.query, params)
     name = req.path or f"review-matrix-{date.today():%Y%m%d}.csv"
-    target = resolve_target(ctx.settings, name, "markdown", ExportScope())
+    target = resolve_target(ctx.settings, name, "markdown", LibraryScope())
     if req.cells:
         rows = resolve_rows(ctx, scope)[:MAX_ROWS]
         checked = check_cells(ctx, rows, asked, req.cells)
         body = (filled_csv if FORMATS[suffix] == "csv" else filled_markdown)(
-            rows, asked, checked, scope.describe()
+            rows, asked, checked, scope.describe(ranked=True)
         )
-        written = _write_one(target, body, req.overwrite)
-        return _filled_answer(written, FORMATS[suffix], rows, asked, checked, scope.describe())
+        written = write_file(target, body, req.overwrite)
+        return _filled_answer(written, FORMATS[suffix], rows, asked, checked, scope.describe(ranked=True))
     matrix = build_matrix(ctx, asked, scope, rows=MAX_ROWS)
     body = to_csv(matrix) if FORMATS[suffix] == "csv" else to_markdown(matrix)
-    written = _write_one(target, body, req.overwrite)
+    written = write_file(target, body, req.overwrite)
     left = matrix.total - len(matrix.rows)
     more = f" The first {MAX_ROWS} of {matrix.total} papers only; narrow the scope." if left else ""
     found = sum(c.found for r in matrix.rows for c in r.cells)
     cells = len(matrix.rows) * len(asked)
     return ToolResponse(
         f"Wrote a review matrix of {plural(len(matrix.rows), 'paper')} × {plural(len(asked), 'question')} "
-        f"({scope.describe()}; {found} of {cells} cells with candidates) as {FORMATS[suffix]} to {written}: "
+        f"({scope.describe(ranked=True)}; {found} of {cells} cells with candidates) as {FORMATS[suffix]} to {written}: "
         f"retrieved passages, not checked answers (fill the cells and pass them as cells=[…] to write "
         f"checked answers).{more}",
         {
@@ -269,7 +270,7 @@ def to_csv(matrix: Matrix) -> str:
 def to_markdown(matrix: Matrix) -> str:
     """A Markdown table: the questions as columns, each cell the best candidate with its page and count."""
     lines = [
-        f"# Review matrix: {matrix.scope.describe()}",
+        f"# Review matrix: {matrix.scope.describe(ranked=True)}",
         "",
         "Each cell: the passage retrieval ranked first for the question (not a checked answer).",
         "",

@@ -8,16 +8,14 @@ and a name that matches nothing is an error listing the closest ones, never an e
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
-from agent_zot.errors import NotFoundError
 from agent_zot.identifiers import ITEM_KEY
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.response import clip
+from agent_zot.services.scope.library_scope import collection_phrase, resolve_tags, tags_phrase
 from agent_zot.zotero.colors import ColorChoice, parse_color
 from agent_zot.zotero.models import Annotation, Collection, Item, Library, Note, TagRef
 
@@ -73,9 +71,9 @@ class NoteScope:
         if self.item is not None:
             parts.append(f"in {clip(self.item.title or '(untitled)', 50)!r} [{self.item.key}]")
         if self.collection is not None:
-            parts.append(f"in collection {self.collection.path or self.collection.name} (and below)")
+            parts.append(f"in {collection_phrase(self.collection.path or self.collection.name)}")
         if self.tags:
-            parts.append("tagged " + " or ".join(self.tags))
+            parts.append(tags_phrase(self.tags))
         if self.color is not None:
             parts.append("coloured " + self.color.describe())
         return ", ".join(parts)
@@ -95,7 +93,7 @@ def resolve_scope(
     return NoteScope(
         item=resolve_note_item(library, item) if item else None,
         collection=found,
-        in_collection=frozenset(collection_item_keys(library, found)) if found else frozenset(),
+        in_collection=frozenset(library.items_below(found.key)) if found else frozenset(),
         tags=names,
         color=parse_color(color) if color else None,
         _folded_tags=frozenset(n.casefold() for n in names),
@@ -109,46 +107,3 @@ def resolve_note_item(library: Library, text: str) -> Item:
     if keyed or ITEM_KEY.fullmatch(value.upper()):
         return resolve_papers(library, PaperRequest.of("", None, value)).item
     return resolve_papers(library, PaperRequest.of(value)).item
-
-
-def collection_item_keys(library: Library, collection: Collection) -> set[str]:
-    keys: set[str] = set()
-    pending, seen = [collection.key], set()
-    while pending:
-        key = pending.pop()
-        if key in seen or key not in library.collections:
-            continue  # a corrupt parent cycle must not loop
-        seen.add(key)
-        keys.update(library.collections[key].item_keys)
-        pending.extend(library.collections[key].child_keys)
-    return keys
-
-
-def resolve_tags(library: Library, wanted: Iterable[str]) -> tuple[str, ...]:
-    """Tag names as the library spells them (matched ignoring case); unknown ones raise NotFoundError."""
-    names = [w.strip() for w in wanted if w and w.strip()]
-    if not names:
-        return ()
-    known: dict[str, str] = {}
-    for tag in _all_tags(library):
-        known.setdefault(tag.casefold(), tag)
-    missing = [n for n in names if n.casefold() not in known]
-    if missing:
-        close = process.extract(missing[0], sorted(set(known.values())), scorer=fuzz.WRatio, limit=5)
-        suggestions = [name for name, score, _ in close if score >= 60]
-        raise NotFoundError(
-            f"No tag {missing[0]!r} on any item, note or annotation in this library.",
-            hint=("Closest tags: " + ", ".join(suggestions) + ".")
-            if suggestions
-            else "List tags with zot_manage_tags.",
-        )
-    return tuple(dict.fromkeys(known[n.casefold()] for n in names))
-
-
-def _all_tags(library: Library) -> Iterable[str]:
-    for item in library.items.values():
-        yield from (t.name for t in item.tags)
-    for note in library.notes:
-        yield from (t.name for t in note.tags)
-    for ann in library.annotations:
-        yield from (t.name for t in ann.tags)

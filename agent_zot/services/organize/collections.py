@@ -19,7 +19,7 @@ def collection_tree(library: Library) -> ToolResponse:
     nodes: list[dict[str, object]] = []
 
     def walk(collection: Collection, depth: int) -> None:
-        total = len(_items_below(library, collection))
+        total = len(library.items_below(collection.key))
         lines.append(
             f"{'  ' * depth}- {collection.name} [{collection.key}]: {plural(len(collection.item_keys), 'item')}"
             + (f" ({total} with sub-collections)" if total != len(collection.item_keys) else "")
@@ -39,22 +39,9 @@ def collection_tree(library: Library) -> ToolResponse:
     return ToolResponse("\n".join([header, *lines]), {"collections": nodes})
 
 
-def _items_below(library: Library, collection: Collection) -> set[str]:
-    keys = set(collection.item_keys)
-    stack, seen = list(collection.child_keys), {collection.key}
-    while stack:
-        child = library.collections.get(stack.pop())
-        if child is None or child.key in seen:
-            continue
-        seen.add(child.key)
-        keys.update(child.item_keys)
-        stack.extend(child.child_keys)
-    return keys
-
-
 def collection_items(library: Library, name: str, *, limit: int, recursive: bool = False) -> ToolResponse:
     collection = resolve_collection(library, name)
-    keys = _items_below(library, collection) if recursive else set(collection.item_keys)
+    keys = library.items_below(collection.key) if recursive else set(collection.item_keys)
     items = sorted(
         (library.items[k] for k in keys if k in library.items),
         key=lambda i: (-(i.year or 0), i.title.casefold()),

@@ -229,11 +229,5 @@ def find_concept(store: GraphStore, text: str) -> Node | None:
 
 def collection_papers(store: GraphStore, library: Library, collection: Collection) -> set[str]:
     """Papers in the collection and its sub-collections, as the graph records them."""
-    keys, stack = [], [collection.key]
-    while stack:
-        key = stack.pop()
-        keys.append(key)
-        child = library.collections.get(key)
-        stack.extend(child.child_keys if child else [])
-    ids = [node_id(NodeKind.COLLECTION, k) for k in keys]
+    ids = [node_id(NodeKind.COLLECTION, k) for k in library.collection_and_below(collection.key)]
     return {e.source for e in store.edges_of(ids, kinds=[EdgeKind.IN_COLLECTION], direction=Direction.IN)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rapidfuzz import fuzz, process
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.services.resolve.paper_index import paper_index
 from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -104,3 +105,15 @@ def author_surnames(library: Library, name: str) -> list[str]:
         if close
         else "Check the spelling, or search by topic.",
     )
+
+
+def identified_items(library: Library, item_keys: list[str], doi: str | None) -> list[Item]:
+    """The items a request names only by item key or DOI, in order, each once; NotFoundError when the
+    library has none of them."""
+    keys = [k for k in item_keys if k in library.items]
+    if doi:
+        keys += paper_index(library).ids.with_doi(doi)
+    if not keys:
+        what = f"DOI {doi}" if doi else "item key " + ", ".join(item_keys)
+        raise NotFoundError(f"No item with {what} in this library.", hint="Search by title words instead.")
+    return [library.items[k] for k in dict.fromkeys(keys)]

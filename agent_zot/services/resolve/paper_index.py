@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import snowballstemmer
 
-from agent_zot.identifiers import clean_doi
+from agent_zot.identifiers import IdentifierTable
 from agent_zot.text import STOPWORDS, fold, spaced_cjk
 from agent_zot.zotero.copies import copy_groups
 from agent_zot.zotero.models import Item, Library
@@ -77,11 +77,11 @@ class PaperIndex:
     # words of the abstract: a paper described by what it is, not by its title (made on first use)
     abstract_words: dict[str, set[str]] | None = None
     years: dict[int, set[str]] = field(default_factory=lambda: defaultdict(set))
-    dois: dict[str, str] = field(default_factory=dict)
-    arxiv: dict[str, str] = field(default_factory=dict)
+    ids: IdentifierTable = field(default_factory=IdentifierTable)  # DOIs, arXiv ids, citation keys
     group_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key → every copy of that paper
     vocabulary: list[str] = field(default_factory=list)
     cite_keys: dict[str, str] | None = None  # built on the first request that carries a citation key
+    exported: dict[str, str] | None = None  # item key -> the BibTeX key agent-zot's export gives it
     initials: dict[str, list[tuple[str, bool]]] | None = None  # built on the first loose acronym
 
     @property
@@ -111,7 +111,7 @@ def build_paper_index(library: Library) -> PaperIndex:
 
 
 def _build(library: Library) -> PaperIndex:
-    index = PaperIndex(items=dict(library.items))
+    index = PaperIndex(items=dict(library.items), ids=IdentifierTable.of(library.items.values()))
     for key, item in library.items.items():
         for word in words(item.title):
             index.title_words[word].add(key)
@@ -129,10 +129,6 @@ def _build(library: Library) -> PaperIndex:
             index.other_words[word].add(key)
         if item.year:
             index.years[item.year].add(key)
-        if item.doi:
-            index.dois[clean_doi(item.doi).casefold()] = key
-        for found in ARXIV.findall(" ".join([item.doi, item.url, item.extra, item.field("archiveID")])):
-            index.arxiv[found.casefold()] = key
     for word in index.title_words:
         if len(word) >= 4 and word.isascii():
             index.by_prefix[word[:4]].add(word)
@@ -248,14 +244,21 @@ def title_initials(index: PaperIndex) -> dict[str, list[tuple[str, bool]]]:
     return index.initials
 
 
-def citation_keys(index: PaperIndex, library: Library) -> dict[str, str]:
+def exported_keys(index: PaperIndex) -> dict[str, str]:
+    """Item key -> the BibTeX key agent-zot's export gives it (the items out of the trash), made on first use."""
+    if index.exported is None:
+        from agent_zot.formats.bibtex import bibtex_keys
+
+        index.exported = bibtex_keys([i for i in index.items.values() if not i.deleted])
+    return index.exported
+
+
+def citation_keys(index: PaperIndex) -> dict[str, str]:
     """Citation key (folded) → item key: the items' own keys and the BibTeX keys agent-zot exports, made on
     the first request that carries something shaped like one."""
     if index.cite_keys is None:
-        from agent_zot.formats.bibtex import bibtex_keys
-
-        generated = {cite.casefold(): key for key, cite in bibtex_keys(list(library.items.values())).items()}
-        own = {i.citation_key.casefold(): k for k, i in library.items.items() if i.citation_key}
+        generated = {cite.casefold(): key for key, cite in exported_keys(index).items()}
+        own = {cite: keys[-1] for cite, keys in index.ids.citation_keys.items()}
         index.cite_keys = {**generated, **own}
     return index.cite_keys
 
@@ -269,7 +272,7 @@ def warm_paper_index(library: Library, pause: Callable[[], None] = lambda: None)
         title_initials,
         lambda i: title_acronym(i, "aa"),  # makes the tables of titles' initials
         lambda i: loose_acronym(i, "aaaa"),
-        lambda i: citation_keys(i, library),
+        citation_keys,
     ):
         pause()
         make(index)

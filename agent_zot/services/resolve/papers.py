@@ -190,17 +190,18 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
         return _match(library, index, next(iter(items.values())), "item key")
     doi = request.doi or _doi_in(request.text)
     if doi:
-        key = index.dois.get(clean_doi(doi).rstrip(".,;)?!").casefold())
-        if key is None:
+        keys = index.ids.with_doi(doi)
+        if not keys:
             raise NotFoundError(
                 f"No item with DOI {clean_doi(doi).rstrip('.,;)?!')} in this library.",
                 hint="Add the paper to Zotero first, or name it by title or item key.",
             )
+        key = keys[-1]  # the last copy added, as before the table was shared
         return _match(library, index, library.items[key], "DOI")
     for found in ARXIV.findall(request.text):
-        key = index.arxiv.get(found.casefold())
-        if key is not None:
-            return _match(library, index, library.items[key], "arXiv id")
+        keys = index.ids.arxiv.get(found.casefold())
+        if keys:
+            return _match(library, index, library.items[keys[-1]], "arXiv id")
     cited = _by_citation_key(library, index, request.text)
     return _match(library, index, cited, "citation key") if cited is not None else None
 
@@ -214,7 +215,7 @@ def _by_citation_key(library: Library, index: PaperIndex, text: str) -> Item | N
     typed = {w.casefold() for w in _CITE_KEY.findall(text) if not YEAR.match(w)}
     if not typed:
         return None
-    keys = citation_keys(index, library)
+    keys = citation_keys(index)
     found = {keys[w] for w in typed if w in keys}
     return library.items[found.pop()] if len(found) == 1 else None
 

@@ -17,7 +17,7 @@ from typing import Any
 from agent_zot.errors import AmbiguousNameError, NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore
-from agent_zot.identifiers import DOI, clean_doi
+from agent_zot.identifiers import DOI, ITEM_KEY_CHARS
 from agent_zot.services.resolve.clues import REQUEST_WORDS, read_clues
 from agent_zot.services.resolve.paper_index import PaperIndex, build_paper_index, stem, words
 from agent_zot.services.resolve.papers import (
@@ -198,8 +198,8 @@ def _find_work(library: Library, store: GraphStore, request: PaperRequest) -> Wo
     found = DOI.search(request.text)
     doi = request.doi or (found.group(0) if found else None)
     if doi:
-        key = works.index.dois.get(clean_doi(doi).rstrip(".,;)?!").casefold())
-        return _work(store, works, [key], "DOI") if key else None
+        keys = works.index.ids.with_doi(doi)
+        return _work(store, works, [keys[-1]], "DOI") if keys else None
     clues = read_clues(works.index, request.text, request.quoted)
     if not any(not t.bonus for t in clues.tokens):
         return None
@@ -254,7 +254,7 @@ def _cited_as_named(
     return bool(keys) and all(k in library.items and library.items[k].year not in years for k in keys)
 
 
-_CANDIDATE_KEY = re.compile(r"\s*([A-Z0-9]{8}):")
+_CANDIDATE_KEY = re.compile(rf"\s*([{ITEM_KEY_CHARS}]{{8}}):")
 
 
 def _better_work(

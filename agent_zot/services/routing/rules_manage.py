@@ -6,13 +6,11 @@ say "writing is disabled" instead of quietly doing a read.
 
 from __future__ import annotations
 
+from agent_zot.identifiers import KEY_LIKE_LOWER
+
 from .rules import Rule, has, rx
 from .rules_search import MATRIX_WORD
 
-# An item key as lower-cased text: 8 characters of Zotero's alphabet with a digit, or with few vowels
-# (a key without digits, "dfszkrys"), so "notes on dfszkrys" lists an item's notes and "notes on bayesian
-# models" searches them.
-_KEYLIKE = r"(?=[a-np-z2-9]{8}\b)(?:[a-z]*[2-9]|[b-df-hj-np-tv-xz2-9]*(?:[aeiuy][b-df-hj-np-tv-xz2-9]*){0,2}(?![a-z0-9]))"
 _ADD_VERBS = r"add|put|file|save|move|copy|include|place|stick|insert|assign"
 
 COLLECTION_RULES: tuple[Rule, ...] = (
@@ -143,7 +141,7 @@ NOTE_RULES: tuple[Rule, ...] = (
         r"(?:anything|something)\b|\bs[aeiou]{0,2}r[aeiou]{0,2}ch\b[^.?!]{0,20}?\b(?:notes?|annotations?|highlights?|comments?)\b"
         r"|\bnot(?:ed|ing) (?:something|anything|down)\b|\bwhere was (?:it|that)\b"
         r"|\b(?:notes?|nots|annotat\w*|h[io]g?h?l[io]g?h?t\w*|comments?|passages)\b[^.?!]{0,40}?\b(?:mention\w*|regarding|concerning"
-        rf"|on the (?!pdf\b)|about|on)\s+(?!{_KEYLIKE})(?=['‘\"]?[a-z])",
+        rf"|on the (?!pdf\b)|about|on)\s+(?!{KEY_LIKE_LOWER})(?=['‘\"]?[a-z])",
     ),
     rx(
         "create",

@@ -17,7 +17,7 @@ from agent_zot.graph.store import GraphStore
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.library import author_surnames, resolve_collection
+from agent_zot.services.resolve.library import author_surnames, identified_items, resolve_collection
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
 from agent_zot.services.routing import Route
 from agent_zot.services.search import modes, present
@@ -282,14 +282,7 @@ def _entities_text(entities: dict[str, list[dict[str, Any]]]) -> str:
 
 def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
     """A query that is only an item key or a DOI: that item, or why not."""
-    keys = [k for k in params.get("item_keys") or [] if k in library.items]
-    doi = str(params.get("doi") or "").casefold()
-    if doi:
-        keys += [i.key for i in library.items.values() if i.doi.casefold() == doi]
-    if not keys:
-        what = f"DOI {params['doi']}" if doi else "item key " + ", ".join(params.get("item_keys") or [])
-        raise NotFoundError(f"No item with {what} in this library.", hint="Search by title words instead.")
-    items = [library.items[k] for k in dict.fromkeys(keys)]
+    items = identified_items(library, list(params.get("item_keys") or []), params.get("doi") or None)
     lines = [item_line(i) for i in items]
     data = {
         "total": len(items),
@@ -343,19 +336,10 @@ def resolve_filters(
         year_min=year_min,
         year_max=year_max,
         collection=collection,
-        collection_keys=tuple(_below(library, collection)) if collection else (),
+        collection_keys=tuple(library.collection_and_below(collection.key)) if collection else (),
         tags=tuple(explicit.get("tags") or params.get("tags") or ()),
         item_types=tuple(filter(None, [explicit.get("item_type")])),
     )
-
-
-def _below(library: Library, collection: Collection) -> list[str]:
-    keys, stack = [], [collection.key]
-    while stack:
-        key = stack.pop()
-        keys.append(key)
-        stack.extend(library.collections[key].child_keys if key in library.collections else [])
-    return keys
 
 
 def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolResponse:

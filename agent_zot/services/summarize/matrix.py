@@ -22,10 +22,10 @@ from typing import Any
 from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
+from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize.cells import Candidate, PaperText, candidates, chunk_ranks
 from agent_zot.services.summarize.common import FullText, full_text_of, page_name
 from agent_zot.services.summarize.matrix_scope import (
-    MatrixScope,
     questions_of,
     resolve_rows,
     scope_of,
@@ -92,7 +92,7 @@ class Row:
 @dataclass(slots=True)
 class Matrix:
     questions: list[str]
-    scope: MatrixScope
+    scope: LibraryScope
     total: int  # papers in the scope
     offset: int  # 1-based number of the first row
     rows: list[Row] = field(default_factory=list)
@@ -114,7 +114,7 @@ class Matrix:
 
 
 def build_matrix(
-    ctx: AppContext, questions: list[str], scope: MatrixScope, *, offset: int = 1, rows: int = ROWS_PER_PAGE
+    ctx: AppContext, questions: list[str], scope: LibraryScope, *, offset: int = 1, rows: int = ROWS_PER_PAGE
 ) -> Matrix:
     """Rows ``offset``..``offset + rows - 1`` (1-based) of the matrix of ``questions`` over ``scope``."""
     if offset < 1:
@@ -122,12 +122,12 @@ def build_matrix(
     listed = resolve_rows(ctx, scope)
     if not listed:
         raise InvalidArgumentError(
-            f"No papers in {scope.describe()}.",
+            f"No papers in {scope.describe(ranked=True)}.",
             hint="Check the collection, tags or keys (zot_manage_collections lists collections).",
         )
     if offset > len(listed):
         raise InvalidArgumentError(
-            f"offset={offset} is past the last row: {scope.describe()} has {plural(len(listed), 'paper')}.",
+            f"offset={offset} is past the last row: {scope.describe(ranked=True)} has {plural(len(listed), 'paper')}.",
             hint="Start at offset=1.",
         )
     matrix = Matrix(questions, scope, len(listed), offset)
@@ -217,7 +217,7 @@ def render(matrix: Matrix, budget: int) -> ToolResponse:
     width = max(MIN_CANDIDATE_CHARS, min(MAX_CANDIDATE_CHARS, (budget * 4 - PAGE_CHARS) // shown - 24))
     lines = [
         f"Review matrix: {plural(len(matrix.rows), 'paper')} × {plural(len(matrix.questions), 'question')}, "
-        f"{matrix.scope.describe()} (rows {matrix.offset}–{matrix.last} of {matrix.total}). Each cell: up to 3 "
+        f"{matrix.scope.describe(ranked=True)} (rows {matrix.offset}–{matrix.last} of {matrix.total}). Each cell: up to 3 "
         "candidates, best first, with PDF pages; → a count read from it.",
         FILL,
     ]

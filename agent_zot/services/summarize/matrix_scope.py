@@ -12,6 +12,7 @@ from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.routing.scan import words
+from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.scope.match import match_items
 from agent_zot.zotero.models import Item
 
@@ -52,42 +53,6 @@ _FRAME_WORDS = words(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class MatrixScope:
-    """The papers a matrix covers: any of these, combined (keys and filters narrow, a search ranks)."""
-
-    collection: str | None = None
-    tags: tuple[str, ...] = ()
-    item_keys: tuple[str, ...] = ()
-    search: str | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not (self.collection or self.tags or self.item_keys or self.search)
-
-    def describe(self) -> str:
-        parts = []
-        if self.collection:
-            parts.append(f"collection {self.collection!r}")
-        if self.tags:
-            parts.append("tags " + ", ".join(repr(t) for t in self.tags))
-        if self.item_keys:
-            parts.append(f"{len(self.item_keys)} listed items")
-        if self.search:
-            parts.append(f"the best papers for {self.search!r}")
-        return " and ".join(parts)
-
-    def arguments(self) -> dict[str, Any]:
-        """The scope as tool arguments (for the next-page call)."""
-        given: dict[str, Any] = {
-            "collection": self.collection,
-            "tags": list(self.tags) or None,
-            "item_keys": list(self.item_keys) or None,
-            "search": self.search,
-        }
-        return {k: v for k, v in given.items() if v}
-
-
 def scope_of(
     params: dict[str, Any],
     *,
@@ -95,21 +60,10 @@ def scope_of(
     tags: list[str] | None,
     item_keys: list[str] | None,
     search: str | None,
-) -> MatrixScope:
+) -> LibraryScope:
     """Explicit arguments, else what the router read in the request (a collection, tags, item keys)."""
-    explicit = MatrixScope(
-        collection=(collection or "").strip() or None,
-        tags=tuple(t.strip() for t in tags or () if t.strip()),
-        item_keys=tuple(k.strip() for k in item_keys or () if k.strip()),
-        search=(search or "").strip() or None,
-    )
-    if not explicit.empty:
-        return explicit
-    return MatrixScope(
-        collection=params.get("collection") or None,
-        tags=tuple(params.get("tags") or ()),
-        item_keys=tuple(params.get("item_keys") or ()),
-    )
+    explicit = LibraryScope.of(collection=collection, tags=tags, item_keys=item_keys, search=search)
+    return explicit if not explicit.empty else LibraryScope.from_route(params)
 
 
 def questions_of(given: list[str] | None, query: str, params: dict[str, Any]) -> list[str]:
@@ -201,7 +155,7 @@ class RowSource:
     problem: str = ""
 
 
-def resolve_rows(ctx: AppContext, scope: MatrixScope) -> list[RowSource]:
+def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
     """The scope's papers, in a stable order: listed keys as given (a key that names no paper stays a row
     that says so), a search's by rank, the rest by first author, year and title. Collection and tags go
     through the search tool's filters (sub-collections included; a fuzzy collection name resolves or asks)."""

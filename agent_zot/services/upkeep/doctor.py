@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import sys
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from agent_zot.config import Settings, default_config_path
@@ -13,25 +12,19 @@ from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import rerank_status
 from agent_zot.services.context import AppContext
+from agent_zot.services.upkeep.checks import Check
+from agent_zot.services.upkeep.doctor_stack import stack_checks
 from agent_zot.text import has_cjk
 from agent_zot.zotero.connection import file_state
 from agent_zot.zotero.models import Library
 
 
-@dataclass(slots=True)
-class Check:
-    name: str
-    status: str  # "ok" | "warn" | "fail"
-    detail: str
-    fix: str = ""
-
-
 def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
-    from agent_zot.services.upkeep.doctor_stack import stack_checks  # it imports Check from here
 
     checks = [
         _python(),
         _config(config_file),
+        _embedding_model(ctx.settings),
         _reranker(ctx.settings),
         _optional_models(ctx.settings),
         *stack_checks(ctx.settings),
@@ -142,6 +135,20 @@ def _writes(settings: Settings) -> Check:
 
     report = describe_writes(settings)
     return Check("writes", report.status, report.detail, report.fix)
+
+
+def _embedding_model(settings: Settings) -> Check:
+    """The built-in model's files are the published ones (their SHA-256 is pinned; ~0.3 s to read)."""
+    from agent_zot.index.embed import EmbedderError
+    from agent_zot.index.model_pins import verify_installed
+
+    if not settings.embedder.startswith("minilm"):
+        return Check("embedding model", "ok", f"{settings.embedder} (not the built-in model)")
+    try:
+        verify_installed()
+    except EmbedderError as exc:
+        return Check("embedding model", "fail", exc.message, exc.hint or "")
+    return Check("embedding model", "ok", "the built-in all-MiniLM-L6-v2 files match their pinned SHA-256")
 
 
 def _reranker(settings: Settings) -> Check:
@@ -276,17 +283,3 @@ def _writable(name: str, path: Path) -> Check:
     if os.access(probe, os.W_OK):
         return Check(name, "ok", f"{path}")
     return Check(name, "fail", f"{path} is not writable", f"Choose another folder with the {name} setting.")
-
-
-def format_checks(checks: list[Check]) -> str:
-    marks = {"ok": "✓", "warn": "!", "fail": "✗"}
-    lines = []
-    for c in checks:
-        lines.append(f"{marks[c.status]} {c.name}: {c.detail}")
-        if c.fix and c.status != "ok":
-            lines.append(f"    fix: {c.fix}")
-    return "\n".join(lines)
-
-
-def checks_as_dicts(checks: list[Check]) -> list[dict[str, str]]:
-    return [asdict(c) for c in checks]

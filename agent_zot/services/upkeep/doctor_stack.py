@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import httpx
 
-from agent_zot.config import Settings
-from agent_zot.mcp.http import is_loopback
-from agent_zot.services.upkeep.doctor import Check
+from agent_zot.config import Settings, is_loopback
+from agent_zot.services.upkeep.checks import Check
 
 TIMEOUT_S = 3.0
 

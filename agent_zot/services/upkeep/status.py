@@ -56,7 +56,7 @@ def index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
 
 def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     from agent_zot.index.integrity import quick_verdict
-    from agent_zot.services.upkeep.update_db import OtherLibraryError, check_library
+    from agent_zot.index.owner import OtherLibraryError, check_library
 
     resources = ctx.index_resources()
     if not resources.exists():
@@ -73,7 +73,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
     except OtherLibraryError as exc:
         return {"state": "built from another library", "detail": str(exc)}
     from agent_zot.index.changes import LIBRARY_STAMP, changed_since_indexed, plan_update
-    from agent_zot.index.store import disk_usage
+    from agent_zot.index.space import disk_usage
 
     state = resources.state
     counts = state.counts()

@@ -33,11 +33,19 @@ from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
+from agent_zot.index.owner import check_library, record_library
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.space import MARGIN, check_space, disk_full_error, free_bytes, is_disk_full, needed_bytes
+from agent_zot.index.space import (
+    MARGIN,
+    check_space,
+    disk_full_error,
+    disk_usage,
+    free_bytes,
+    is_disk_full,
+    needed_bytes,
+)
 from agent_zot.index.stages import StageTimes
-from agent_zot.index.store import disk_usage
 from agent_zot.ingest import READER_VERSION
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.state.index import IndexState
@@ -372,8 +380,7 @@ def _update(
         else:
             with times.measure("vector store writes"):
                 resources.store.optimize()
-    state.set_meta("library", library.identity)
-    state.set_meta("library_path", str(library.db_path))
+    record_library(state, library)
     state.set_meta("model", summary.model)
     state.set_meta("store", summary.store)
     state.set_meta("updated_at", time.strftime("%Y-%m-%d %H:%M:%S"))
@@ -399,10 +406,6 @@ def _update(
     return summary
 
 
-class OtherLibraryError(AgentZotError):
-    """The index was built from another Zotero library than the one configured now."""
-
-
 def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
     """Make the state database and the vector store agree again before planning: items and notes whose
     points are missing are forgotten (so this run embeds them again) and points nobody recorded are
@@ -426,19 +429,6 @@ def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
     if found.damaged_query_model is not None:
         done.append("exporting the query model again")
     return f"{found.describe()}: {', '.join(done)}"
-
-
-def check_library(state: IndexState, library: Library) -> None:
-    """Refuse an index built from another library: its answers would name items this library lacks."""
-    recorded = state.get_meta("library")
-    if recorded and library.identity and recorded != library.identity:
-        built_from = state.get_meta("library_path") or recorded
-        raise OtherLibraryError(
-            f"The index in {state.path.parent} was built from another Zotero library ({built_from}); "
-            f"the library now is {library.db_path}.",
-            hint="Rebuild it for this library with `agent-zot update-db --force-rebuild`, or give each "
-            "library its own data_dir (AGENT_ZOT_DATA_DIR).",
-        )
 
 
 # The versions of what makes the graph: its assembly and the per-paper facts (a better reference parser

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.identifiers import is_item_key
 from agent_zot.services.response import ToolResponse, plural
 from agent_zot.services.writes.batch import Outcome
 from agent_zot.services.writes.client import ZoteroWriter
 from agent_zot.services.writes.route import WriteRoute
 from agent_zot.zotero.models import Library
-
-KEY_RE = re.compile(r"^[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}$")
-KEY_IN_TEXT_RE = re.compile(r"\b[23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8}\b")
 
 
 def local_library_id(library: Library, route: WriteRoute) -> int | None:
@@ -42,7 +39,7 @@ def clean_keys(keys: Iterable[str]) -> list[str]:
             "Which items? No item keys were given or found in the query.",
             hint="Pass item_keys=['ABCD2345', ...]; find keys with zot_search.",
         )
-    bad = [k for k in cleaned if not KEY_RE.match(k)]
+    bad = [k for k in cleaned if not is_item_key(k)]
     if bad:
         raise InvalidArgumentError(
             f"Not item keys: {', '.join(bad)}. Nothing was changed.",

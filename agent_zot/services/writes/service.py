@@ -9,11 +9,12 @@ from collections.abc import Callable
 
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
+from agent_zot.identifiers import KEY_SHAPED
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse
 from agent_zot.services.writes import collections, item_changes, notes
 from agent_zot.services.writes.client import PyZoteroWriter, ZoteroWriter
-from agent_zot.services.writes.common import KEY_IN_TEXT_RE, clean_keys
+from agent_zot.services.writes.common import clean_keys
 from agent_zot.services.writes.errors import RouteUnavailableError
 from agent_zot.services.writes.note_html import note_html
 from agent_zot.services.writes.route import write_routes
@@ -62,7 +63,7 @@ def _keys(library: Library, keys: list[str], query: str) -> list[str]:
     """The given keys plus key-shaped words of the query that name items in the local database (the
     router only takes words with a digit as keys; real keys may have none). Callers pass no query
     when the keys were given explicitly."""
-    return clean_keys([*keys, *(k for k in KEY_IN_TEXT_RE.findall(query) if k in library.items)])
+    return clean_keys([*keys, *(k for k in KEY_SHAPED.findall(query) if k in library.items)])
 
 
 def change_membership(
@@ -97,7 +98,7 @@ def change_tags(
 def create_note(ctx: AppContext, parent_key: str | None, text: str | None, query: str = "") -> ToolResponse:
     html = note_html(text or "")
     if not parent_key:
-        found = KEY_IN_TEXT_RE.findall(query.split(":", 1)[0]) if query else []
+        found = KEY_SHAPED.findall(query.split(":", 1)[0]) if query else []
         parent_key = found[0] if found else None
     if not parent_key:
         raise InvalidArgumentError(

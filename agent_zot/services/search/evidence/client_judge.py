@@ -14,7 +14,7 @@ each question whose answer has not come back, and the next call for the same cla
 at once with the unjudged passages and the worksheet, saying why, instead of asking again.
 
 `CLIENT` holds, for the request being served, what the client declared and its reply if there is one; the
-front end sets it, `make_judge` (stance.py) reads it.
+front end sets it, `make_judge` (judges.py) reads it.
 """
 
 from __future__ import annotations

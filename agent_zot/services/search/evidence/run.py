@@ -21,7 +21,8 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
 from agent_zot.services.routing import Route
 from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.stance import Stance, StanceJudge, make_judge
+from agent_zot.services.search.evidence.judges import make_judge
+from agent_zot.services.search.evidence.stance import Stance, StanceJudge
 from agent_zot.services.search.evidence.variants import Variant, refutation_variants
 from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
 from agent_zot.services.search.passages import JUDGING, Passage

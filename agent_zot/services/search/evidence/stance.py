@@ -23,21 +23,18 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import offline_hub
 from agent_zot.index.rerank import read_model_config, token_limit
 from agent_zot.ollama_errors import ollama_errors
 
-if TYPE_CHECKING:
-    from agent_zot.config import Settings
-
 LABELS = ("supports", "contradicts", "related", "unjudged")
 # A judgement below this probability is reported as unjudged: the assistant reads the passage itself.
 MIN_CONFIDENCE = 0.5
 _NLI_NAMES = {"entailment": "supports", "contradiction": "contradicts", "neutral": "related"}
-_SETTING_HINT = "Set nli_model (AGENT_ZOT_NLI_MODEL) to a local NLI cross-encoder folder, or stance = none."
+SETTING_HINT = "Set nli_model (AGENT_ZOT_NLI_MODEL) to a local NLI cross-encoder folder, or stance = none."
 
 
 class StanceError(AgentZotError):
@@ -108,7 +105,7 @@ class NliJudge:
     def __init__(self, model_dir: Path, *, max_tokens: int = 512) -> None:
         self.model_dir = Path(model_dir)
         self.name = f"nli:{self.model_dir.name}"
-        config = read_model_config(self.model_dir, kind="an NLI", error=StanceError, hint=_SETTING_HINT)
+        config = read_model_config(self.model_dir, kind="an NLI", error=StanceError, hint=SETTING_HINT)
         self.labels = _nli_labels(self.model_dir, config)
         self.max_tokens = token_limit(self.model_dir, config, max_tokens)  # long passages are truncated
         self._model: Any = None
@@ -131,7 +128,7 @@ class NliJudge:
                     )
                 except (OSError, ValueError, RuntimeError, KeyError) as err:
                     raise StanceError(
-                        f"Cannot load the NLI model in {self.model_dir}: {err}", hint=_SETTING_HINT
+                        f"Cannot load the NLI model in {self.model_dir}: {err}", hint=SETTING_HINT
                     ) from err
         return self._model
 
@@ -143,7 +140,7 @@ class NliJudge:
         try:
             logits = model.predict(pairs, convert_to_numpy=True, show_progress_bar=False)
         except (RuntimeError, ValueError, IndexError) as err:  # torch shape and index errors
-            raise StanceError(f"The NLI model in {self.model_dir} failed: {err}", hint=_SETTING_HINT) from err
+            raise StanceError(f"The NLI model in {self.model_dir} failed: {err}", hint=SETTING_HINT) from err
         return [decided(dict(zip(self.labels, _softmax(list(row)), strict=True))) for row in logits]
 
 
@@ -152,14 +149,14 @@ def _nli_labels(model_dir: Path, config: dict[str, Any]) -> list[str]:
     path = model_dir / "config.json"
     id2label = config.get("id2label")
     if not isinstance(id2label, dict) or not id2label:
-        raise StanceError(f"{path} names no labels (id2label).", hint=_SETTING_HINT)
+        raise StanceError(f"{path} names no labels (id2label).", hint=SETTING_HINT)
     names = [str(id2label[k]).lower() for k in sorted(id2label, key=int)]
     ours = [next((v for k, v in _NLI_NAMES.items() if name.startswith(k[:7])), "") for name in names]
     if "supports" not in ours or "contradicts" not in ours:
         raise StanceError(
             f"{model_dir} is not an NLI model: its labels are {', '.join(names)}; "
             "it needs entailment and contradiction.",
-            hint=_SETTING_HINT,
+            hint=SETTING_HINT,
         )
     return [label or "related" for label in ours]
 
@@ -222,60 +219,3 @@ class OllamaJudge:
         if label not in LABELS[:3] or not 0.0 <= confidence <= 1.0:
             return UNJUDGED
         return stated(label, confidence)
-
-
-_JUDGES: dict[tuple[str, str], StanceJudge] = {}
-_JUDGES_LOCK = threading.Lock()
-
-
-def make_judge(settings: Settings, *, ask_client: bool = True) -> StanceJudge:
-    """The configured judge, shared per configuration (a model loads once per process). ``auto`` is the
-    NLI model when one is set, else no judge (the assistant judges the worksheet). ``client`` asks the
-    request's client's model when it declared sampling and its protocol can carry the request (never with
-    ``ask_client`` False: the review package cannot make the round trip)."""
-    kind = settings.stance
-    model = settings.nli_model
-    if kind == "auto":
-        if model is None:
-            return NoJudge("worksheet", "stance = auto and no nli_model is set")
-        kind = "nli"
-    if kind == "client":
-        return _client_judge(settings, ask_client)
-    if kind == "none":
-        return NoJudge("off", "stance = none")
-    if kind == "nli":
-        if model is None:
-            raise StanceError("stance = nli needs a model folder.", hint=_SETTING_HINT)
-        key = ("nli", str(model))
-    else:
-        key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
-    with _JUDGES_LOCK:
-        if key not in _JUDGES:
-            _JUDGES[key] = (
-                NliJudge(model)  # type: ignore[arg-type]
-                if key[0] == "nli"
-                else OllamaJudge(settings.ollama_url, settings.stance_model)
-            )
-        return _JUDGES[key]
-
-
-def _client_judge(settings: Settings, ask_client: bool) -> StanceJudge:
-    from agent_zot.services.search.evidence.client_judge import CLIENT, ClientJudge
-
-    if not ask_client:
-        return NoJudge(
-            "not_here",
-            "the review package does not ask the client's model; stance = client works in evidence mode",
-        )
-    client = CLIENT.get()
-    if client is None:
-        return NoJudge("no_client", "stance = client, but no MCP client made this request")
-    if not client.declared:
-        return NoJudge("no_sampling", "the client declared no sampling (stance = client)")
-    if not client.carries_requests:
-        return NoJudge(
-            "old_protocol",
-            f"this client speaks MCP {client.protocol or 'of an older version'}; agent-zot asks a client's "
-            "model only by a 2026-07-28 multi round-trip request (SEP-2322)",
-        )
-    return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens, client.ledger)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from agent_zot.formats import bibtex_keys
+from agent_zot.graph.matching import surname_key
 from agent_zot.identifiers import clean_doi, find_doi
+from agent_zot.services.resolve.paper_index import exported_keys, paper_index
 from agent_zot.services.summarize.audit.citations import CiteRef
 from agent_zot.text import ascii_key
 from agent_zot.zotero.models import Item, Library
@@ -43,22 +44,23 @@ class KeyIndex:
         items = [i for i in library.items.values() if not i.deleted]
         self.items = items
         self.by_item_key = {i.key: i for i in items}
-        self.by_citation_key: dict[str, list[Item]] = {}
-        for item in items:
-            if item.citation_key:
-                self.by_citation_key.setdefault(item.citation_key.casefold(), []).append(item)
-        self.exported_of = bibtex_keys(items)  # item key -> the key agent-zot's BibTeX export gives it
+        tables = paper_index(library)  # the library's one identifier table, shared with the resolver
+        self.by_citation_key = self._listed(tables.ids.citation_keys)
+        self.by_doi = self._listed(tables.ids.dois)
+        self.exported_of = exported_keys(tables)  # item key -> the key agent-zot's BibTeX export gives it
         self.exported = {key.casefold(): self.by_item_key[k] for k, key in self.exported_of.items()}
-        self.by_doi: dict[str, list[Item]] = {}
-        for item in items:
-            doi = find_doi(clean_doi(item.doi)) if item.doi else None
-            if doi:
-                self.by_doi.setdefault(doi, []).append(item)
         self.by_surname: dict[str, list[Item]] = {}
         for item in items:
             if item.authors:
-                self.by_surname.setdefault(_surname_key(item.authors[0].last_name), []).append(item)
+                self.by_surname.setdefault(surname_key(item.authors[0].last_name), []).append(item)
         self._labels: dict[str, Item] | None = None
+
+    def _listed(self, table: dict[str, list[str]]) -> dict[str, list[Item]]:
+        """An identifier table's entries as items, those in the trash left out."""
+        listed = {
+            name: [self.by_item_key[k] for k in keys if k in self.by_item_key] for name, keys in table.items()
+        }
+        return {name: found for name, found in listed.items() if found}
 
     def resolve(self, ref: CiteRef) -> Resolution:
         if ref.kind == "doi":
@@ -91,8 +93,8 @@ class KeyIndex:
     def _author_year(self, surnames: tuple[str, ...], year: str, label: str) -> Resolution:
         candidates = self._by_first_author(surnames[0], year[:4])
         if len(candidates) > 1 and len(surnames) > 1:
-            others = {_surname_key(s) for s in surnames[1:]}
-            narrowed = [i for i in candidates if others <= {_surname_key(c.last_name) for c in i.authors}]
+            others = {surname_key(s) for s in surnames[1:]}
+            narrowed = [i for i in candidates if others <= {surname_key(c.last_name) for c in i.authors}]
             candidates = narrowed or candidates
         if candidates:
             return _found(candidates, "author and year")
@@ -118,7 +120,7 @@ class KeyIndex:
         return _found(candidates, "author and year in the key")
 
     def _by_first_author(self, surname: str, year: str) -> list[Item]:
-        listed = self.by_surname.get(_surname_key(surname), [])
+        listed = self.by_surname.get(surname_key(surname), [])
         if year.startswith("n"):  # "n.d.": no date
             return [i for i in listed if i.year is None]
         return [i for i in listed if str(i.year or "") == year]
@@ -141,7 +143,7 @@ class KeyIndex:
                 if item.citation_key:
                     labels[item.citation_key.casefold()] = item
                 if item.authors:
-                    labels.setdefault(f"{_surname_key(item.authors[0].last_name)}{item.year or ''}", item)
+                    labels.setdefault(f"{surname_key(item.authors[0].last_name)}{item.year or ''}", item)
             self._labels = labels
         return self._labels
 
@@ -150,12 +152,6 @@ def _found(items: list[Item], how: str) -> Resolution:
     if len(items) == 1:
         return Resolution("resolved", items, how)
     return Resolution("ambiguous", items, how)
-
-
-def _surname_key(name: str) -> str:
-    """ "van der Berg" and "Berg" both → "berg" (particles vary between a citation and Zotero)."""
-    words = [w for w in re.split(r"[\s,]+", name.strip()) if w]
-    return ascii_key(words[-1]) if words else ""
 
 
 def _title_word(item: Item) -> str:

@@ -1,0 +1,31 @@
+"""Which Zotero library an index was built from: recorded by each update, and an index built from another
+library refused (its answers would name items this library lacks)."""
+
+from __future__ import annotations
+
+from agent_zot.errors import AgentZotError
+from agent_zot.state.index import IndexState
+from agent_zot.zotero.models import Library
+
+
+class OtherLibraryError(AgentZotError):
+    """The index was built from another Zotero library than the one configured now."""
+
+
+def record_library(state: IndexState, library: Library) -> None:
+    """Note in the index which library it was built from."""
+    state.set_meta("library", library.identity)
+    state.set_meta("library_path", str(library.db_path))
+
+
+def check_library(state: IndexState, library: Library) -> None:
+    """Refuse an index built from another library: its answers would name items this library lacks."""
+    recorded = state.get_meta("library")
+    if recorded and library.identity and recorded != library.identity:
+        built_from = state.get_meta("library_path") or recorded
+        raise OtherLibraryError(
+            f"The index in {state.path.parent} was built from another Zotero library ({built_from}); "
+            f"the library now is {library.db_path}.",
+            hint="Rebuild it for this library with `agent-zot update-db --force-rebuild`, or give each "
+            "library its own data_dir (AGENT_ZOT_DATA_DIR).",
+        )

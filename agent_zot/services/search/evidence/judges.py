@@ -1,0 +1,71 @@
+"""Which stance judge answers a claim check: the configured one, made once per configuration and shared (a
+model loads once per process), or none, with the reason the answer reports."""
+
+from __future__ import annotations
+
+import threading
+
+from agent_zot.config import Settings
+from agent_zot.services.search.evidence.client_judge import CLIENT, ClientJudge
+from agent_zot.services.search.evidence.stance import (
+    SETTING_HINT,
+    NliJudge,
+    NoJudge,
+    OllamaJudge,
+    StanceError,
+    StanceJudge,
+)
+
+_JUDGES: dict[tuple[str, str], StanceJudge] = {}
+_JUDGES_LOCK = threading.Lock()
+
+
+def make_judge(settings: Settings, *, ask_client: bool = True) -> StanceJudge:
+    """The configured judge, shared per configuration (a model loads once per process). ``auto`` is the
+    NLI model when one is set, else no judge (the assistant judges the worksheet). ``client`` asks the
+    request's client's model when it declared sampling and its protocol can carry the request (never with
+    ``ask_client`` False: the review package cannot make the round trip)."""
+    kind = settings.stance
+    model = settings.nli_model
+    if kind == "auto":
+        if model is None:
+            return NoJudge("worksheet", "stance = auto and no nli_model is set")
+        kind = "nli"
+    if kind == "client":
+        return _client_judge(settings, ask_client)
+    if kind == "none":
+        return NoJudge("off", "stance = none")
+    if kind == "nli":
+        if model is None:
+            raise StanceError("stance = nli needs a model folder.", hint=SETTING_HINT)
+        key = ("nli", str(model))
+    else:
+        key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
+    with _JUDGES_LOCK:
+        if key not in _JUDGES:
+            _JUDGES[key] = (
+                NliJudge(model)  # type: ignore[arg-type]
+                if key[0] == "nli"
+                else OllamaJudge(settings.ollama_url, settings.stance_model)
+            )
+        return _JUDGES[key]
+
+
+def _client_judge(settings: Settings, ask_client: bool) -> StanceJudge:
+    if not ask_client:
+        return NoJudge(
+            "not_here",
+            "the review package does not ask the client's model; stance = client works in evidence mode",
+        )
+    client = CLIENT.get()
+    if client is None:
+        return NoJudge("no_client", "stance = client, but no MCP client made this request")
+    if not client.declared:
+        return NoJudge("no_sampling", "the client declared no sampling (stance = client)")
+    if not client.carries_requests:
+        return NoJudge(
+            "old_protocol",
+            f"this client speaks MCP {client.protocol or 'of an older version'}; agent-zot asks a client's "
+            "model only by a 2026-07-28 multi round-trip request (SEP-2322)",
+        )
+    return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens, client.ledger)

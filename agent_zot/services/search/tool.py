@@ -1,0 +1,31 @@
+"""`zot_search`: run the mode the route chose (passages, papers, metadata, comprehensive, or the claim check
+of `evidence`) with the request's filters. The index stack loads on the first search, not at startup."""
+
+from __future__ import annotations
+
+from agent_zot.services.catalog import SearchRequest
+from agent_zot.services.context import AppContext
+from agent_zot.services.response import ToolResponse, with_route
+from agent_zot.services.routing import Route
+
+
+def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
+    filters = {
+        "year_min": req.year_min,
+        "year_max": req.year_max,
+        "authors": req.authors,
+        "collection": req.collection,
+        "tags": req.tags,
+        "item_type": req.item_type,
+    }
+    if decision.mode == "evidence":
+        from agent_zot.services.search.evidence.run import run_evidence
+
+        response = run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters)
+        return with_route(response, decision)
+    from agent_zot.services.search.run import run_search
+
+    response, ran = run_search(
+        ctx, decision, req.query, limit=req.limit, escalate=not decision.forced, detail=req.detail, **filters
+    )
+    return with_route(response, ran)

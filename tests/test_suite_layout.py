@@ -1,0 +1,56 @@
+"""The test suite's own layout: the `slow` marker the fast local loop leaves out, the README's two test
+commands, and one way to skip on ../shared/data. Cheap: files are read, nothing is run."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, SHARED_DATA, require_shared
+
+FAST = '.venv/bin/pytest -m "not slow"'
+
+
+def _markers() -> dict[str, str]:
+    options = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    lines = options["tool"]["pytest"]["ini_options"]["markers"]
+    return {line.split(":", 1)[0].split("(")[0].strip(): line.split(":", 1)[1].strip() for line in lines}
+
+
+def test_the_slow_marker_is_registered_with_a_description(pytestconfig: pytest.Config) -> None:
+    assert _markers().get("slow"), "pyproject.toml [tool.pytest.ini_options] markers must describe `slow`"
+    registered = [line.split(":", 1)[0].strip() for line in pytestconfig.getini("markers")]
+    assert "slow" in registered and any(name.startswith("shared_data") for name in registered)
+
+
+def test_the_readme_names_the_full_suite_and_the_fast_loop() -> None:
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    # CI runs the README's test command, the whole suite, exactly as written there.
+    assert re.search(r"^\.venv/bin/pytest$", ci, re.MULTILINE)
+    assert re.search(r"&& \.venv/bin/pytest\n", readme), "the README's test command is the whole suite"
+    assert FAST in readme, f"the README must name the fast local loop: {FAST}"
+
+
+def test_a_missing_shared_path_skips_saying_which_and_how_to_get_it() -> None:
+    missing = SHARED_DATA / "no-such-folder"
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        require_shared(missing)
+    reason = str(skipped.value)
+    assert "../shared/data/no-such-folder not found" in reason and "CI provides them" in reason
+
+
+def test_test_files_skip_on_shared_data_only_through_conftest() -> None:
+    """No test builds the ../shared/data path or skips on it by itself: conftest's SHARED_DATA and
+    require_shared (or the shared_data(path) marker) say why, the same way everywhere."""
+    offenders = []
+    for path in sorted((REPO_ROOT / "tests").glob("*.py")):
+        if path.name in ("conftest.py", Path(__file__).name):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if re.search(r'"shared"\s*/\s*"data"', text) or re.search(r"skip\w*\([^)]*shared", text, re.I):
+            offenders.append(path.name)
+    assert offenders == []
