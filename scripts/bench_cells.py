@@ -47,7 +47,7 @@ from rapidfuzz import fuzz
 from agent_zot.config import Settings
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
-from agent_zot.services.scope.library_scope import LibraryScope
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.summarize import matrix as matrix_mode
 from agent_zot.services.summarize.matrix import DEFAULT_BUDGET, build_matrix, render
 

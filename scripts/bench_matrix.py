@@ -30,7 +30,7 @@ from unittest import mock
 
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
-from agent_zot.services.scope.library_scope import LibraryScope
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.summarize import quantities
 from agent_zot.services.summarize.matrix import build_matrix
 

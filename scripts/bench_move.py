@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from agent_zot.index.store import Point, SparseVector
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 from agent_zot.services.upkeep.index_move import copy_points
 
 DIM = 384

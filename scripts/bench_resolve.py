@@ -101,7 +101,7 @@ def run_request(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _view(ctx: AppContext, query: str) -> dict[str, Any]:
-    from agent_zot.view.scope import ViewRequest, resolve_scope
+    from agent_zot.services.explore.view_scope import ViewRequest, resolve_scope
 
     try:
         scope = resolve_scope(ctx.graph().store, ctx.library(), ViewRequest(item=query))

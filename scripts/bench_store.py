@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_zot.index.store import Point, SearchFilter, SparseVector, VectorStore
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 
 DIM = 384
 VOCAB = 30_000

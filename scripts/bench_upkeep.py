@@ -499,10 +499,10 @@ def apply_edit(
 def check_worker(spec_file: Path) -> None:
     import agent_zot
     from agent_zot.config import Settings
+    from agent_zot.index.retrieval import search_papers
     from agent_zot.index.store import SearchFilter
     from agent_zot.services import tools
     from agent_zot.services.context import AppContext
-    from agent_zot.services.search.retrieval import search_papers
 
     spec = json.loads(spec_file.read_text())
     out: dict[str, Any] = {"agent_zot": agent_zot.__file__, "edits": [], "top10": {}}

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, paper_id
 from agent_zot.graph.store_nx import NetworkxGraphStore
-from agent_zot.view.data import build_view
+from agent_zot.services.explore.view_data import build_view
+from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.view.page import render_page
-from agent_zot.view.scope import ViewRequest
 from agent_zot.zotero.models import Collection, Creator, Item, Library, LibraryInfo, ZoteroDate
 
 CHROMIUM = "/usr/bin/chromium"
@@ -249,8 +249,8 @@ def demo_screenshot(path: Path) -> None:
 
     from agent_zot.config import Settings
     from agent_zot.services.context import AppContext
+    from agent_zot.services.explore.view_data import library_view
     from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
-    from agent_zot.view.data import library_view
     from agent_zot.zotero.demo import ensure_demo_library
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,8 +33,8 @@ from bench_retrieval import SCIFACT, build_library, corpus_ids
 
 from agent_zot.config import Settings
 from agent_zot.index.embed import minilm_model_dir
+from agent_zot.index.retrieval import search_papers
 from agent_zot.services.context import AppContext
-from agent_zot.services.search.retrieval import search_papers
 
 LABELS = {0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"}
 GOLD = {"SUPPORT": 1, "CONTRADICT": 0}
@@ -57,7 +57,7 @@ def load_corpus() -> dict[str, dict[str, object]]:
 
 
 def sentences_of(doc: dict[str, object]) -> list[str]:
-    from agent_zot.services.search.passages import sentence_spans
+    from agent_zot.index.passages import sentence_spans
 
     text = str(doc["text"])
     return [text[a:b] for a, b in sentence_spans(text)]

@@ -140,12 +140,14 @@ def test_make_embedder_kinds_and_errors(tmp_path: Path) -> None:
     assert issubclass(EmbedderError, AgentZotError)
 
 
-def test_lazy_reexport_from_embed_module() -> None:
+def test_backends_are_found_by_name_and_loaded_on_first_use() -> None:
     from agent_zot.index import embed
 
-    assert embed.OnnxEmbedder is OnnxEmbedder and embed.OllamaEmbedder is OllamaEmbedder
-    with pytest.raises(AttributeError):
-        _ = embed.NoSuchEmbedder
+    assert isinstance(embed.make_embedder("minilm-onnx", threads=1), OnnxEmbedder)
+    assert isinstance(embed.make_embedder("ollama", model="x"), OllamaEmbedder)
+    assert not hasattr(embed, "OnnxEmbedder")  # the Protocol's module imports no backend
+    with pytest.raises(EmbedderError, match="Unknown embedder"):
+        embed.make_embedder("no-such-embedder")
 
 
 # --- Ollama against a fake server --------------------------------------------------------------

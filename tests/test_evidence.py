@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent_zot.config import Settings
-from agent_zot.services.search.evidence.run import claim_of
+from agent_zot.services.search.evidence.claim_check import claim_of
 from agent_zot.services.search.evidence.stance import NliJudge, OllamaJudge, StanceError
 from agent_zot.services.search.evidence.variants import refutation_variants
 from agent_zot.zotero.demo import ensure_demo_library

@@ -21,6 +21,7 @@ from mcp import Client as McpClient
 from mcp import StdioServerParameters
 
 from agent_zot.config import Settings
+from agent_zot.index.passages import Passage
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.evidence.client_judge import (
@@ -31,7 +32,6 @@ from agent_zot.services.search.evidence.client_judge import (
     parse_reply,
     passages_digest,
 )
-from agent_zot.services.search.passages import Passage
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -384,7 +384,7 @@ async def test_the_clients_verdict_lifts_a_paper_retrieval_ranked_low(demo: Sett
 
 
 def test_every_paper_is_asked_about_before_any_second_passage() -> None:
-    from agent_zot.services.search.evidence.run import EvidencePassage, breadth_first
+    from agent_zot.services.search.evidence.claim_check import EvidencePassage, breadth_first
 
     def passages(paper: str, count: int) -> list[EvidencePassage]:
         return [EvidencePassage(passage_of(f"{paper}{n}"), ["claim"]) for n in range(count)]
@@ -394,7 +394,7 @@ def test_every_paper_is_asked_about_before_any_second_passage() -> None:
 
 
 def test_a_decisive_judge_outranks_retrieval_and_a_small_one_only_nudges() -> None:
-    from agent_zot.services.search.evidence.run import EvidencePaper, EvidencePassage, by_bearing
+    from agent_zot.services.search.evidence.claim_check import EvidencePaper, EvidencePassage, by_bearing
     from agent_zot.services.search.evidence.stance import Stance
 
     def paper(key: str, bearing: float) -> EvidencePaper:

@@ -20,7 +20,7 @@ from agent_zot.config import Settings
 from agent_zot.index.embed_local import SentenceTransformerEmbedder
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
-from agent_zot.services.scope import match
+from agent_zot.services.resolve import match
 from agent_zot.services.upkeep.warmup import warm_up
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library

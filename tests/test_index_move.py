@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.index.store import Point, VectorStore
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 from agent_zot.services.context import AppContext
 from agent_zot.services.upkeep.index_move import MoveError, move_index, target_store
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index

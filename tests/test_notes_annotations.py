@@ -21,12 +21,12 @@ from agent_zot.config import Settings
 from agent_zot.errors import NotFoundError
 from agent_zot.index.embed import make_embedder
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.retrieval import QueryVectors, search_chunks
 from agent_zot.index.store import NOTE_KINDS, PAPER_KINDS, SearchFilter
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.notes import read as notes
-from agent_zot.services.notes.annotations import resolve_scope
-from agent_zot.services.search.retrieval import QueryVectors, search_chunks
+from agent_zot.services.notes.note_scope import resolve_scope
 from agent_zot.services.upkeep.status import index_status
 from agent_zot.services.upkeep.update_db import Progress, UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder

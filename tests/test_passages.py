@@ -13,9 +13,7 @@ from fastmcp import Client
 from fpdf import FPDF
 
 from agent_zot.config import Settings
-from agent_zot.index.store import Hit
-from agent_zot.services.context import AppContext
-from agent_zot.services.search.passages import (
+from agent_zot.index.passages import (
     JOINED_CHARS,
     WINDOW_CHARS,
     ChunkHit,
@@ -27,9 +25,11 @@ from agent_zot.services.search.passages import (
     sentence_spans,
     windows,
 )
+from agent_zot.index.retrieval import PaperHit
+from agent_zot.index.store import Hit
+from agent_zot.services.context import AppContext
+from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search.present import paper_response
-from agent_zot.services.search.retrieval import PaperHit
-from agent_zot.services.search.run import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 

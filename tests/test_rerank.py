@@ -245,9 +245,9 @@ def test_passages_are_ordered_by_the_cross_encoder_when_one_is_configured(
 ) -> None:
     """The picker's best windows are re-scored by the cross-encoder: the passages come back in its order,
     with its scores."""
+    from agent_zot.index.passages import ChunkHit, PassagePicker
     from agent_zot.index.resources import IndexResources
     from agent_zot.index.store import Hit
-    from agent_zot.services.search.passages import ChunkHit, PassagePicker
 
     def chunk(n: int, sentences: list[str]) -> ChunkHit:
         text = " ".join(s[0].upper() + s[1:] + "." for s in sentences)

@@ -19,10 +19,10 @@ from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.direction import citation_direction
+from agent_zot.services.explore.view_scope import ViewRequest, resolve_scope
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_named_paper, resolve_papers
 from agent_zot.services.routing import route
-from agent_zot.view.scope import ViewRequest, resolve_scope
+from agent_zot.services.routing.direction import citation_direction
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.models import Library
 from agent_zot.zotero.reader import load_library

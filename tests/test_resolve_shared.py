@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agent_zot.errors import AgentZotError, AmbiguousNameError
-from agent_zot.services.resolve.direction import citation_direction
 from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
 from agent_zot.services.routing import route
+from agent_zot.services.routing.direction import citation_direction
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.models import Library
 from agent_zot.zotero.reader import load_library

@@ -151,7 +151,7 @@ async def test_the_audit_says_a_draft_cites_a_retracted_paper(
 
 def test_the_view_shows_it(library: tuple[Settings, dict[str, str]]) -> None:
     from agent_zot.graph.model import Node, NodeKind
-    from agent_zot.view.data import _paper
+    from agent_zot.services.explore.view_data import _paper
 
     settings, keys = library
     lib = load_library(settings.zotero_data_dir / "zotero.sqlite", settings.zotero_data_dir)

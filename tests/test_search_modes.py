@@ -11,10 +11,10 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
+from agent_zot.index.retrieval import PaperHit, Passage
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.modes import assess, merge_subqueries
-from agent_zot.services.search.retrieval import PaperHit, Passage
 from tests.conftest import connect
 from tests.test_graph_explore import graph_library  # noqa: F401  (the module fixture, used by name)
 
@@ -114,7 +114,7 @@ async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
     graph_library: tuple[Settings, dict[str, str]],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_zot.services.search import run as search_module
+    from agent_zot.services.search import answer as search_module
 
     calls: list[tuple[str, int]] = []
     real = search_module.search_papers
@@ -142,7 +142,7 @@ async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
 def test_a_second_pass_replaces_the_first_ones_notes(graph_library: tuple[Settings, dict[str, str]]) -> None:  # noqa: F811
     from dataclasses import replace
 
-    from agent_zot.services.search.run import _Search, resolve_filters
+    from agent_zot.services.search.answer import _Search, resolve_filters
     from agent_zot.services.tools import routed
 
     ctx = AppContext(graph_library[0])

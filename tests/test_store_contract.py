@@ -31,7 +31,7 @@ from agent_zot.index.store import (
     StoreLockedError,
     VectorStore,
 )
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 
 DIM = 8
 MODEL = "test-model"

@@ -15,10 +15,10 @@ import pytest
 from agent_zot.config import Settings
 from agent_zot.graph.model import NodeKind
 from agent_zot.services.context import AppContext
+from agent_zot.services.explore.view_data import ViewData, library_view
+from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
-from agent_zot.view.data import ViewData, library_view
 from agent_zot.view.page import render_page
-from agent_zot.view.scope import ViewRequest
 from agent_zot.view.serve import make_server, url
 from tests.conftest import shared_library_params
 from tests.view_fixtures import DEMO_TITLES, demo_settings, wait_ready

@@ -1,4 +1,4 @@
-"""The data `agent-zot view` draws (agent_zot.view.data and .scope): counts, scopes, the cap, bad input."""
+"""The data `agent-zot view` draws (agent_zot.services.explore.view_data and .scope): counts, scopes, the cap, bad input."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from agent_zot.graph.model import EdgeKind, NodeKind
 from agent_zot.graph.store import Direction
 from agent_zot.graph.store_nx import NetworkxGraphStore
 from agent_zot.services.context import AppContext
-from agent_zot.view.data import ViewData, build_view, library_view
-from agent_zot.view.scope import ViewRequest
+from agent_zot.services.explore.view_data import ViewData, build_view, library_view
+from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.view_fixtures import DEMO_TITLES, demo_settings, synthetic_library
 

@@ -14,9 +14,9 @@ import pytest
 
 from agent_zot.errors import ExportError
 from agent_zot.graph.store_nx import NetworkxGraphStore
-from agent_zot.view.data import build_view
+from agent_zot.services.explore.view_data import build_view
+from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.view.page import SCRIPTS, check_writable, json_for_script, render_page, write_page
-from agent_zot.view.scope import ViewRequest
 from tests.view_fixtures import synthetic_library
 
 ASSETS = resources.files("agent_zot.view") / "assets"

@@ -21,7 +21,7 @@ from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.upkeep.watch import (
+from agent_zot.services.watch.watcher import (
     UpdateOutcome,
     UpdaterElection,
     Watcher,

@@ -148,7 +148,7 @@ def models(click_ctx: click.Context, as_json: bool) -> None:
     whether it is installed and in use. `agent-zot models install NAME` fetches one and sets it."""
     if click_ctx.invoked_subcommand is not None:
         return
-    from agent_zot.services.setup.model_install import status
+    from agent_zot.index.optional_models import status
 
     state: State = click_ctx.obj
     rows = status(state.settings)

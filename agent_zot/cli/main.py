@@ -104,8 +104,8 @@ def status(state: State, as_json: bool) -> None:
 @_guard
 def doctor(state: State, as_json: bool) -> None:
     """Check each part (config, library, locks, attachments, folders) and say how to fix problems."""
-    from agent_zot.services.upkeep.checks import checks_as_dicts, format_checks
     from agent_zot.services.upkeep.doctor import run_checks
+    from agent_zot.services.upkeep.doctor_report import checks_as_dicts, format_checks
 
     ctx = state.context()
     try:
@@ -132,8 +132,8 @@ def doctor(state: State, as_json: bool) -> None:
 def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> None:
     """Audit the citations of DRAFT (Markdown/Pandoc, LaTeX or plain text; - reads stdin) against the
     library: keys, pages, quotations, support, and claims left uncited."""
+    from agent_zot.services.summarize.audit.audit_draft import audit_draft
     from agent_zot.services.summarize.audit.report import markdown_report, patch, response
-    from agent_zot.services.summarize.audit.run import audit_draft
 
     text = read_draft_file(draft)
     if patch_file is not None and str(draft) != "-" and patch_file.resolve() == draft.resolve():
@@ -288,7 +288,7 @@ def _format_summary(data: dict[str, Any]) -> str:
 def demo(state: State) -> None:
     """Build a small demo library with PDFs, index it and show example tool calls (no Zotero needed)."""
     from agent_zot.cli.progress import ProgressLine
-    from agent_zot.services.setup.demo import run_demo
+    from agent_zot.services.setup.demo_tour import run_demo
 
     line = ProgressLine(sys.stderr)
     try:

@@ -15,9 +15,11 @@ from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
     from agent_zot.cli.common import State
-    from agent_zot.view.data import ViewData
+    from agent_zot.services.explore.view_data import ViewData
 
-DEFAULT_MAX_NODES = 2000  # agent_zot.view.data.DEFAULT_MAX_NODES; not imported, so --help stays light
+DEFAULT_MAX_NODES = (
+    2000  # agent_zot.services.explore.view_data.DEFAULT_MAX_NODES; not imported, so --help stays light
+)
 
 
 @click.command()
@@ -88,7 +90,7 @@ def view(
 
     With --claim or --audit it draws evidence instead: each claim (or each citing sentence of a draft)
     linked to the papers that support, contradict or are cited for it."""
-    from agent_zot.view.data import ViewRequest, library_view
+    from agent_zot.services.explore.view_data import ViewRequest, library_view
     from agent_zot.view.page import check_writable, render_page, write_page
 
     request = ViewRequest(collection, item, author, concept, hops, max_nodes)

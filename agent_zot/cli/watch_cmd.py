@@ -1,5 +1,5 @@
 """`agent-zot watch`, and the background updater `serve` runs: the index follows Zotero
-(agent_zot.services.upkeep.watch)."""
+(agent_zot.services.watch.watcher)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from agent_zot.errors import AgentZotError
 if TYPE_CHECKING:
     from agent_zot.cli.common import State
     from agent_zot.services.context import AppContext
-    from agent_zot.services.upkeep.watch import UpdateOutcome, Watcher
+    from agent_zot.services.watch.watcher import UpdateOutcome, Watcher
 
 
 def update_command(state: State, ctx: AppContext) -> list[str]:
@@ -33,7 +33,7 @@ def make_watcher(
     state: State, ctx: AppContext, interval: float, on_update: Callable[[UpdateOutcome], None] | None = None
 ) -> Watcher:
     from agent_zot.services.upkeep.update_worker import UpdateWorker
-    from agent_zot.services.upkeep.watch import Watcher
+    from agent_zot.services.watch.watcher import Watcher
 
     return Watcher(
         ctx.source().db_path,
@@ -47,7 +47,7 @@ def make_watcher(
 def start_background_updates(state: State, ctx: AppContext) -> threading.Event | None:
     """`serve`'s updater: only for a real library that has an index (building the first one is a choice
     the user makes with update-db, it can take long)."""
-    from agent_zot.services.upkeep.watch import start_watcher
+    from agent_zot.services.watch.watcher import start_watcher
 
     try:
         if ctx.source().is_demo or not ctx.index_resources().exists():

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from agent_zot.graph.references import Reference
-from agent_zot.identifiers import IdentifierTable
 from agent_zot.text import ascii_fold
+from agent_zot.zotero.identifier_table import IdentifierTable
 from agent_zot.zotero.models import Item
 
 TITLE_THRESHOLD = 0.8  # confidence below which a title match is dropped: an exact title alone just passes

@@ -3,8 +3,8 @@
 Every embedder is cheap to construct: models, torch, onnxruntime and HTTP clients are loaded on the first
 call that needs them, so the MCP server can start without paying for a model it may never use.
 
-Backends live in ``embed_local`` (sentence-transformers, ONNX, BGE-M3) and ``embed_remote`` (Ollama); their
-classes are re-exported here lazily so ``from agent_zot.index.embed import OnnxEmbedder`` works.
+Backends live in ``embed_local`` (sentence-transformers, ONNX, BGE-M3), ``embed_bge_int8`` and
+``embed_remote`` (Ollama); ``make_embedder`` imports the one a setting names, on first use.
 """
 
 from __future__ import annotations
@@ -26,17 +26,10 @@ from agent_zot.index.store import SparseVector
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-    from agent_zot.index.embed_local import BgeM3Embedder, OnnxEmbedder, SentenceTransformerEmbedder
-    from agent_zot.index.embed_remote import OllamaEmbedder
-
 __all__ = [
     "DEFAULT_MINILM_BACKEND",
-    "BgeM3Embedder",
     "Embedder",
     "EmbedderError",
-    "OllamaEmbedder",
-    "OnnxEmbedder",
-    "SentenceTransformerEmbedder",
     "TokenizerFile",
     "make_embedder",
     "minilm_model_dir",
@@ -222,11 +215,3 @@ def make_embedder(kind: str, **options: Any) -> Embedder:
     except TypeError as err:
         raise EmbedderError(f"Invalid option for embedder {kind!r}: {err}") from err
     return cls(**options)  # type: ignore[no-any-return]
-
-
-def __getattr__(name: str) -> type:
-    # Lazy re-export of backend classes: the backends import helpers from this module.
-    for module_name, class_name in _BACKENDS.values():
-        if class_name == name:
-            return getattr(importlib.import_module(module_name), class_name)  # type: ignore[no-any-return]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -192,7 +192,10 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
             return
         from agent_zot.index.query_onnx import export_query_model
 
-        export_query_model(model, self.model_dir, self._query_file)
+        def read_back(path: Path, max_tokens: int) -> OnnxEmbedder:
+            return OnnxEmbedder(path, self.model_dir, max_tokens=max_tokens)
+
+        export_query_model(model, self.model_dir, self._query_file, read_back)
 
     def _load(self) -> Any:
         verify_bundled([self.model_dir])  # the built-in model's files against their pins, once per process

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +41,13 @@ def export_folder(cache: Path, model_dir: Path) -> Path:
     return cache / f"{model_dir.name}-{digest.hexdigest()[:12]}"
 
 
-def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
-    """Export the transformer of a loaded ``SentenceTransformer`` (from ``model_dir``, which holds its
-    tokenizer.json) to ``target`` and keep it only when its pooled vectors match the model's; False (and a
-    log line) when it could not be made."""
-    from agent_zot.index.embed_local import OnnxEmbedder
+def export_query_model(
+    model: Any, model_dir: Path, target: Path, read_back: Callable[[Path, int], Any]
+) -> bool:
+    """Export the transformer of a loaded ``SentenceTransformer`` (from ``model_dir``) to ``target`` and keep
+    it only when its pooled vectors match the model's; False (and a log line) when it could not be made.
+    ``read_back(path, max_tokens)`` embeds with the exported file (an ONNX embedder over it, with the
+    model's tokenizer)."""
 
     try:
         import torch
@@ -95,7 +98,7 @@ def export_query_model(model: Any, model_dir: Path, target: Path) -> bool:
                 dynamo=False,
             )
         expected = np.asarray(model.encode(list(PROBES), normalize_embeddings=True), dtype=np.float32)
-        got = OnnxEmbedder(partial, model_dir, max_tokens=model.max_seq_length).embed_documents(list(PROBES))
+        got = read_back(partial, model.max_seq_length).embed_documents(list(PROBES))
     except (RuntimeError, OSError, ValueError, ImportError, torch.onnx.OnnxExporterError) as err:
         log.warning("No ONNX query model (queries will load torch): %s", err)
         partial.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ from agent_zot.index.shared import SharedIndex
 from agent_zot.index.space import keep_reserve, make_room_to_read
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import IndexInfo, SparseVector, VectorStore
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 from agent_zot.state.index import IndexState
 
 DEFAULT_BGE_M3 = "BAAI/bge-m3"

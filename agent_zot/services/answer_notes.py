@@ -74,7 +74,7 @@ def note_error(ctx: AppContext, exc: AgentZotError) -> None:
 
 
 def _note_lag(ctx: AppContext, response: ToolResponse) -> None:
-    from agent_zot.services.upkeep.freshness import index_lag
+    from agent_zot.services.watch.freshness import index_lag
 
     lag = index_lag(ctx)
     if lag is None:

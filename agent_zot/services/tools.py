@@ -109,11 +109,3 @@ def _validation_message(spec: ToolSpec, exc: ValidationError) -> str:
         where = ".".join(str(part) for part in error["loc"]) or "arguments"
         problems.append(f"{where}: {error['msg']}")
     return f"Invalid arguments for {spec.name}: " + "; ".join(problems)
-
-
-def _validation_message(spec: ToolSpec, exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        problems.append(f"{where}: {error['msg']}")
-    return f"Invalid arguments for {spec.name}: " + "; ".join(problems)

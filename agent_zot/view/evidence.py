@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import paper_id
+from agent_zot.services.explore.view_data import DEFAULT_MAX_NODES, ViewData, graph_store, view_of
+from agent_zot.services.explore.view_scope import Scope
 from agent_zot.services.response import clip, plural
-from agent_zot.view.data import DEFAULT_MAX_NODES, ViewData, graph_store, view_of
-from agent_zot.view.scope import Scope
 from agent_zot.zotero.copies import paper_key
 
 if TYPE_CHECKING:
     from agent_zot.graph.store import GraphStore
     from agent_zot.services.context import AppContext
-    from agent_zot.services.search.evidence.run import EvidencePaper
-    from agent_zot.services.summarize.audit.run import SentenceAudit
+    from agent_zot.services.search.evidence.claim_check import EvidencePaper
+    from agent_zot.services.summarize.audit.audit_draft import SentenceAudit
 
 # The page colours links by these; their order is the code sent in ``edges["evidence"]``.
 STANCES = ("supports", "contradicts", "related", "unjudged", "cited", "fault", "suggested")
@@ -57,8 +57,8 @@ def claims_view(
     ctx: AppContext, claims: Sequence[str], *, papers_per_claim: int = PAPERS_PER_CLAIM
 ) -> ViewData:
     """Each claim checked as `zot_search` mode evidence checks it, drawn with the papers found."""
-    from agent_zot.services.search.evidence.run import claim_of, counts_of, gather_evidence
-    from agent_zot.services.search.run import NO_INDEX, content_words
+    from agent_zot.services.search.answer import NO_INDEX, content_words
+    from agent_zot.services.search.evidence.claim_check import claim_of, counts_of, gather_evidence
 
     texts = [claim_of(claim) for claim in claims]
     empty = [claim for claim, text in zip(claims, texts, strict=True) if not content_words(text)]
@@ -93,7 +93,7 @@ def _evidence_link(paper: EvidencePaper) -> ClaimLink:
 def audit_view(ctx: AppContext, draft: str) -> ViewData:
     """A draft's citation audit: each sentence that cites (or should cite) the library, linked to its
     cited papers (cited, or fault with what is wrong) and an uncited claim's candidate papers."""
-    from agent_zot.services.summarize.audit.run import audit_draft
+    from agent_zot.services.summarize.audit.audit_draft import audit_draft
 
     store = graph_store(ctx)
     result = audit_draft(ctx, draft)

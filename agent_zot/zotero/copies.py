@@ -9,8 +9,8 @@ import threading
 from collections import defaultdict
 from collections.abc import Iterable
 
-from agent_zot.identifiers import item_doi
 from agent_zot.text import ascii_key, fold
+from agent_zot.zotero.identifier_table import item_doi
 from agent_zot.zotero.models import Item, Library
 
 # What a web capture adds to a title: "… | Request PDF", "… - ScienceDirect", "(PDF) …".

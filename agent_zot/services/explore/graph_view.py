@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from agent_zot.errors import NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, paper_id
 from agent_zot.graph.store import Direction
-from agent_zot.view.scope import Scope, expand
+from agent_zot.services.explore.view_scope import Scope, expand
 
 if TYPE_CHECKING:
     from agent_zot.graph.store import GraphStore
@@ -28,7 +28,7 @@ ViewMaker = Callable[[], dict[str, Any] | None]
 
 def _store(ctx: AppContext) -> GraphStore:
     # `agent-zot view`'s data module reads the explore package: imported when a view is made, not before
-    from agent_zot.view.data import graph_store
+    from agent_zot.services.explore.view_data import graph_store
 
     return graph_store(ctx)
 
@@ -80,7 +80,7 @@ def _around_group(ctx: AppContext, node: Node, kind: EdgeKind, label: str) -> Vi
 
 
 def _drawn(ctx: AppContext, scope: Scope, seed: dict[str, Any] | None) -> dict[str, Any]:
-    from agent_zot.view.data import view_of
+    from agent_zot.services.explore.view_data import view_of
 
     data = view_of(_store(ctx), ctx.library(), scope, IN_CHAT_MAX_NODES).to_json()
     for node in data["nodes"]:

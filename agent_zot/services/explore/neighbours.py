@@ -9,9 +9,9 @@ from typing import Any
 from agent_zot.graph.model import EdgeKind, Node, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.retrieval import group_by_paper, search_chunks
 from agent_zot.services.resolve.graph import Field
 from agent_zot.services.response import ToolResponse, item_line, plural
-from agent_zot.services.search.retrieval import group_by_paper, search_chunks
 from agent_zot.zotero.models import Item, Library
 
 # How much each kind of shared neighbour says about relatedness (citations are the strongest evidence).

@@ -1,4 +1,4 @@
-"""`zot_explore_graph`: the mode the route chose, over the knowledge graph (explore/run.py). networkx and
+"""`zot_explore_graph`: the mode the route chose, over the knowledge graph (explore/walks.py). networkx and
 the graph load on the first call, not at startup."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from agent_zot.services.routing import Route
 
 
 def handle(ctx: AppContext, req: ExploreRequest, decision: Route) -> ToolResponse:
-    from agent_zot.services.explore.run import explore_graph
+    from agent_zot.services.explore.walks import explore_graph
 
     arguments = req.model_dump(exclude={"force_mode"})
     return with_route(explore_graph(ctx, decision, **arguments), decision)

@@ -28,8 +28,8 @@ from agent_zot.services.export.target import (
     resolve_target,
     write_file,
 )
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import ToolResponse
-from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Item, Library
 
@@ -48,7 +48,7 @@ def export(
         check_path(path)
     fmt = fmt if fmt == "annotations" else format_for(path, fmt)
     if fmt == "annotations":  # rows of annotations and notes; .csv or .json
-        from agent_zot.services.export.annotations import export_annotations
+        from agent_zot.services.export.annotations_file import export_annotations
 
         return export_annotations(library, settings, path=path, scope=scope, overwrite=overwrite)
     if fmt == "graphml":

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from agent_zot.config import Settings
 from agent_zot.errors import ExportError, InvalidArgumentError
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import clip
-from agent_zot.services.scope.library_scope import LibraryScope
 
 FORMAT_EXTENSIONS = {
     ".bib": "bibtex",

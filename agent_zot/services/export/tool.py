@@ -1,19 +1,19 @@
 """`zot_export`: write a file in the export folder: BibTeX, CSL-JSON, Markdown, GraphML, annotations, a
-review matrix (export/matrix.py) or a review package of a draft's claims."""
+review matrix (export/matrix_file.py) or a review package of a draft's claims."""
 
 from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.services.catalog import ExportRequest
 from agent_zot.services.context import AppContext
-from agent_zot.services.export.annotations import default_name as annotations_file_name
+from agent_zot.services.export.annotations_file import default_name as annotations_file_name
 from agent_zot.services.export.files import GraphExport, export
 from agent_zot.services.export.target import format_for, write_review
 from agent_zot.services.resolve.named import paper_to_export
 from agent_zot.services.resolve.papers import resolved_record
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import ToolResponse, plural, with_route
 from agent_zot.services.routing import Route
-from agent_zot.services.scope.library_scope import LibraryScope
 
 
 def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse:
@@ -24,7 +24,9 @@ def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse
     if fmt == "review":
         return with_route(_review(ctx, req), decision)
     if fmt == "matrix":
-        from agent_zot.services.export.matrix import export_matrix  # the index stack loads on the first call
+        from agent_zot.services.export.matrix_file import (
+            export_matrix,  # the index stack loads on the first call
+        )
 
         return with_route(export_matrix(ctx, req, decision.params), decision)
     graphml = format_for(req.path, fmt) == "graphml"
@@ -52,7 +54,7 @@ def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse
 
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
-    from agent_zot.services.search.run import NO_INDEX
+    from agent_zot.services.search.answer import NO_INDEX
     from agent_zot.services.summarize.audit.review import build_review  # the index stack loads here
 
     has_draft = bool(req.draft and req.draft.strip())

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent_zot.index.resources import IndexResources
     from agent_zot.services.context import AppContext
 
-RRF_K = 10  # as for papers (services/search/retrieval.py)
+RRF_K = 10  # as for papers (index/retrieval.py)
 # A note found by meaning alone must reach this fraction of the best dense similarity. MiniLM gives a
 # one-word query flat scores (0.28 for the note on it, 0.20-0.22 for unrelated highlights); a phrase
 # separates better (0.59 against 0.31 and below).
@@ -64,7 +64,7 @@ class MeaningSearch:
         self, text: str, *, keys: Sequence[str] | None, kinds: tuple[str, ...], fetch: int
     ) -> list[MeaningHit]:
         """Notes and annotations (of ``keys`` only, when given) best first."""
-        from agent_zot.services.search.retrieval import (
+        from agent_zot.index.retrieval import (
             QueryVectors,  # the index stack loads on the first search
         )
 

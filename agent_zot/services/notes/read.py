@@ -1,5 +1,5 @@
 """Notes and annotations: listed per item or library-wide, narrowed by a scope (item, collection, tags,
-colour; services/notes/annotations.py), and searched by meaning and words (services/notes/meaning.py).
+colour; services/notes/note_scope.py), and searched by meaning and words (services/notes/meaning.py).
 
 Answers are one line per annotation or search hit: key, kind, page, colour name, trimmed text, the paper.
 The structured rows say which notes and annotations were shown and where; their words are in the text once.
@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.index.notes import NoteDoc, note_docs
-from agent_zot.services.notes.annotations import NoteScope, resolve_note_item
 from agent_zot.services.notes.meaning import MeaningSearch, fuse_ranks
+from agent_zot.services.notes.note_scope import NoteScope, resolve_note_item
 from agent_zot.services.response import ToolResponse, clip, more_line, plural, quoted
 from agent_zot.zotero.colors import color_name
 from agent_zot.zotero.models import Annotation, Library, Note, TagRef

@@ -8,8 +8,8 @@ from dataclasses import replace
 from agent_zot.services.catalog import WRITE_MODES, NotesRequest
 from agent_zot.services.context import AppContext
 from agent_zot.services.notes import read
-from agent_zot.services.notes.annotations import resolve_scope
 from agent_zot.services.notes.meaning import MeaningSearch
+from agent_zot.services.notes.note_scope import resolve_scope
 from agent_zot.services.resolve.named import paper_with_notes, words_not_in_title
 from agent_zot.services.resolve.papers import PaperMatch, resolved_record
 from agent_zot.services.response import ToolResponse, clamp_limit, with_route

@@ -1,13 +1,16 @@
-"""Which paper, author, collection or field a request names, in one place for every tool.
+"""Which papers, paper, author, collection or field a request names, in one place for every tool.
 
 papers.py        the paper a request names: keys, DOIs, quoted titles, title words (stems, typos), surnames
                  in any position with a year, acronyms, possessives, duplicates merged; a ranked question
                  back when two candidates are close
 clues.py         the request's words as weighed clues, looked up in the library's tables
-paper_index.py   those tables, built once per loaded library (and which items are copies of one paper)
+paper_index.py   those tables, built once per loaded library (identifiers: zotero/identifier_table.py)
 named.py         the one paper an export or notes request names (none when it asks for many)
+described.py     a paper told by what it is, from the full-text index
+works.py         works the papers cite but the library lacks, by the same tables
+scope.py         which papers a request covers: a collection and below, tags, listed keys, a search
+match.py         items whose metadata holds every word of a query (a scope's search without an index)
 preview.py       what `agent-zot route` shows: the resolved paper and direction
-direction.py     which way a citation request points (in: papers citing it, out: what it cites, both)
-library.py       items by key, collections by name/path/key, authors' surnames
+library.py       items by key or DOI, collections by name/path/key, authors' surnames
 graph.py         authors, concepts and fields (concept, tag, collection, topic) in the knowledge graph
 """

@@ -58,7 +58,7 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
     resources = ctx.index_resources()
     if not resources.exists():
         raise missing
-    from agent_zot.services.search.retrieval import search_papers  # the embedder loads on first use
+    from agent_zot.index.retrieval import search_papers  # the embedder loads on first use
 
     hits = search_papers(resources, request.text, limit=CANDIDATES, passages_per_paper=0)
     if not hits or hits[0].item_key not in library.items:

@@ -13,8 +13,8 @@ from agent_zot.graph.authors import PersonName, given_compatible, normalise_name
 from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import Direction, GraphStore
+from agent_zot.services.resolve.match import match_items
 from agent_zot.services.response import quoted
-from agent_zot.services.scope.match import match_items
 from agent_zot.text import STOPWORDS, fold
 from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Collection, Library

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import snowballstemmer
 
-from agent_zot.identifiers import IdentifierTable
 from agent_zot.text import STOPWORDS, fold, spaced_cjk
 from agent_zot.zotero.copies import copy_groups
+from agent_zot.zotero.identifier_table import IdentifierTable
 from agent_zot.zotero.models import Item, Library
 
 TOKEN = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from agent_zot.services.resolve.direction import citation_direction
+from agent_zot.services.routing.direction import citation_direction
 from agent_zot.text import STOPWORDS
 
 from .extract_library import (

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from agent_zot.graph.model import EdgeKind, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
-from agent_zot.services.scope.match import match_items
-from agent_zot.services.search.retrieval import PaperHit
+from agent_zot.index.retrieval import PaperHit
+from agent_zot.services.resolve.match import match_items
 from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Library
 

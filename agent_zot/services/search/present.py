@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from agent_zot.index.passages import Passage
+from agent_zot.index.retrieval import PaperHit
 from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
-from agent_zot.services.search.passages import Passage
-from agent_zot.services.search.retrieval import PaperHit
 from agent_zot.zotero.models import Item, Library
 
 PASSAGE_CHARS = {"sentences": 1000, "full": 4000}  # a runaway "sentence" (a table read as text) is cut

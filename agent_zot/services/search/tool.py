@@ -19,11 +19,11 @@ def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
         "item_type": req.item_type,
     }
     if decision.mode == "evidence":
-        from agent_zot.services.search.evidence.run import run_evidence
+        from agent_zot.services.search.evidence.claim_check import run_evidence
 
         response = run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters)
         return with_route(response, decision)
-    from agent_zot.services.search.run import run_search
+    from agent_zot.services.search.answer import run_search
 
     response, ran = run_search(
         ctx, decision, req.query, limit=req.limit, escalate=not decision.forced, detail=req.detail, **filters

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
+from agent_zot.index.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
+from agent_zot.index.retrieval import search_papers
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
-from agent_zot.services.search.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
-from agent_zot.services.search.retrieval import search_papers
 from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in, the_only_count
 from agent_zot.services.summarize.quantities import Quantity, asks_quantity
 from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words

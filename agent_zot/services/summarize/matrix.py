@@ -21,8 +21,8 @@ from typing import Any
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
-from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize.cells import Candidate, PaperText, candidates, chunk_ranks
 from agent_zot.services.summarize.common import FullText, full_text_of, page_name
 from agent_zot.services.summarize.matrix_scope import (
@@ -197,7 +197,7 @@ def run_matrix(
     offset: int | None,
     max_tokens: int | None,
 ) -> ToolResponse:
-    from agent_zot.services.summarize.run import token_budget
+    from agent_zot.services.summarize.paper import token_budget
 
     budget = token_budget(max_tokens, "matrix")
     asked = questions_of(questions, query, params)

@@ -11,9 +11,9 @@ from typing import Any
 from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import resolve_item
+from agent_zot.services.resolve.match import match_items
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.routing.scan import words
-from agent_zot.services.scope.library_scope import LibraryScope
-from agent_zot.services.scope.match import match_items
 from agent_zot.zotero.models import Item
 
 MAX_QUESTIONS = 8
@@ -159,7 +159,7 @@ def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
     """The scope's papers, in a stable order: listed keys as given (a key that names no paper stays a row
     that says so), a search's by rank, the rest by first author, year and title. Collection and tags go
     through the search tool's filters (sub-collections included; a fuzzy collection name resolves or asks)."""
-    from agent_zot.services.search.run import resolve_filters
+    from agent_zot.services.search.answer import resolve_filters
 
     if scope.empty:
         raise InvalidArgumentError(
@@ -192,7 +192,7 @@ def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
     known = [row.item for row in listed if row.item is not None]
     if not ctx.index_ready():  # no index: metadata words, as the export's search does
         return [RowSource(i.key, i) for i in match_items(known, scope.search)[:SEARCH_PAPERS]]
-    from agent_zot.services.search.retrieval import search_papers
+    from agent_zot.index.retrieval import search_papers
 
     allowed = {i.key for i in known}
     found = search_papers(

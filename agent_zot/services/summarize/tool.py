@@ -1,4 +1,4 @@
-"""`zot_summarize`: one paper at the depth the request asks for (summarize/run.py), the same questions of
+"""`zot_summarize`: one paper at the depth the request asks for (summarize/paper.py), the same questions of
 many papers (`matrix`, summarize/matrix.py), or a draft's claims and citations checked (`audit`,
 summarize/audit/). The index stack loads on the first call, not at startup."""
 
@@ -23,7 +23,7 @@ def handle(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolRespo
         arguments = req.model_dump(include=_MATRIX_FIELDS)
         matrix = run_matrix(ctx, decision.params, req.query, max_tokens=req.max_tokens, **arguments)
         return with_route(matrix, decision)
-    from agent_zot.services.summarize.run import run_summarize
+    from agent_zot.services.summarize.paper import run_summarize
 
     response = run_summarize(
         ctx,
@@ -45,7 +45,7 @@ def _audit(ctx: AppContext, req: SummarizeRequest) -> ToolResponse:
             hint="Pass draft='<the draft: Markdown, LaTeX or plain text>' (the CLI takes a file: "
             "agent-zot audit DRAFT).",
         )
+    from agent_zot.services.summarize.audit.audit_draft import audit_draft
     from agent_zot.services.summarize.audit.report import response
-    from agent_zot.services.summarize.audit.run import audit_draft
 
     return response(audit_draft(ctx, req.draft))

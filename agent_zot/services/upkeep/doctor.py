@@ -12,7 +12,7 @@ from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import rerank_status
 from agent_zot.services.context import AppContext
-from agent_zot.services.upkeep.checks import Check
+from agent_zot.services.upkeep.doctor_report import Check
 from agent_zot.services.upkeep.doctor_stack import stack_checks
 from agent_zot.text import has_cjk
 from agent_zot.zotero.connection import file_state
@@ -112,7 +112,7 @@ def _unread_files(ctx: AppContext) -> Check:
 
 def _freshness(ctx: AppContext) -> Check:
     """Whether the index follows Zotero, and why not when background updates keep failing."""
-    from agent_zot.services.upkeep.freshness import index_lag
+    from agent_zot.services.watch.freshness import index_lag
 
     if not ctx.index_resources().exists():
         return Check("updates", "ok", "no index yet")
@@ -165,7 +165,7 @@ def _reranker(settings: Settings) -> Check:
 
 
 def _optional_models(settings: Settings) -> Check:
-    from agent_zot.services.setup.model_install import summary
+    from agent_zot.index.optional_models import summary
 
     return Check("optional models", "ok", summary(settings))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 
 from agent_zot.config import Settings, is_loopback
-from agent_zot.services.upkeep.checks import Check
+from agent_zot.services.upkeep.doctor_report import Check
 
 TIMEOUT_S = 3.0
 

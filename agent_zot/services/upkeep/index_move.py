@@ -21,7 +21,7 @@ from pathlib import Path
 from agent_zot.errors import AgentZotError, ConfigError
 from agent_zot.index.resources import server_collection
 from agent_zot.index.store import Point, VectorStore
-from agent_zot.index.stores import open_store
+from agent_zot.index.store_choice import open_store
 from agent_zot.services.context import AppContext
 
 PAGE = 512

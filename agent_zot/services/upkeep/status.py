@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import plural
-from agent_zot.services.upkeep.watch import update_failure
+from agent_zot.services.watch.watcher import update_failure
 from agent_zot.state.index import AttachmentRecord
 from agent_zot.zotero.models import Library
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from agent_zot.errors import AgentZotError
-from agent_zot.services.upkeep.watch import UPDATE_TIMEOUT_S, UpdateOutcome
+from agent_zot.services.watch.watcher import UPDATE_TIMEOUT_S, UpdateOutcome
 
 log = logging.getLogger(__name__)
 

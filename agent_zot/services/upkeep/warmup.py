@@ -27,9 +27,9 @@ def warm_up(ctx: AppContext) -> float:
         try:
             library = ctx.library()
             from agent_zot.services import tools
+            from agent_zot.services.resolve.match import warm_texts
             from agent_zot.services.resolve.paper_index import warm_paper_index
             from agent_zot.services.routing.examples import warm_examples
-            from agent_zot.services.scope.match import warm_texts
 
             warm_examples()
             tools.spec_for("zot_search")

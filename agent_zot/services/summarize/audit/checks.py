@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
+from agent_zot.index.passages import Passage, passage_of
 from agent_zot.index.resources import IndexResources
-from agent_zot.services.search.passages import Passage, passage_of
-from agent_zot.services.search.retrieval import ChunkHit, PaperHit, QueryVectors, group_by_paper
+from agent_zot.index.retrieval import ChunkHit, PaperHit, QueryVectors, group_by_paper
 from agent_zot.services.summarize.audit.citations import CiteRef
 from agent_zot.services.summarize.audit.draft import Sentence
 from agent_zot.services.summarize.audit.keys import KeyIndex, Resolution

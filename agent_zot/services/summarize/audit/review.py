@@ -16,13 +16,18 @@ from typing import Any
 from agent_zot.services.catalog import PassageVerdict
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import clip, item_line
+from agent_zot.services.search.evidence.claim_check import (
+    Evidence,
+    EvidencePaper,
+    EvidencePassage,
+    gather_evidence,
+)
 from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.run import Evidence, EvidencePaper, EvidencePassage, gather_evidence
 from agent_zot.services.search.evidence.stance import NoJudge
 from agent_zot.services.search.evidence.worksheet import judge_label
+from agent_zot.services.summarize.audit.audit_draft import AuditResult, SentenceAudit, audit_draft
 from agent_zot.services.summarize.audit.checks import FAULTS
 from agent_zot.services.summarize.audit.draft import checked_text
-from agent_zot.services.summarize.audit.run import AuditResult, SentenceAudit, audit_draft
 from agent_zot.services.summarize.audit.verdicts import (
     CheckedVerdict,
     check_verdicts,

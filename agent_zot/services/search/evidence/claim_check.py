@@ -16,26 +16,26 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.index.passages import JUDGING, Passage
+from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
 from agent_zot.services.routing import Route
-from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.judges import make_judge
-from agent_zot.services.search.evidence.stance import Stance, StanceJudge
-from agent_zot.services.search.evidence.variants import Variant, refutation_variants
-from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
-from agent_zot.services.search.passages import JUDGING, Passage
-from agent_zot.services.search.present import PASSAGE_CHARS, locator
-from agent_zot.services.search.present import label as passage_label
-from agent_zot.services.search.retrieval import PaperHit, search_papers
-from agent_zot.services.search.run import (
+from agent_zot.services.search.answer import (
     NO_INDEX,
     checked_detail,
     checked_text,
     content_words,
     resolve_filters,
 )
+from agent_zot.services.search.evidence.client_judge import ClientJudge
+from agent_zot.services.search.evidence.judges import make_judge
+from agent_zot.services.search.evidence.stance import Stance, StanceJudge
+from agent_zot.services.search.evidence.variants import Variant, refutation_variants
+from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
+from agent_zot.services.search.present import PASSAGE_CHARS, locator
+from agent_zot.services.search.present import label as passage_label
 
 # Weighted reciprocal-rank fusion of the variants' paper rankings (k as in retrieval.py). The claim's own
 # ranking counts most; a variant adds the papers that argue the other way.

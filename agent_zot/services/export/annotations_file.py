@@ -1,5 +1,5 @@
 """zot_export's annotations mode: the annotations and notes of part of the library as data, one record
-each, to a .csv (the default) or .json file in the export folder (the records: export/annotations.py).
+each, to a .csv (the default) or .json file in the export folder (the records: export/annotations_file.py).
 
 Scope: the listed items, a collection (and below), items matching words — those items' annotations and
 notes — and tags, which an annotation or note matches by its own tag or its paper's (as zot_manage_notes
@@ -28,9 +28,9 @@ from agent_zot.formats.annotations import (
     to_annotations_json,
 )
 from agent_zot.services.export.target import check_path, resolve_target, write_file
-from agent_zot.services.notes.annotations import NoteScope, resolve_scope
+from agent_zot.services.notes.note_scope import NoteScope, resolve_scope
+from agent_zot.services.resolve.scope import LibraryScope, collection_phrase, resolve_tags, tags_phrase
 from agent_zot.services.response import ToolResponse, clip, plural
-from agent_zot.services.scope.library_scope import LibraryScope, collection_phrase, resolve_tags, tags_phrase
 from agent_zot.zotero.models import Annotation, Item, Library, Note
 
 DATA_FORMATS = {".csv": "csv", ".json": "json"}

@@ -26,7 +26,7 @@ from agent_zot.services.summarize.common import (
 )
 from agent_zot.services.summarize.fulltext import full, window
 from agent_zot.services.summarize.overview import quick
-from agent_zot.services.summarize.passages import comprehensive, targeted
+from agent_zot.services.summarize.targeted import comprehensive, targeted
 from agent_zot.zotero.models import Item, Library
 
 __all__ = ["DEFAULT_BUDGETS", "run_summarize", "token_budget"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agent_zot.index.changes import LIBRARY_STAMP, changed_since_indexed, plan_update
 from agent_zot.services.context import AppContext
-from agent_zot.services.upkeep.watch import UpdateFailure, update_failure, updater_active
+from agent_zot.services.watch.watcher import UpdateFailure, update_failure, updater_active
 
 
 @dataclass(frozen=True, slots=True)

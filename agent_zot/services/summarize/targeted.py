@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from agent_zot.index.passages import focus_of
 from agent_zot.index.rerank import make_reranker
+from agent_zot.index.retrieval import Passage, search_papers
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import estimate_tokens
-from agent_zot.services.search.passages import focus_of
-from agent_zot.services.search.retrieval import Passage, search_papers
 from agent_zot.services.summarize.common import FullText, page_name, pages_of
 from agent_zot.zotero.models import Item
 

@@ -13,7 +13,7 @@ from rapidfuzz import fuzz, process
 
 from agent_zot.errors import NotFoundError
 from agent_zot.services.resolve.library import resolve_collection
-from agent_zot.services.scope.match import match_items
+from agent_zot.services.resolve.match import match_items
 from agent_zot.zotero.models import Item, Library
 
 

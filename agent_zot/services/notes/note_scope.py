@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from agent_zot.identifiers import ITEM_KEY
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
+from agent_zot.services.resolve.scope import collection_phrase, resolve_tags, tags_phrase
 from agent_zot.services.response import clip
-from agent_zot.services.scope.library_scope import collection_phrase, resolve_tags, tags_phrase
 from agent_zot.zotero.colors import ColorChoice, parse_color
 from agent_zot.zotero.models import Annotation, Collection, Item, Library, Note, TagRef
 

@@ -14,7 +14,9 @@ from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
+from agent_zot.index.passages import DETAILS, asks_a_question
 from agent_zot.index.rerank import make_reranker
+from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import author_surnames, identified_items, resolve_collection
@@ -22,8 +24,6 @@ from agent_zot.services.response import ToolResponse, clamp_limit, item_line, pl
 from agent_zot.services.routing import Route
 from agent_zot.services.search import modes, present
 from agent_zot.services.search.building import build_progress, metadata_answer
-from agent_zot.services.search.passages import DETAILS, asks_a_question
-from agent_zot.services.search.retrieval import PaperHit, search_papers
 from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Collection, Item, Library
 

@@ -21,8 +21,8 @@ from agent_zot.formats.csvtable import to_csv as write_csv
 from agent_zot.services.catalog import ExportRequest, FilledCell
 from agent_zot.services.context import AppContext
 from agent_zot.services.export.target import resolve_target, write_file
+from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import ToolResponse, plural
-from agent_zot.services.scope.library_scope import LibraryScope
 from agent_zot.services.summarize.audit.verify import CitationChecker, Verdict
 from agent_zot.services.summarize.matrix import Cell, Matrix, Row, build_matrix
 from agent_zot.services.summarize.matrix_scope import RowSource, questions_of, resolve_rows, scope_of

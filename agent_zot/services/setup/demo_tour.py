@@ -12,7 +12,7 @@ from agent_zot.config import Settings
 from agent_zot.errors import LibraryNotFoundError
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
-from agent_zot.services.scope.match import match_items
+from agent_zot.services.resolve.match import match_items
 from agent_zot.services.upkeep.update_db import Progress, UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import discover_library

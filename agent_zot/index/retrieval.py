@@ -15,10 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
-from agent_zot.index.rerank import Reranker
-from agent_zot.index.resources import IndexResources
-from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
-from agent_zot.services.search.passages import (
+from agent_zot.index.passages import (
     DETAILS,
     READING,
     ChunkHit,
@@ -28,6 +25,9 @@ from agent_zot.services.search.passages import (
     focus_of,
     passage_of,
 )
+from agent_zot.index.rerank import Reranker
+from agent_zot.index.resources import IndexResources
+from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
 from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8

@@ -16,7 +16,7 @@ from agent_zot.graph.model import Edge, EdgeKind, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.index.owner import check_library
 from agent_zot.services.explore.citations import citation_ranking
-from agent_zot.view.scope import Scope, ViewRequest, resolve_scope
+from agent_zot.services.explore.view_scope import Scope, ViewRequest, resolve_scope
 from agent_zot.zotero.models import Item, Library
 
 if TYPE_CHECKING:

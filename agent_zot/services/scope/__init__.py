@@ -1,1 +1,0 @@
-"""Which papers a request covers: one library scope (collection and below, tags, keys, a search)."""
