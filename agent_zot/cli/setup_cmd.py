@@ -1,4 +1,5 @@
-"""`agent-zot setup`: write the MCP configuration of the clients on this machine (agent_zot.services.setup.clients)."""
+"""`agent-zot setup`: write the MCP configuration of the clients on this machine
+(agent_zot.services.setup.clients)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The indexing loop for parsed items: chunk → embed (in batches across items) → store → record.
 
-`services/upkeep/update_db.py` plans the update and `services/upkeep/parsing.py` parses the files; this module turns each
-parsed item into chunks, embeds a batch of items' chunks at once, replaces each item's points in the vector
-store and only then records the item in the state database, so an interrupted run re-indexes it next time.
+`services/upkeep/update_db.py` plans the update and `services/upkeep/parsing.py` parses the files; this
+module turns each parsed item into chunks, embeds a batch of items' chunks at once, replaces each item's
+points in the vector store and only then records the item in the state database, so an interrupted run
+re-indexes it next time.
 ``refresh`` updates items in place whose files did not change (a retag, a new title).
 """
 

@@ -252,7 +252,7 @@ def _files(folder: Path) -> Iterator[tuple[Path, os.stat_result]]:
 
 
 def disk_usage(path: Path) -> int:
-    """Bytes allocated under ``path``: preallocated sparse files (the WAL, mmap chunks) count what they use."""
+    """Bytes allocated under ``path``: preallocated sparse files (WAL, mmap chunks) count what they use."""
     total = 0
     for _, st in _files(path):
         blocks = getattr(st, "st_blocks", None)  # absent on Windows

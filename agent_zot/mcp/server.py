@@ -136,8 +136,8 @@ def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable
 
 
 class WarmUpAfterListing(Middleware):
-    """Start the warm-up (services/upkeep/warmup.py) once the client has listed the tools: it then runs while the
-    user types the first question, and never slows the listing itself (the two would share the GIL)."""
+    """Start the warm-up (services/upkeep/warmup.py) once the client has listed the tools: it then runs
+    while the user types the first question, and never slows the listing itself (they would share the GIL)."""
 
     def __init__(self, ctx: AppContext) -> None:
         self._ctx = ctx

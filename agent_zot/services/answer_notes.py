@@ -1,5 +1,6 @@
 """What every tool answer carries besides its own material: a flag on each retracted paper it names, the
-demo library's note, and for answers from the index, a rebuild running or the index lagging behind the library.
+demo library's note, and for answers from the index, a rebuild running or the index lagging behind the
+library.
 
 Retractions: Zotero records them itself (Retraction Watch data, table ``retractedItems``; the reader puts them
 on ``Item.retraction``). Every tool answer names items by ``[KEY]``, so one pass over a finished answer flags

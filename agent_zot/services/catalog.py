@@ -2,8 +2,9 @@
 first is the default; write modes say what they change), which route parameters fill arguments the
 caller left out, and which arguments pick a mode.
 
-How to add a mode: add a `Mode` to the tool's tuple, a branch in its package's `tool.py` (listed in services/tools.py), rules
-in its routing table (services/routing/rules_*.py) and an example to tests/data/routing_queries.jsonl.
+How to add a mode: add a `Mode` to the tool's tuple, a branch in its package's `tool.py` (listed in
+services/tools.py), rules in its routing table (services/routing/rules_*.py) and an example to
+tests/data/routing_queries.jsonl.
 """
 
 from __future__ import annotations

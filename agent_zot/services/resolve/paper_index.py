@@ -245,7 +245,7 @@ def title_initials(index: PaperIndex) -> dict[str, list[tuple[str, bool]]]:
 
 
 def exported_keys(index: PaperIndex) -> dict[str, str]:
-    """Item key -> the BibTeX key agent-zot's export gives it (the items out of the trash), made on first use."""
+    """Item key -> the BibTeX key agent-zot's export gives it (items out of the trash), made on first use."""
     if index.exported is None:
         from agent_zot.formats.bibtex import bibtex_keys
 

@@ -6,7 +6,7 @@ question asks for ("how many machines") comes with the number and the noun it co
 
 The assistant fills the matrix: each cell's answer in a few words, cited [KEY p. N] with words quoted from
 a candidate; `zot_export` format matrix takes the filled cells back and checks each citation before it
-writes the file (matrix_export.py). A key the matrix cannot use, or a paper whose text cannot be read, is
+writes the file (export/matrix_file.py). A key the matrix cannot use, or a paper whose text cannot be read, is
 said in its own row; the other rows are answered.
 
 Rows come a page at a time, as many as the token budget holds at about CELL_CHARS a cell (at most

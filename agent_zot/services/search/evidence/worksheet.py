@@ -3,8 +3,8 @@
 In the clients most people use (Claude Desktop, Claude Code, VS Code) the judge of a claim is the assistant
 itself: it reads the numbered passages, labels each supports / contradicts / unrelated with a one-line
 reason, and may hand its verdicts to `zot_export` format `review`, where each is checked against the
-library (services/summarize/audit/verdicts.py). The worksheet is one short instruction block: the assistant pays for
-every token it reads.
+library (services/summarize/audit/verdicts.py). The worksheet is one short instruction block: the
+assistant pays for every token it reads.
 """
 
 from __future__ import annotations
