@@ -20,6 +20,8 @@ from tests.test_figures import TITLE, paper_pdf
 from tests.test_http_server import _serve
 from tests.view_fixtures import require_browser
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, str]]:

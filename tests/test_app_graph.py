@@ -45,6 +45,7 @@ def _key(settings: Settings, title: str) -> str:
         ctx.close()
 
 
+@pytest.mark.slow
 async def test_the_explore_tool_names_the_graph_page_which_draws_with_the_view_code(demo: Settings) -> None:
     async with connect(demo) as client:
         listed = {t.name: t for t in await client.list_tools()}
@@ -62,6 +63,7 @@ async def test_the_explore_tool_names_the_graph_page_which_draws_with_the_view_c
     assert all("graphology" not in app_page(view) for view in VIEWS if not view.draws_graph)
 
 
+@pytest.mark.slow
 async def test_a_papers_graph_starts_at_the_paper_and_holds_its_citing_papers(demo: Settings) -> None:
     plain = await _call(demo, apps=False, **CITE_BERT)
     rich = await _call(demo, apps=True, **CITE_BERT)
@@ -80,6 +82,7 @@ async def test_a_papers_graph_starts_at_the_paper_and_holds_its_citing_papers(de
     assert all(len(n.get("abstract") or "") <= graph_view.ABSTRACT_CHARS for n in view["nodes"])
 
 
+@pytest.mark.slow
 async def test_two_hops_reach_further_than_one(demo: Settings) -> None:
     attention = _key(demo, DEMO_TITLES["attention"])
     one = await _call(demo, apps=True, item_key=attention, force_mode="citation", hops=1)
@@ -89,6 +92,7 @@ async def test_two_hops_reach_further_than_one(demo: Settings) -> None:
     assert near < far and "2 steps away" in two.structured_content["view"]["scope"]
 
 
+@pytest.mark.slow
 async def test_an_authors_graph_marks_the_authors_papers(demo: Settings) -> None:
     result = await _call(demo, apps=True, query="who does Kyle Lo work with?")
     assert result.structured_content["route"]["mode"] == "collaboration"
@@ -99,6 +103,7 @@ async def test_an_authors_graph_marks_the_authors_papers(demo: Settings) -> None
     assert lo < drawn and _key(demo, DEMO_TITLES["bert"]) in drawn  # the paper both cite, one step away
 
 
+@pytest.mark.slow
 async def test_a_concepts_graph_marks_the_papers_that_mention_it(demo: Settings) -> None:
     result = await _call(demo, apps=True, query="bert model", force_mode="concept")
     data = result.structured_content
@@ -109,12 +114,14 @@ async def test_a_concepts_graph_marks_the_papers_that_mention_it(demo: Settings)
 
 
 @pytest.mark.parametrize("mode", ["influence", "venue", "temporal"])
+@pytest.mark.slow
 async def test_modes_that_rank_a_field_have_no_graph(demo: Settings, mode: str) -> None:
     assert mode not in GRAPH_MODES
     result = await _call(demo, apps=True, query="language models", force_mode=mode)
     assert "view" not in result.structured_content
 
 
+@pytest.mark.slow
 def test_a_paper_the_graph_does_not_hold_yet_gets_the_text_alone(demo: Settings) -> None:
     ctx = AppContext(demo)
     try:
@@ -128,6 +135,7 @@ def test_a_paper_the_graph_does_not_hold_yet_gets_the_text_alone(demo: Settings)
     assert for_client(response, renders_apps=True) == {"route": {"mode": "citation"}}
 
 
+@pytest.mark.slow
 def test_the_view_data_is_json(demo: Settings) -> None:
     ctx = AppContext(demo)
     try:

@@ -23,6 +23,8 @@ from tests.conftest import fingerprint
 from tests.test_http_server import _serve
 from tests.view_fixtures import DEMO_TITLES, demo_settings, require_browser
 
+pytestmark = pytest.mark.slow
+
 GRAPH_READY = "b => Boolean(window.agentZotApp && window.agentZotApp.graph && window.agentZotApp.graph.ready)"
 
 

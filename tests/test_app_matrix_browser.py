@@ -24,6 +24,8 @@ from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
 from tests.view_fixtures import require_browser
 
+pytestmark = pytest.mark.slow
+
 QUESTIONS = ["sample size", "primary outcome", "funding agency"]
 
 

@@ -21,6 +21,8 @@ from tests.matrix_library import build_trials_library
 from tests.test_http_server import _serve
 from tests.view_fixtures import require_browser
 
+pytestmark = pytest.mark.slow
+
 CLAIM = "Metformin lowers HbA1c in type 2 diabetes"
 
 

@@ -73,6 +73,7 @@ async def test_the_tool_names_its_view_and_the_view_is_a_self_contained_resource
     assert search.count("<script>") == 3 and not re.search(r"<(script|link|img)[^>]+(src|href)=", search)
 
 
+@pytest.mark.slow
 async def test_a_client_without_apps_gets_exactly_the_services_answer(library: Settings) -> None:
     result = await _call(library, apps=False, **MATRIX)
     ctx = AppContext(library)
@@ -85,6 +86,7 @@ async def test_a_client_without_apps_gets_exactly_the_services_answer(library: S
     assert "view" not in result.structured_content and direct.view is not None
 
 
+@pytest.mark.slow
 async def test_a_client_with_apps_also_gets_each_cells_whole_candidates(library: Settings) -> None:
     plain = await _call(library, apps=False, **MATRIX)
     rich = await _call(library, apps=True, **MATRIX)
@@ -133,6 +135,7 @@ def test_the_view_assets_are_package_data() -> None:
 CLAIM = {"query": "Metformin lowers HbA1c in type 2 diabetes", "force_mode": "evidence"}
 
 
+@pytest.mark.slow
 async def test_the_claim_check_sends_each_passages_whole_words_only_to_an_apps_client(
     library: Settings,
 ) -> None:

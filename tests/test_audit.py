@@ -215,6 +215,7 @@ def test_draft_files_decode_and_binary_files_are_refused() -> None:
 # -- resolving keys ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_keys_resolve_by_every_identifier(library: tuple[Settings, dict[str, str], Path]) -> None:
     settings, keys, _ = library
     ctx = AppContext(settings)
@@ -254,6 +255,7 @@ def test_keys_resolve_by_every_identifier(library: tuple[Settings, dict[str, str
 # -- the audit through the MCP client ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_audit_finds_each_planted_fault_and_passes_correct_citations(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
@@ -309,6 +311,7 @@ async def test_the_audit_finds_each_planted_fault_and_passes_correct_citations(
     assert "Fix: “3” → “1”" in text
 
 
+@pytest.mark.slow
 async def test_a_latex_draft_with_printed_page_numbers(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
@@ -326,6 +329,7 @@ async def test_a_latex_draft_with_printed_page_numbers(
     assert data["problems"][0]["fix"]["with"] == "103"  # printed page labels 101-103
 
 
+@pytest.mark.slow
 async def test_audit_needs_a_draft_and_nothing_else_changes(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
@@ -340,6 +344,7 @@ async def test_audit_needs_a_draft_and_nothing_else_changes(
     assert not result.is_error and "No citations were recognised" in result.content[0].text
 
 
+@pytest.mark.slow
 def test_without_an_index_only_the_keys_are_checked(
     library: tuple[Settings, dict[str, str], Path], tmp_path: Path
 ) -> None:
@@ -358,6 +363,7 @@ def test_without_an_index_only_the_keys_are_checked(
 # -- the CLI -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_audit_writes_a_patch_and_never_the_draft(
     library: tuple[Settings, dict[str, str], Path], tmp_path: Path
 ) -> None:
@@ -442,6 +448,7 @@ def _apply(text: str, diff: str) -> str:
 # -- the review package ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_review_package_holds_each_claim_its_evidence_and_the_failed_citations(
     library: tuple[Settings, dict[str, str], Path],
 ) -> None:
@@ -464,6 +471,7 @@ async def test_review_package_holds_each_claim_its_evidence_and_the_failed_citat
     assert "no verdicts were given" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_review_package_from_a_list_of_claims(library: tuple[Settings, dict[str, str], Path]) -> None:
     settings, keys, _ = library
     claims = f"{REEF[1]}\n{SLEEP[2]}\n"

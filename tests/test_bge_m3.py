@@ -75,6 +75,7 @@ def tiny_bge_m3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_dense_and_lexical_weights_from_one_model(tiny_bge_m3: Path) -> None:
     embedder = make_embedder("bge-m3", model_dir=tiny_bge_m3)
     assert embedder.dim == HIDDEN and embedder.max_tokens == 128
@@ -95,6 +96,7 @@ def test_dense_and_lexical_weights_from_one_model(tiny_bge_m3: Path) -> None:
     assert again.sparse_query(texts[0]).indices == sparse[0].indices
 
 
+@pytest.mark.slow
 def test_update_db_with_bge_m3_uses_its_lexical_weights_as_sparse(tiny_bge_m3: Path, tmp_path: Path) -> None:
     b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=3)
     keys = [b.add_item("journalArticle", title=text, date="2020-00-00 2020") for text in CORPUS[:5]]
@@ -118,6 +120,7 @@ def test_update_db_with_bge_m3_uses_its_lexical_weights_as_sparse(tiny_bge_m3: P
 # -- fetching the model by its hub id (a FAKE hub that follows the documented HTTP API) -------------
 
 
+@pytest.mark.slow
 def test_a_hub_id_is_fetched_once_into_the_data_folder_then_used_offline(
     tiny_bge_m3: Path, tmp_path: Path
 ) -> None:
@@ -170,6 +173,7 @@ def test_an_interrupted_fetch_resumes_and_a_wrong_id_is_named(tiny_bge_m3: Path,
 # -- INT8 on the CPU: the ONNX export, quantized once and cached -------------------------------------
 
 
+@pytest.mark.slow
 def test_int8_model_matches_fp32_and_is_exported_once(tiny_bge_m3: Path, tmp_path: Path) -> None:
     import shutil
 

@@ -130,6 +130,7 @@ async def _ask(settings: Settings, query: str, **arguments: Any) -> Any:
     return await call_tool(settings, "zot_explore_graph", query=query, **arguments)
 
 
+@pytest.mark.slow
 async def test_a_cited_work_the_library_lacks_is_found_by_its_title_with_the_citing_sentences(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -163,6 +164,7 @@ async def test_a_cited_work_the_library_lacks_is_found_by_its_title_with_the_cit
         ("who cites 10.1145/1281100.1281103?", "paxos made live", "raft"),
     ],
 )
+@pytest.mark.slow
 async def test_a_cited_work_is_named_as_people_name_it(
     cited: tuple[Settings, dict[str, str]], query: str, title: str, citer: str
 ) -> None:
@@ -174,6 +176,7 @@ async def test_a_cited_work_is_named_as_people_name_it(
     assert k[citer] in {row["item_key"] for row in data["cited_by"]}
 
 
+@pytest.mark.slow
 async def test_the_library_paper_is_reached_when_the_library_holds_it(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -182,18 +185,21 @@ async def test_the_library_paper_is_reached_when_the_library_holds_it(
     assert [p["key"] for p in data["resolved"]["papers"]] == [k["simple"]] and "work" not in data
 
 
+@pytest.mark.slow
 async def test_a_work_nobody_cites_is_not_guessed(cited: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = cited
     result = await _ask(settings, "does anything in my library cite HotStuff?")
     assert result.is_error and "No paper in the library matches" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_what_it_cites_is_said_to_be_unknown(cited: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = cited
     text = (await _ask(settings, "what does Paxos Made Live cite?")).content[0].text
     assert "is not in your library" in text and "What it cites is not known" in text
 
 
+@pytest.mark.slow
 async def test_the_reading_gap_ranks_missing_works_by_their_citing_papers(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -209,6 +215,7 @@ async def test_the_reading_gap_ranks_missing_works_by_their_citing_papers(
     assert all(row["cited_by"] >= 2 for row in data["missing"])
 
 
+@pytest.mark.slow
 async def test_a_reading_gap_with_nothing_cited_twice_says_so(cited: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = cited
     result = await _ask(settings, "which works cited by my Consensus collection am I missing?")
@@ -224,6 +231,7 @@ async def test_a_reading_gap_with_nothing_cited_twice_says_so(cited: tuple[Setti
     assert "No reference list was read" in text and "collection 'Theory'" in text
 
 
+@pytest.mark.slow
 async def test_a_work_whose_reference_lists_print_no_title_is_found_by_its_authors_and_year(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -243,6 +251,7 @@ async def test_a_work_whose_reference_lists_print_no_title_is_found_by_its_autho
     ].text
 
 
+@pytest.mark.slow
 async def test_the_reading_gap_is_reached_however_it_is_asked(cited: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = cited
     for query in (
@@ -263,6 +272,7 @@ async def test_the_reading_gap_is_reached_however_it_is_asked(cited: tuple[Setti
     assert "No paper in the library matches" in topic.content[0].text  # asked as a paper, not as the gap
 
 
+@pytest.mark.slow
 def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -285,6 +295,7 @@ def test_a_graph_an_older_version_built_is_rebuilt_at_the_next_update(
         ctx.close()
 
 
+@pytest.mark.slow
 async def test_a_paper_described_by_what_its_text_says_is_found_and_a_citation_is_not_guessed(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -308,6 +319,7 @@ async def test_a_paper_described_by_what_its_text_says_is_found_and_a_citation_i
         ctx.close()
 
 
+@pytest.mark.slow
 def test_the_cited_works_tables_are_made_once_per_graph_state(cited: tuple[Settings, dict[str, str]]) -> None:
     """Made once and reused while the graph is unchanged (a store hands out new node objects on every
     read); a changed work makes them again, and the change is what they then find."""
@@ -398,6 +410,7 @@ def test_an_authors_only_paper_is_what_a_description_naming_the_author_means(tmp
         ctx.close()
 
 
+@pytest.mark.slow
 def test_a_long_description_that_fits_two_papers_asks_back_with_both_best_first(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -449,6 +462,7 @@ def test_close_papers_are_told_apart_by_the_abstract_that_retells_the_descriptio
     assert _told_by_abstract([items[other], items[nice]], said, {other: "", nice: ""}) is None
 
 
+@pytest.mark.slow
 def test_a_record_without_an_abstract_is_read_from_its_first_page(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -466,6 +480,7 @@ def test_a_record_without_an_abstract_is_read_from_its_first_page(
         ctx.close()
 
 
+@pytest.mark.slow
 async def test_a_reading_gap_in_words_no_rule_knows_is_read_from_the_labelled_requests(
     cited: tuple[Settings, dict[str, str]],
 ) -> None:

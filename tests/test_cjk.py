@@ -54,6 +54,7 @@ def chinese_library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return settings
 
 
+@pytest.mark.slow
 async def test_a_chinese_title_finds_its_paper_first(chinese_library: Settings, tmp_path: Path) -> None:
     ctx = AppContext(chinese_library, home=tmp_path)
     async with Client(build_server(ctx)) as client:
@@ -67,6 +68,7 @@ async def test_a_chinese_title_finds_its_paper_first(chinese_library: Settings, 
     ctx.close()
 
 
+@pytest.mark.slow
 def test_doctor_suggests_a_multilingual_model_for_a_chinese_library(
     chinese_library: Settings, tmp_path: Path
 ) -> None:

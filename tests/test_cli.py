@@ -121,6 +121,7 @@ def test_status_uses_demo_library_when_no_zotero(tmp_path: Path, monkeypatch: py
     assert result.exit_code == 0 and "DEMO" in result.output
 
 
+@pytest.mark.slow
 def test_demo_builds_indexes_and_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_ZOT_DATA_DIR", str(tmp_path / "state"))
     result = CliRunner().invoke(cli, ["demo"], catch_exceptions=False)
@@ -153,6 +154,7 @@ def test_update_db_with_an_unknown_item_key_says_so(run) -> None:
     assert result.exit_code != 0 and "No item with key ZZZZ9999" in result.output
 
 
+@pytest.mark.slow
 async def test_an_index_built_for_another_library_is_refused_until_rebuilt(
     full_lib: FullLibrary, tmp_path: Path
 ) -> None:

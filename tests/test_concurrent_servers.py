@@ -10,11 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database
+
+pytestmark = pytest.mark.slow
 
 QUERY = "how are citation links resolved when building a corpus of papers?"
 

@@ -58,6 +58,7 @@ def small_disk(tmpfs: Callable[[int], Path]) -> Path:
     return tmpfs(24)
 
 
+@pytest.mark.slow
 def test_update_db_on_a_full_disk_says_what_it_needs_and_the_next_run_continues(
     small_disk: Path, tmp_path: Path
 ) -> None:
@@ -132,6 +133,7 @@ def _update_db(library: Path, data_dir: Path) -> subprocess.CompletedProcess[str
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
+@pytest.mark.slow
 async def test_searches_summaries_and_the_graph_answer_from_a_full_disk(
     tmpfs: Callable[[int], Path], tmp_path: Path
 ) -> None:
@@ -162,6 +164,7 @@ async def test_searches_summaries_and_the_graph_answer_from_a_full_disk(
     assert not reserve.exists()  # given back so the index could be read
 
 
+@pytest.mark.slow
 async def test_an_index_the_disk_has_no_room_to_open_is_refused_with_what_it_needs(
     tmpfs: Callable[[int], Path], tmp_path: Path
 ) -> None:
@@ -185,6 +188,7 @@ async def test_an_index_the_disk_has_no_room_to_open_is_refused_with_what_it_nee
         assert [p["title"] for p in by_author.structured_content["papers"]] == ["Attention Is All You Need"]
 
 
+@pytest.mark.slow
 def test_a_first_build_into_a_too_small_folder_stops_with_a_message(
     tmpfs: Callable[[int], Path], tmp_path: Path
 ) -> None:

@@ -14,6 +14,8 @@ from agent_zot.zotero.models import Attachment, LinkMode
 from tests.conftest import SHARED_DATA
 from tests.pdf_factory import HEADER, LABEL_START, REFERENCES, marker, write_paper, write_scanned
 
+pytestmark = pytest.mark.slow
+
 SHARED_PDFS = SHARED_DATA / "pdfs"
 
 

@@ -59,6 +59,7 @@ SENTENCES = [
 # --- local MiniLM backends ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_local_backends_return_unit_float32_vectors(embedder: Embedder) -> None:
     vectors = embedder.embed_documents(SENTENCES, batch_size=2)
     assert vectors.shape == (3, 384)
@@ -76,6 +77,7 @@ def test_semantically_close_sentences_are_closer(embedder: Embedder) -> None:
     assert float(a @ b) > float(b @ c) + 0.3
 
 
+@pytest.mark.slow
 def test_the_two_backends_agree(
     st_embedder: SentenceTransformerEmbedder, onnx_embedder: OnnxEmbedder
 ) -> None:
@@ -90,6 +92,7 @@ def test_empty_batch_and_names(embedder: Embedder) -> None:
     assert embedder.name.startswith("all-MiniLM-L6-v2@")
 
 
+@pytest.mark.slow
 def test_backend_names_differ(st_embedder: SentenceTransformerEmbedder, onnx_embedder: OnnxEmbedder) -> None:
     # Vectors from different backends are close but not identical: the index must notice a switch.
     assert st_embedder.name != onnx_embedder.name
@@ -234,6 +237,7 @@ def test_ollama_discovers_dimension_on_demand(fake_ollama: FakeOllama) -> None:
     assert len(fake_ollama.requests) == before + 1
 
 
+@pytest.mark.slow
 def test_ollama_token_counting_uses_the_minilm_tokenizer(
     fake_ollama: FakeOllama, onnx_embedder: OnnxEmbedder
 ) -> None:

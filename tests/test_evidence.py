@@ -70,6 +70,7 @@ def test_the_claim_is_what_follows_the_request(request_text: str, claim: str) ->
 # -- through the MCP client ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_evidence_mode_finds_passages_as_a_worksheet_for_the_assistant(
     demo: Settings, tmp_path: Path
 ) -> None:
@@ -89,6 +90,7 @@ async def test_evidence_mode_finds_passages_as_a_worksheet_for_the_assistant(
     assert f"[1] [{data['papers'][0]['key']} p. 1" in text and "SciBERT" in text
 
 
+@pytest.mark.slow
 async def test_evidence_mode_takes_the_filters_and_detail(demo: Settings, tmp_path: Path) -> None:
     home = tmp_path / "home"
     all_years = await _evidence(demo, home, query=CLAIM, force_mode="evidence")
@@ -104,6 +106,7 @@ async def test_evidence_mode_takes_the_filters_and_detail(demo: Settings, tmp_pa
     assert longest > max(p["chars"] for p in short.structured_content["papers"][0]["passages"])
 
 
+@pytest.mark.slow
 async def test_a_request_without_a_claim_gets_an_actionable_error(demo: Settings, tmp_path: Path) -> None:
     result = await _evidence(demo, tmp_path / "home", query="is there evidence that", force_mode="evidence")
     assert result.is_error and "states no claim" in result.content[0].text
@@ -177,6 +180,7 @@ def tiny_nli(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _tiny_nli(tmp_path_factory.mktemp("tiny-nli"))
 
 
+@pytest.mark.slow
 def test_an_nli_cross_encoder_labels_each_passage(tiny_nli: Path) -> None:
     judged = NliJudge(tiny_nli).judge(NLI_CLAIM, [SUPPORTING, CONTRADICTING, NEUTRAL])
     assert [s.label for s in judged] == ["supports", "contradicts", "related"]
@@ -192,6 +196,7 @@ def test_a_folder_without_nli_labels_is_refused_with_the_setting_to_fix(tmp_path
         NliJudge(tmp_path / "missing")
 
 
+@pytest.mark.slow
 async def test_evidence_answers_carry_the_judges_stance_and_the_tally(
     demo: Settings, tiny_nli: Path, tmp_path: Path
 ) -> None:
@@ -217,6 +222,7 @@ class _StanceOllama(FakeOllamaChat):
         return super().answer(path, body)
 
 
+@pytest.mark.slow
 def test_an_ollama_model_judges_in_a_json_schema() -> None:
     with _StanceOllama({"judge"}) as server:
         judged = OllamaJudge(server.url, "judge").judge(NLI_CLAIM, [SUPPORTING, CONTRADICTING, NEUTRAL])

@@ -136,6 +136,7 @@ def assert_worksheet(data: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("mode", [MODERN, LEGACY])
+@pytest.mark.slow
 async def test_auto_never_asks_the_clients_model(demo: Settings, tmp_path: Path, mode: str) -> None:
     model = ScriptedModel("judge")
     data = await check(demo, tmp_path, model, mode)
@@ -148,6 +149,7 @@ async def test_auto_never_asks_the_clients_model(demo: Settings, tmp_path: Path,
 # -- stance = client, official mcp client ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_clients_model_judges_every_passage_in_one_request(demo: Settings, tmp_path: Path) -> None:
     model = ScriptedModel("judge")
     data = await check(client_stance(demo), tmp_path, model)
@@ -165,6 +167,7 @@ async def test_the_clients_model_judges_every_passage_in_one_request(demo: Setti
     assert "to_judge" not in data and "Judge each passage" not in data["_text"]
 
 
+@pytest.mark.slow
 async def test_a_client_on_the_older_protocol_is_not_asked_and_told_why(
     demo: Settings, tmp_path: Path
 ) -> None:
@@ -177,6 +180,7 @@ async def test_a_client_on_the_older_protocol_is_not_asked_and_told_why(
     assert_worksheet(data)
 
 
+@pytest.mark.slow
 async def test_a_client_without_sampling_is_not_asked(demo: Settings, tmp_path: Path) -> None:
     for mode in (MODERN, LEGACY):
         data = await check(client_stance(demo), tmp_path, None, mode)
@@ -185,6 +189,7 @@ async def test_a_client_without_sampling_is_not_asked(demo: Settings, tmp_path: 
 
 
 @pytest.mark.parametrize("behaviour", ["refuse", "fail"])
+@pytest.mark.slow
 async def test_a_declined_or_failed_request_is_answered_with_the_worksheet_next(
     demo: Settings, tmp_path: Path, behaviour: str
 ) -> None:
@@ -217,6 +222,7 @@ async def test_a_declined_or_failed_request_is_answered_with_the_worksheet_next(
         ("empty", "no_text", "the client's model (scripted-model) answered with no text"),
     ],
 )
+@pytest.mark.slow
 async def test_an_answer_not_in_the_asked_form_gets_the_worksheet(
     demo: Settings, tmp_path: Path, behaviour: str, status: str, why: str
 ) -> None:
@@ -226,6 +232,7 @@ async def test_an_answer_not_in_the_asked_form_gets_the_worksheet(
     assert_worksheet(data)
 
 
+@pytest.mark.slow
 async def test_a_late_answer_is_not_used(demo: Settings, tmp_path: Path) -> None:
     data = await check(client_stance(demo, stance_timeout_s=0.2), tmp_path, ScriptedModel("judge", delay=0.6))
     assert data["judge_status"] == "late" and "answered after" in data["judged_by"]
@@ -233,6 +240,7 @@ async def test_a_late_answer_is_not_used(demo: Settings, tmp_path: Path) -> None
     assert_worksheet(data)
 
 
+@pytest.mark.slow
 async def test_over_stdio_a_decline_then_the_worksheet(demo: Settings, tmp_path: Path) -> None:
     """The installed server as a subprocess, the official client pinned to 2026-07-28 over stdio: the
     model judges; a declined request ends that call; the next call answers with the worksheet."""
@@ -278,6 +286,7 @@ async def fast_check(settings: Settings, home: Path, handler: Any) -> dict[str, 
         ctx.close()
 
 
+@pytest.mark.slow
 async def test_fastmcps_client_is_asked_too(demo: Settings, tmp_path: Path) -> None:
     asked: list[str] = []
 
@@ -358,6 +367,7 @@ def last_passage_supports(prompt: str) -> str:
     )
 
 
+@pytest.mark.slow
 async def test_the_clients_verdict_lifts_a_paper_retrieval_ranked_low(demo: Settings, tmp_path: Path) -> None:
     """The pool is judged a few papers deeper than the answer shows, every paper's best passage first; a
     paper the client's model finds taking a side comes before those it calls unrelated."""

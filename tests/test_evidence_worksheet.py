@@ -67,6 +67,7 @@ def section(body: str, number: int) -> str:
 PASSAGE_LINE = re.compile(r"^   \[(\d+)\] \[([A-Z0-9]{8}) pp?\. (\d+)[^\]]*\] (.+)$", re.MULTILINE)
 
 
+@pytest.mark.slow
 async def test_the_worksheet_asks_the_assistant_and_its_verdicts_come_back_checked(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -106,6 +107,7 @@ async def test_the_worksheet_asks_the_assistant_and_its_verdicts_come_back_check
     assert "**Supports (the assistant's verdicts, checked):**" in body and "Unverified verdicts" not in body
 
 
+@pytest.mark.slow
 async def test_verdicts_say_who_judged_them(library: tuple[Settings, dict[str, str]]) -> None:
     # A view sends what the person in it chose (judge="person"); the package names them, not the assistant.
     settings, keys = library
@@ -138,6 +140,7 @@ async def test_verdicts_say_who_judged_them(library: tuple[Settings, dict[str, s
 # -- verdicts in the review package --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_each_verdict_is_checked_and_only_the_verified_ones_are_stated(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -198,6 +201,7 @@ async def test_each_verdict_is_checked_and_only_the_verified_ones_are_stated(
     assert "Verdict 6:" in unplaced and "Volcanic ash grounds" in unplaced
 
 
+@pytest.mark.slow
 async def test_a_verdict_without_its_claim_goes_to_the_claim_whose_evidence_holds_it(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -208,6 +212,7 @@ async def test_a_verdict_without_its_claim_goes_to_the_claim_whose_evidence_hold
     assert "p. 1: “reduced cyclist injuries by forty percent”" in section(body, 2)
 
 
+@pytest.mark.slow
 async def test_verdicts_alone_name_the_claims(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     verdicts = [
@@ -222,6 +227,7 @@ async def test_verdicts_alone_name_the_claims(library: tuple[Settings, dict[str,
     assert "No passage was judged to support the claim (judged by the assistant)." in body
 
 
+@pytest.mark.slow
 async def test_when_nobody_judged_the_package_says_so(library: tuple[Settings, dict[str, str]]) -> None:
     settings, _ = library
     result, body = await review(settings, draft=CORALS, path="unjudged.md")
@@ -232,6 +238,7 @@ async def test_when_nobody_judged_the_package_says_so(library: tuple[Settings, d
     assert "No passage was judged to support" not in body
 
 
+@pytest.mark.slow
 async def test_the_review_package_never_asks_the_clients_model(
     library: tuple[Settings, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -254,6 +261,7 @@ async def test_the_review_package_never_asks_the_clients_model(
     assert "the review package does not ask the client's model" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_bad_verdicts_get_an_actionable_error(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     wrong = await call_tool(
@@ -277,6 +285,7 @@ async def test_bad_verdicts_get_an_actionable_error(library: tuple[Settings, dic
     assert "name each verdict's claim" in nothing.content[0].text
 
 
+@pytest.mark.slow
 def test_the_command_line_takes_verdicts_from_a_file(
     library: tuple[Settings, dict[str, str]], tmp_path: Path
 ) -> None:

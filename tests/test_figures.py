@@ -129,6 +129,7 @@ async def test_the_figures_and_tables_of_a_paper_are_listed_with_pages_and_capti
     assert images_of(result) == []  # a list costs no image tokens
 
 
+@pytest.mark.slow
 async def test_only_a_client_that_renders_apps_gets_the_lists_thumbnails(
     library: Settings, tmp_path: Path
 ) -> None:
@@ -198,6 +199,7 @@ async def test_one_figure_comes_back_as_an_image_of_its_region_with_the_sentence
     assert element["as"] == "image" and element["box"] is not None and element["page"] == 1
 
 
+@pytest.mark.slow
 async def test_a_table_comes_back_as_markdown_rows(library: Settings, tmp_path: Path) -> None:
     result = await summarize(library, tmp_path, query=TITLE, figure="Table 1")
     text = result.content[0].text
@@ -207,6 +209,7 @@ async def test_a_table_comes_back_as_markdown_rows(library: Settings, tmp_path: 
     assert images_of(result) == []
 
 
+@pytest.mark.slow
 async def test_an_equation_and_a_page_come_back_as_images(library: Settings, tmp_path: Path) -> None:
     equation = await summarize(library, tmp_path, query=f"equation 1 of '{TITLE}'")
     assert len(images_of(equation)) == 1 and "Equation (1) fits the data" in equation.content[0].text
@@ -230,6 +233,7 @@ async def test_what_is_not_there_gets_an_answer_the_assistant_can_act_on(
     assert past_end.is_error and "there is no page 9" in past_end.content[0].text
 
 
+@pytest.mark.slow
 async def test_figures_tables_and_pages_are_resources(library: Settings, tmp_path: Path) -> None:
     ctx = AppContext(library, home=tmp_path)
     key = next(i.key for i in ctx.library().items.values() if i.title == TITLE)
@@ -260,6 +264,7 @@ def test_requests_name_their_target() -> None:
 
 
 @pytest.mark.shared_data(SHARED_S2ORC)
+@pytest.mark.slow
 def test_a_real_paper_gives_its_figures_tables_and_rows() -> None:
     found = inventory(SHARED_S2ORC, use_layout=False)
     assert [e.number for e in found.of_kind("figure")] == ["1", "2", "3", "4"]
@@ -281,6 +286,7 @@ README_PAGE = "show me page 3 of the S2ORC paper as an image"
 
 
 @pytest.mark.shared_data(SHARED_S2ORC)
+@pytest.mark.slow
 async def test_the_readme_figure_examples(library: Settings, tmp_path: Path) -> None:
     text = " ".join(README.read_text(encoding="utf-8").split())
     assert (

@@ -40,6 +40,7 @@ def _exports(settings: Settings) -> list[Path]:
     return sorted((settings.data_dir / "models" / "query-onnx").glob("*/model.onnx"))
 
 
+@pytest.mark.slow
 def test_update_db_exports_a_query_model_that_matches_torch(indexed: Settings) -> None:
     assert len(_exports(indexed)) == 1
     ctx = AppContext(indexed)
@@ -55,6 +56,7 @@ def test_update_db_exports_a_query_model_that_matches_torch(indexed: Settings) -
     assert float(np.dot(from_onnx, from_torch)) > 0.9999
 
 
+@pytest.mark.slow
 def test_answers_are_the_same_with_the_onnx_and_the_torch_query_model(indexed: Settings) -> None:
     answers = []
     for kind in ("minilm", "minilm-st"):  # the same model and index; minilm-st embeds queries with torch
@@ -73,6 +75,7 @@ def test_answers_are_the_same_with_the_onnx_and_the_torch_query_model(indexed: S
     assert answers[0] == answers[1] and answers[0]
 
 
+@pytest.mark.slow
 def test_a_damaged_export_is_replaced_by_torch_and_made_again(indexed: Settings, tmp_path: Path) -> None:
     settings = indexed.model_copy(update={"data_dir": tmp_path / "state"})
     index_library(settings, tmp_path / "home")
@@ -95,6 +98,7 @@ def test_a_damaged_export_is_replaced_by_torch_and_made_again(indexed: Settings,
         ctx.close()
 
 
+@pytest.mark.slow
 def test_warm_up_loads_the_library_and_the_query_side_only(indexed: Settings) -> None:
     ctx = AppContext(indexed)
     try:
@@ -108,6 +112,7 @@ def test_warm_up_loads_the_library_and_the_query_side_only(indexed: Settings) ->
         ctx.close()
 
 
+@pytest.mark.slow
 def test_a_request_in_progress_goes_before_the_warm_ups_library_sized_tables(indexed: Settings) -> None:
     """Those tables take seconds at 20,000 items; built while a request ran, they held its answer back
     until they were done (the event loop that writes it shares the GIL)."""
@@ -142,6 +147,7 @@ def test_a_request_in_progress_goes_before_the_warm_ups_library_sized_tables(ind
         ctx.close()
 
 
+@pytest.mark.slow
 def test_a_server_starts_without_the_page_readers_and_exporters() -> None:
     """OCR (numpy, wordninja's word list), the GraphML and Markdown exports (networkx, BeautifulSoup) cost
     0.5 s of every start; they load when a page is read or an export made."""
@@ -168,6 +174,7 @@ def test_warm_up_without_an_index_or_a_library_does_not_fail(tmp_path: Path) -> 
     missing.close()
 
 
+@pytest.mark.slow
 async def test_a_new_server_answers_its_first_search_from_the_full_text(indexed: Settings) -> None:
     env = {
         "PATH": os.environ.get("PATH", ""),
@@ -182,6 +189,7 @@ async def test_a_new_server_answers_its_first_search_from_the_full_text(indexed:
     assert "[p. 1" in result.content[0].text and "S2ORC" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_listing_the_tools_starts_the_warm_up_once(indexed: Settings) -> None:
     import threading
 
@@ -211,6 +219,7 @@ async def test_listing_the_tools_starts_the_warm_up_once(indexed: Settings) -> N
         cold.close()
 
 
+@pytest.mark.slow
 def test_a_small_update_embeds_with_the_export_and_finds_the_same(indexed: Settings, tmp_path: Path) -> None:
     """A few changed items are embedded by the ONNX export (no torch import) into the same vectors."""
     import shutil

@@ -35,6 +35,8 @@ from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database
 
+pytestmark = pytest.mark.slow
+
 EXAMPLES = int(os.environ.get("AGENT_ZOT_FUZZ_EXAMPLES", "150"))
 # Where to write call counts and latencies (for docs/performance.md); unset in CI.
 REPORT = os.environ.get("AGENT_ZOT_FUZZ_REPORT")

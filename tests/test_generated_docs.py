@@ -59,11 +59,13 @@ def tools_page(gen: ModuleType) -> str:
     return gen.tools_page()
 
 
+@pytest.mark.slow
 def test_the_tools_page_matches_the_server(gen: ModuleType, tools_page: str) -> None:
     on_disk = (gen.DOCS / "tools.md").read_text(encoding="utf-8")
     assert _skeleton(on_disk) == _skeleton(tools_page), "run scripts/gen_docs.py"
 
 
+@pytest.mark.slow
 def test_every_tool_mode_and_parameter_is_on_the_tools_page(tools_page: str) -> None:
     from agent_zot.services.catalog import SPECS
 

@@ -242,6 +242,7 @@ def test_keys_are_stable_across_input_order() -> None:
 
 
 @pytest.mark.parametrize("folder", shared_library_params())
+@pytest.mark.slow
 def test_shared_library_merges_are_consistent(folder: Path, record_property: pytest.RecordProperty) -> None:
     from agent_zot.zotero.reader import load_library
 

@@ -332,6 +332,7 @@ def test_an_acronym_the_library_expands_two_ways_merges_with_neither() -> None:
     assert concepts.key_for("LTP") == "long term potentiation"  # defined one way only: merged
 
 
+@pytest.mark.slow
 def test_merging_gives_the_same_concepts_in_every_process() -> None:
     """Concept ids are graph node ids: they must not depend on Python's per-process string hashing."""
     script = (

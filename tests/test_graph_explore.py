@@ -18,6 +18,8 @@ from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, library_settings
 from tests.pdf_factory import write_paper
 
+pytestmark = pytest.mark.slow
+
 EXTERNAL_DOI = "10.9999/external.2010.1"
 GNN_BODY = (
     "Graph neural networks propagate information along citation links between papers. We use a graph neural "

@@ -86,6 +86,7 @@ def test_cached_facts_are_not_computed_again(tmp_path: Path, monkeypatch: pytest
 
 
 @pytest.mark.shared_data(SCIFACT)
+@pytest.mark.slow
 def test_real_abstracts_in_workers_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     b = ZoteroLibraryBuilder(tmp_path / "Zotero", shape="z7", seed=6)
     with SCIFACT.open(encoding="utf-8") as fh:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_zot.config import Settings
 from agent_zot.graph.model import NodeKind
 from agent_zot.services.context import AppContext
@@ -13,6 +15,8 @@ from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.bolt_server import free_port
 from tests.conftest import guard_database
 from tests.fake_ollama_chat import FakeOllamaChat
+
+pytestmark = pytest.mark.slow
 
 MODEL = "tiny-llm"
 

@@ -15,6 +15,8 @@ from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
 from tests.pdf_factory import write_paper
 
+pytestmark = pytest.mark.slow
+
 MDPI_REFERENCES = [
     "1. Novak, P.; Ferreira, L.M.; Okafor, C. Soil moisture retrieval from dual-polarised radar. Remote Sens. "
     "2021, 13, 2044.",

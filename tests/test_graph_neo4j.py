@@ -20,6 +20,8 @@ from agent_zot.services.context import AppContext
 from tests.bolt_server import BoltServer, bolt_server  # noqa: F401  (the session fixture, used by name)
 from tests.test_graph_explore import graph_library  # noqa: F401  (the module fixture, used by name)
 
+pytestmark = pytest.mark.slow
+
 
 def neo4j_env(server: BoltServer, settings: Settings) -> dict[str, str]:
     return {

@@ -26,6 +26,8 @@ from agent_zot.zotero.reader import load_library
 from tests.conftest import fingerprint, guard_database
 from tests.pdf_factory import write_paper
 
+pytestmark = pytest.mark.slow
+
 FOLDING = "Protein structure prediction with deep attention networks"
 CITING_BODY = (
     "Structure prediction has advanced quickly. Attention networks predict residue contacts [1]. Message "

@@ -14,7 +14,7 @@ from agent_zot.ingest import ParsedDocument, get_parser
 from tests.conftest import SHARED_DATA
 
 PDFS = SHARED_DATA / "pdfs"
-pytestmark = pytest.mark.shared_data(PDFS / "metadata.csv")
+pytestmark = [pytest.mark.slow, pytest.mark.shared_data(PDFS / "metadata.csv")]
 
 # (style, entries) observed, checked by hand against the PDFs: numbered lists match their last number;
 # 0807.3577 groups several references under one number ("[1] Perlmutter ...; Riess ...; Perlmutter ...")

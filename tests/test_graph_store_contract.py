@@ -117,7 +117,7 @@ def edges_among(ids: Sequence[str], kinds: Sequence[EdgeKind]) -> list[Edge]:
 # -- fixtures --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["networkx", "neo4j"])
+@pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.slow)])  # the Bolt server
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     """A factory of stores over one backing store (a SQLite file, or the session's Bolt server emptied
     first), so tests can open a second store object on the same data; all are closed at the end."""
@@ -561,6 +561,7 @@ def test_neo4j_unreachable_server_is_an_actionable_error() -> None:
     assert "docker compose up neo4j" in str(err.value)
 
 
+@pytest.mark.slow
 def test_neo4j_bad_credentials_are_an_actionable_error(bolt_server: BoltServer) -> None:  # noqa: F811
     store = Neo4jGraphStore(bolt_server.url, bolt_server.user, "wrong-password", bolt_server.database)
     try:

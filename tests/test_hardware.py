@@ -57,6 +57,7 @@ def test_a_named_device_that_is_missing_is_a_clear_error(device: str) -> None:
     assert "auto" in (err.value.hint or "")
 
 
+@pytest.mark.slow
 def test_update_db_names_a_missing_device_and_says_what_ran_otherwise(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 

@@ -103,6 +103,7 @@ def server(demo: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     yield from _serve(demo, tmp_path_factory.mktemp("served"), token=TOKEN)
 
 
+@pytest.mark.slow
 async def test_the_right_token_gets_answers(server: str) -> None:
     async with Client(StreamableHttpTransport(server, auth=TOKEN)) as client:
         result = await client.call_tool(
@@ -112,18 +113,21 @@ async def test_the_right_token_gets_answers(server: str) -> None:
 
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong-token", f"Basic {TOKEN}"])
+@pytest.mark.slow
 def test_no_token_or_a_wrong_one_is_refused(server: str, header: str | None) -> None:
     headers = ACCEPT | ({"Authorization": header} if header else {})
     response = httpx.post(server, json=INIT, headers=headers)
     assert response.status_code == 401
 
 
+@pytest.mark.slow
 async def test_a_wrong_token_fails_the_mcp_client(server: str) -> None:
     with pytest.raises(MCPError):  # the client reports the 401 as a failed request
         async with Client(StreamableHttpTransport(server, auth="not-the-token")) as client:
             await client.list_tools()
 
 
+@pytest.mark.slow
 def test_a_foreign_origin_and_a_rebinding_host_are_refused(server: str) -> None:
     authorised = ACCEPT | {"Authorization": f"Bearer {TOKEN}"}
     assert httpx.post(server, json=INIT, headers=authorised).status_code == 200
@@ -133,6 +137,7 @@ def test_a_foreign_origin_and_a_rebinding_host_are_refused(server: str) -> None:
     assert rebinding.status_code == 421
 
 
+@pytest.mark.slow
 async def test_writes_over_http_need_the_token_even_on_loopback(demo: Settings, tmp_path: Path) -> None:
     env = {
         "AGENT_ZOT_WRITES_ENABLED": "true",
@@ -163,6 +168,7 @@ def test_a_network_address_without_a_token_is_refused(tmp_path: Path) -> None:
 LOAD_SIZE = tuple(int(n) for n in os.environ.get("AGENT_ZOT_HTTP_LOAD", "8,10").split(","))
 
 
+@pytest.mark.slow
 async def test_concurrent_clients_under_load(server: str) -> None:
     clients, searches = LOAD_SIZE
     async with Client(

@@ -168,6 +168,7 @@ def test_each_edit_reads_only_its_items_and_equals_a_full_read(
 
 
 @pytest.mark.parametrize("folder", shared_library_params())
+@pytest.mark.slow
 def test_edits_to_real_libraries_read_incrementally(folder: Path, tmp_path: Path) -> None:
     _check_edits_read_incrementally(_copy(folder, tmp_path), ReadOptions())
 

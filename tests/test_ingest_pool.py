@@ -99,6 +99,7 @@ def assert_parsed(outcome: ParseOutcome) -> None:
     assert marker(1) in outcome.document.pages[0].text
 
 
+@pytest.mark.slow
 def test_all_jobs_complete(paper: Path) -> None:
     outcomes = run([job(paper, f"GOOD{i}") for i in range(5)], parser="pdfium")
     for outcome in outcomes.values():
@@ -107,6 +108,7 @@ def test_all_jobs_complete(paper: Path) -> None:
         assert outcome.peak_rss_mb is None or outcome.peak_rss_mb > 0
 
 
+@pytest.mark.slow
 def test_hung_parser_is_killed_at_the_timeout_and_the_rest_complete(paper: Path, tmp_path: Path) -> None:
     hang = copy_as(paper, tmp_path, "hang.pdf")
     jobs = [job(hang, "HANG"), *[job(paper, f"GOOD{i}") for i in range(4)]]
@@ -120,6 +122,7 @@ def test_hung_parser_is_killed_at_the_timeout_and_the_rest_complete(paper: Path,
 
 
 @pytest.mark.skipif(os.name != "posix", reason="exit codes and signals as on POSIX")
+@pytest.mark.slow
 def test_crashes_are_reported_and_workers_replaced(paper: Path, tmp_path: Path) -> None:
     jobs = [
         job(copy_as(paper, tmp_path, "exit.pdf"), "EXIT"),
@@ -134,6 +137,7 @@ def test_crashes_are_reported_and_workers_replaced(paper: Path, tmp_path: Path) 
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_AS is enforced on Linux")
+@pytest.mark.slow
 def test_memory_hog_is_reported(paper: Path, tmp_path: Path) -> None:
     hog = copy_as(paper, tmp_path, "hog.pdf")
     outcomes = run([job(hog, "HOG", cache="cached words"), job(paper, "GOOD")], workers=1)
@@ -173,6 +177,7 @@ def test_interrupt_terminates_workers_and_is_re_raised(paper: Path, tmp_path: Pa
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.slow
 def test_stopping_early_terminates_workers(paper: Path, tmp_path: Path) -> None:
     hang = copy_as(paper, tmp_path, "hang.pdf")
     outcomes = parse_many(

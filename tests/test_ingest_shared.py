@@ -76,6 +76,7 @@ def test_metadata_lists_the_expected_files() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCES_PAGE))
+@pytest.mark.slow
 def test_every_pdf_yields_pages(documents: dict[str, ParsedDocument], name: str) -> None:
     doc = documents[name]
     pdf = pdfium.PdfDocument(PDFS / name)
@@ -90,6 +91,7 @@ def test_every_pdf_yields_pages(documents: dict[str, ParsedDocument], name: str)
 
 
 @pytest.mark.parametrize(("name", "page"), sorted(REFERENCES_PAGE.items()))
+@pytest.mark.slow
 def test_references_section_is_found(
     documents: dict[str, ParsedDocument], name: str, page: int | None
 ) -> None:
@@ -102,6 +104,7 @@ def test_references_section_is_found(
 
 
 @pytest.mark.parametrize(("name", "heading"), APPENDIX_AFTER_REFERENCES)
+@pytest.mark.slow
 def test_appendix_after_references_stays_in_the_body(
     documents: dict[str, ParsedDocument], name: str, heading: str
 ) -> None:
@@ -110,12 +113,14 @@ def test_appendix_after_references_stays_in_the_body(
     assert any(heading in page.text.splitlines() for page in doc.pages)
 
 
+@pytest.mark.slow
 def test_page_labels_of_the_eacl_paper(documents: dict[str, ParsedDocument]) -> None:
     pages = documents["papermage__2023.eacl-main.121.pdf"].pages
     assert [p.label for p in pages[:3]] == ["1650", "1651", "1652"]
     assert all("1651" not in p.text.splitlines()[-1:] for p in pages[1:2])
 
 
+@pytest.mark.slow
 def test_the_pool_parses_all_of_them() -> None:
     jobs = [ParseJob(attachment(row["file"])) for row in metadata()]
     outcomes = list(parse_many(jobs, workers=2, timeout_s=60, memory_mb=1024, parser="pdfium"))

@@ -24,6 +24,8 @@ from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
+pytestmark = pytest.mark.slow
+
 QUERY = "how is the vocabulary built for scientific text"
 
 

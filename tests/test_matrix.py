@@ -49,6 +49,7 @@ def row_of(rows: dict[str, list[str]], title: str) -> list[str]:
     return next(cells for head, cells in rows.items() if title in head)
 
 
+@pytest.mark.slow
 async def test_the_request_routes_to_a_matrix_of_the_collection_with_page_cited_cells(
     library: Settings,
 ) -> None:
@@ -77,6 +78,7 @@ async def test_the_request_routes_to_a_matrix_of_the_collection_with_page_cited_
     assert data["tokens"] == (len(text) + 3) // 4
 
 
+@pytest.mark.slow
 async def test_a_question_a_paper_never_answers_is_not_found_with_what_was_searched(
     library: Settings,
 ) -> None:
@@ -90,6 +92,7 @@ async def test_a_question_a_paper_never_answers_is_not_found_with_what_was_searc
     assert cells["Walking and blood pressure"] == {"found": False, "searched": "full text, 2 pages"}
 
 
+@pytest.mark.slow
 async def test_quantities_come_with_their_units(library: Settings) -> None:
     key = await _key(library, "Metformin and glycaemic control")
     result = await call_tool(
@@ -114,6 +117,7 @@ def test_the_quantity_parser_reads_counts_ranges_and_percentages() -> None:
     assert (tokens.value, tokens.unit) == (25e9, "tokens")
 
 
+@pytest.mark.slow
 async def test_rows_are_capped_and_the_answer_gives_the_next_call(library: Settings) -> None:
     first = await call_tool(library, "zot_summarize", questions=["how many adults"], collection="Cohort")
     data = first.structured_content
@@ -136,6 +140,7 @@ async def test_rows_are_capped_and_the_answer_gives_the_next_call(library: Setti
     assert rest["rows"][0]["cells"][0]["quantity"]["value"] == 110
 
 
+@pytest.mark.slow
 async def test_tags_search_and_max_tokens_take_effect(library: Settings) -> None:
     tagged = await call_tool(
         library, "zot_summarize", questions=["how many adults or patients"], tags=["rct"]
@@ -163,6 +168,7 @@ async def test_tags_search_and_max_tokens_take_effect(library: Settings) -> None
     assert "Candidates cut" not in small.content[0].text and "…" not in small.content[0].text
 
 
+@pytest.mark.slow
 async def test_bad_requests_say_what_to_do(library: Settings) -> None:
     none = await call_tool(library, "zot_summarize", questions=["sample size"], force_mode="matrix")
     assert none.is_error and "collection='Trials'" in none.content[0].text
@@ -174,6 +180,7 @@ async def test_bad_requests_say_what_to_do(library: Settings) -> None:
     assert many.is_error and "at most 8" in many.content[0].text
 
 
+@pytest.mark.slow
 async def test_export_writes_csv_and_markdown(library: Settings) -> None:
     result = await call_tool(
         library,
@@ -202,6 +209,7 @@ async def test_export_writes_csv_and_markdown(library: Settings) -> None:
     assert wrong.is_error and ".csv or .md" in wrong.content[0].text
 
 
+@pytest.mark.slow
 def test_the_cli_prints_a_page_and_writes_a_file(library: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_ZOT_DATA_DIR", str(library.data_dir))
     monkeypatch.setenv("AGENT_ZOT_EXPORT_DIR", str(library.export_dir))
@@ -245,6 +253,7 @@ README_REQUEST = (
 )
 
 
+@pytest.mark.slow
 async def test_the_readme_example(tmp_path_factory: pytest.TempPathFactory) -> None:
     assert README_REQUEST in " ".join(README.read_text(encoding="utf-8").split())
     root = tmp_path_factory.mktemp("readme-matrix")
@@ -271,6 +280,7 @@ async def _key(settings: Settings, title: str) -> str:
         ctx.close()
 
 
+@pytest.mark.slow
 async def test_a_key_the_matrix_cannot_use_is_said_in_its_row_and_the_others_are_answered(
     library: Settings,
 ) -> None:
@@ -286,6 +296,7 @@ async def test_a_key_the_matrix_cannot_use_is_said_in_its_row_and_the_others_are
     assert bad["item_key"] == "BADKEY99" and bad["cells"] == [] and "No item with key" in bad["error"]
 
 
+@pytest.mark.slow
 async def test_a_matrix_with_no_questions_is_a_clear_error(library: Settings) -> None:
     result = await call_tool(
         library, "zot_summarize", query="review matrix", collection="Trials", force_mode="matrix"
@@ -293,6 +304,7 @@ async def test_a_matrix_with_no_questions_is_a_clear_error(library: Settings) ->
     assert result.is_error and "Which questions?" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_the_answer_asks_the_assistant_to_fill_the_cells_with_checked_citations(
     library: Settings,
 ) -> None:
@@ -301,6 +313,7 @@ async def test_the_answer_asks_the_assistant_to_fill_the_cells_with_checked_cita
     assert "Fill each cell" in text and "[KEY p. N]" in text and "cells=[{item_key, question: N" in text
 
 
+@pytest.mark.slow
 async def test_filled_cells_are_written_only_after_each_citation_is_checked(library: Settings) -> None:
     metformin = await _key(library, "Metformin and glycaemic control")
     walking = await _key(library, "Walking and blood pressure")
@@ -358,6 +371,7 @@ async def test_filled_cells_are_written_only_after_each_citation_is_checked(libr
     assert "Cells filled by the assistant" in markdown and f"change in HbA1c [{metformin} p. 3] ✓" in markdown
 
 
+@pytest.mark.slow
 async def test_a_targeted_review_question_reads_the_whole_paper_for_its_kind_of_answer(
     library: Settings,
 ) -> None:

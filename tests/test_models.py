@@ -47,6 +47,7 @@ def test_models_lists_what_each_improves_and_its_size(tmp_path: Path) -> None:
     assert "optional models: none installed; `agent-zot models` lists them" in doctor
 
 
+@pytest.mark.slow
 def test_installing_a_model_resumes_checks_and_sets_it(tmp_path: Path, tiny_nli: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(

@@ -206,6 +206,7 @@ def test_word_search_is_narrowed_by_the_scope_too(library, built) -> None:
 # -- indexing ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_update_db_indexes_notes_and_annotations_as_points_of_their_own(indexed: Settings, built) -> None:
     k = built[1]
     resources = IndexResources(indexed)
@@ -235,6 +236,7 @@ def test_update_db_indexes_notes_and_annotations_as_points_of_their_own(indexed:
         resources.close()
 
 
+@pytest.mark.slow
 async def test_zot_search_keeps_notes_out_of_paper_results(indexed: Settings, built, tmp_path: Path) -> None:
     k = built[1]
     query = "words split into subword units with WordPiece"
@@ -263,6 +265,7 @@ def embedder():
     return make_embedder("minilm")
 
 
+@pytest.mark.slow
 def test_the_update_is_incremental(built, embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source, k = built
     shutil.copytree(source / "Zotero", tmp_path / "Zotero")  # a copy this test may change
@@ -337,6 +340,7 @@ def test_the_update_is_incremental(built, embedder, tmp_path: Path, monkeypatch:
 # -- through the tool ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_my_red_highlights_in_the_scibert_paper(indexed: Settings, built, tmp_path: Path) -> None:
     k = built[1]
     result = await call(indexed, tmp_path, query="my red highlights in the SciBERT paper")
@@ -345,6 +349,7 @@ async def test_my_red_highlights_in_the_scibert_paper(indexed: Settings, built, 
     assert shown(result, "annotations") == {k["red"], k["custom_red"]}
 
 
+@pytest.mark.slow
 async def test_annotations_tagged_method(indexed: Settings, built, tmp_path: Path) -> None:
     k = built[1]
     result = await call(indexed, tmp_path, query="annotations tagged method")
@@ -360,6 +365,7 @@ async def test_annotations_tagged_method(indexed: Settings, built, tmp_path: Pat
         ("my notes on the Numerical Optimization book", "list_notes", ("book_note",)),  # nothing else to find
     ],
 )
+@pytest.mark.slow
 async def test_quoted_and_named_titles(
     indexed: Settings, built, tmp_path: Path, query: str, mode: str, expected: tuple[str, ...]
 ) -> None:
@@ -371,11 +377,13 @@ async def test_quoted_and_named_titles(
     assert {k[n] for n in expected} <= {row["key"] for row in data[field]}
 
 
+@pytest.mark.slow
 async def test_what_did_i_highlight_in_yellow(indexed: Settings, built, tmp_path: Path) -> None:
     result = await call(indexed, tmp_path, query="what did I highlight in yellow")
     assert shown(result, "annotations") == {built[1]["yellow"]}
 
 
+@pytest.mark.slow
 async def test_notes_about_a_topic_in_a_collection_are_found_by_meaning(
     indexed: Settings, built, tmp_path: Path
 ) -> None:
@@ -417,6 +425,7 @@ async def test_notes_about_a_topic_in_a_collection_are_found_by_meaning(
         ),
     ],
 )
+@pytest.mark.slow
 async def test_every_typed_argument_takes_effect(
     indexed: Settings, built, tmp_path: Path, arguments: dict[str, Any], expected: set[str], mode: str
 ) -> None:
@@ -450,6 +459,7 @@ def scope_keys(k: dict[str, str], arguments: dict[str, Any]) -> set[str]:
         ({"item_key": "ZZZZ9999"}, "No item with key 'ZZZZ9999'"),
     ],
 )
+@pytest.mark.slow
 async def test_bad_names_get_the_valid_choices(
     indexed: Settings, tmp_path: Path, arguments: dict[str, Any], says: str
 ) -> None:
@@ -467,6 +477,7 @@ async def test_without_an_index_search_matches_words_and_says_so(built, tmp_path
     assert "Word match only" in text_of(result) and "update-db" in text_of(result)
 
 
+@pytest.mark.slow
 async def test_a_topic_no_note_is_about_finds_none_and_says_so(indexed: Settings, tmp_path: Path) -> None:
     """The notes and highlights are about language models and optimisation: none is about consensus. The
     dense channel still ranks every note; its best unrelated one is not an answer."""

@@ -35,6 +35,7 @@ def parsed(scan: Path) -> ParsedDocument:
 
 
 @pytest.mark.parametrize("name", ENGINES)
+@pytest.mark.slow
 def test_each_engine_reads_a_known_sentence(scan: Path, name: str) -> None:
     document = pdfium.PdfDocument(scan)
     try:
@@ -52,6 +53,7 @@ def test_each_engine_reads_a_known_sentence(scan: Path, name: str) -> None:
     assert all(line.box[0] < line.box[2] and line.box[1] < line.box[3] for line in lines)
 
 
+@pytest.mark.slow
 def test_scanned_pages_are_ocrd_and_marked(parsed: ParsedDocument) -> None:
     first = parsed.pages[0]
     assert first.ocr and parsed.ocr_pages == [1]
@@ -60,11 +62,13 @@ def test_scanned_pages_are_ocrd_and_marked(parsed: ParsedDocument) -> None:
     assert recall(TITLE, first.text) >= 0.75
 
 
+@pytest.mark.slow
 def test_blank_page_is_not_ocrd(parsed: ParsedDocument) -> None:
     blank = parsed.pages[1]
     assert not blank.ocr and blank.text == ""
 
 
+@pytest.mark.slow
 def test_columns_are_read_left_then_right(parsed: ParsedDocument) -> None:
     text = " ".join(parsed.pages[0].text.split())
     left = text.lower().find("debris cover")
@@ -80,6 +84,7 @@ def test_page_with_a_text_layer_is_not_ocrd(tmp_path: Path) -> None:
     assert "debris cover" in doc.pages[0].text
 
 
+@pytest.mark.slow
 def test_ocr_off_leaves_scans_to_the_fallback(scan: Path) -> None:
     for parser in (PdfiumParser(OcrConfig("off")), PdfiumParser()):
         with pytest.raises(AgentZotError, match="no text layer"):
@@ -88,6 +93,7 @@ def test_ocr_off_leaves_scans_to_the_fallback(scan: Path) -> None:
     assert doc.source == "none" and "no text layer" in (doc.fallback_reason or "")
 
 
+@pytest.mark.slow
 def test_full_text_cache_wins_only_when_it_reads_better(scan: Path, tmp_path: Path) -> None:
     good_cache = (TITLE + "\n" + LEFT * 3 + RIGHT * 3) * 2
     folder = tmp_path / "good"
@@ -105,6 +111,7 @@ def test_full_text_cache_wins_only_when_it_reads_better(scan: Path, tmp_path: Pa
     assert doc.source == "pdfium" and doc.ocr_pages == [1]
 
 
+@pytest.mark.slow
 def test_candidates_and_ink(scan: Path, tmp_path: Path) -> None:
     document = pdfium.PdfDocument(scan)
     try:

@@ -21,6 +21,8 @@ from tests.conftest import guard_database
 from tests.ocr_factory import SENTENCE, recall, write_scanned_paper, write_text_paper
 from tests.test_ingest_extract import attachment
 
+pytestmark = pytest.mark.slow
+
 QUESTION = "How thick was the debris cover on the valley floor of the glacier?"
 
 

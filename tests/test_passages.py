@@ -194,6 +194,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> tuple[str, dict[s
 QUESTION = "How many kilohertz was the hydrophone sampling rate?"
 
 
+@pytest.mark.slow
 async def test_search_answers_with_the_sentence_and_its_own_page(client: Client) -> None:
     text, data = await call(client, "zot_search", query=QUESTION)
     first = data["papers"][0]
@@ -210,6 +211,7 @@ async def test_search_answers_with_the_sentence_and_its_own_page(client: Client)
     assert "zot_summarize item_key=KEY" in lines[-1] and "detail='full'" in lines[-1]
 
 
+@pytest.mark.slow
 async def test_a_question_reads_its_first_paper_in_depth_and_a_topic_keeps_its_breadth(
     client: Client,
 ) -> None:
@@ -220,6 +222,7 @@ async def test_a_question_reads_its_first_paper_in_depth_and_a_topic_keeps_its_b
     assert asks_a_question(QUESTION) and not asks_a_question("hydrophone recordings of whales")
 
 
+@pytest.mark.slow
 async def test_detail_full_returns_whole_chunks(client: Client) -> None:
     _, lean_data = await call(client, "zot_search", query=QUESTION)
     full, full_data = await call(client, "zot_search", query=QUESTION, detail="full")
@@ -230,6 +233,7 @@ async def test_detail_full_returns_whole_chunks(client: Client) -> None:
     assert ANSWER in full and "detail='full'" not in full.splitlines()[-1]
 
 
+@pytest.mark.slow
 async def test_a_bad_detail_value_is_an_error_the_assistant_can_act_on(client: Client) -> None:
     result = await client.call_tool(
         "zot_search", {"query": QUESTION, "detail": "everything"}, raise_on_error=False
@@ -237,6 +241,7 @@ async def test_a_bad_detail_value_is_an_error_the_assistant_can_act_on(client: C
     assert result.is_error and "detail" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_summarize_targeted_shares_the_passage_ranking(client: Client) -> None:
     _, found = await call(client, "zot_search", query=QUESTION)
     key = found["papers"][0]["key"]
@@ -253,6 +258,7 @@ def test_a_question_that_names_its_paper_is_asked_within_it_by_what_it_asks() ->
         assert focus_of(plain) == plain  # no naming clause: the whole question
 
 
+@pytest.mark.slow
 async def test_a_question_naming_its_paper_finds_the_answer_inside_it(client: Client) -> None:
     named = (
         "In the paper on listening to whales across four seasons of field recordings, how many kilohertz was "
@@ -262,6 +268,7 @@ async def test_a_question_naming_its_paper_finds_the_answer_inside_it(client: Cl
     assert data["papers"][0]["title"] == "Listening to Whales" and ANSWER in text.splitlines()[2]
 
 
+@pytest.mark.slow
 def test_a_long_answer_keeps_the_first_papers_passages_and_says_what_it_left_out(library: Settings) -> None:
     ctx = AppContext(library)
     try:

@@ -77,6 +77,7 @@ async def read_error(client: Client, uri: str) -> str:
 # -- prompts ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_four_prompts_are_listed_with_their_arguments(client: Client) -> None:
     prompts = {p.name: p for p in await client.list_prompts()}
     assert set(prompts) == set(PROMPT_ARGUMENTS)
@@ -108,6 +109,7 @@ async def render(client: Client, name: str, **arguments: str) -> str:
     return result.messages[0].content.text
 
 
+@pytest.mark.slow
 async def test_literature_review_plans_search_summaries_graph_and_export(client: Client) -> None:
     text = await render(client, "literature_review", topic="citation graphs", collection="Thesis")
     calls = tool_calls(text)
@@ -129,6 +131,7 @@ async def test_literature_review_plans_search_summaries_graph_and_export(client:
     assert len(text) < 1200  # the assistant pays for every token
 
 
+@pytest.mark.slow
 async def test_check_citations_runs_the_audit_on_the_draft(client: Client) -> None:
     draft = "Corpora of full text help citation mining [@lo2020s2orc, p. 3]."
     text = await render(client, "check_citations", draft=draft)
@@ -139,6 +142,7 @@ async def test_check_citations_runs_the_audit_on_the_draft(client: Client) -> No
     assert text.rstrip().endswith(f'"""\n{draft}\n"""')
 
 
+@pytest.mark.slow
 async def test_sceptical_review_takes_claims_one_per_line(client: Client) -> None:
     claims = "Pretraining on scientific text helps scientific NLP.\n\n  Bigger corpora are always better.  \n"
     text = await render(client, "sceptical_review", claims=claims)
@@ -150,6 +154,7 @@ async def test_sceptical_review_takes_claims_one_per_line(client: Client) -> Non
     )
 
 
+@pytest.mark.slow
 async def test_what_to_read_next_uses_influence_and_related(client: Client) -> None:
     text = await render(client, "what_to_read_next", topic="language models")
     calls = tool_calls(text)
@@ -169,6 +174,7 @@ async def test_what_to_read_next_uses_influence_and_related(client: Client) -> N
     assert scoped[1][1]["concept"] == '"Reading list"'
 
 
+@pytest.mark.slow
 async def test_the_concrete_calls_a_prompt_names_run(client: Client) -> None:
     """The calls whose arguments a prompt spells out (no <placeholder> or KEY) work as written."""
     literature = await render(client, "literature_review", topic="citation graphs", collection="Thesis")
@@ -196,6 +202,7 @@ async def test_the_concrete_calls_a_prompt_names_run(client: Client) -> None:
         ("sceptical_review", {}, "claims"),
     ],
 )
+@pytest.mark.slow
 async def test_a_blank_or_missing_required_argument_is_a_clear_error(
     client: Client, name: str, arguments: dict[str, str], missing: str
 ) -> None:
@@ -208,6 +215,7 @@ async def test_a_blank_or_missing_required_argument_is_a_clear_error(
 # -- resources ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_resource_templates_are_listed(client: Client) -> None:
     templates = {t.uri_template: t for t in await client.list_resource_templates()}
     assert set(templates) == {
@@ -227,6 +235,7 @@ async def test_the_resource_templates_are_listed(client: Client) -> None:
     assert listed == [f"ui://agent-zot/{name}.html" for name in ("graph", "search", "summarize")]
 
 
+@pytest.mark.slow
 async def test_item_resource_has_metadata_abstract_and_its_pages(client: Client, library: Library) -> None:
     key = key_of(library, "S2ORC")
     text, mime = await read(client, f"zotero://item/{key}")
@@ -245,6 +254,7 @@ async def test_item_resource_has_metadata_abstract_and_its_pages(client: Client,
     assert "## Abstract\n(none in Zotero)" in bert
 
 
+@pytest.mark.slow
 async def test_fulltext_page_resource_reads_one_page_of_the_index(client: Client, library: Library) -> None:
     key = key_of(library, "S2ORC")
     text, mime = await read(client, f"zotero://item/{key}/fulltext/1")
@@ -263,6 +273,7 @@ async def test_fulltext_page_resource_reads_one_page_of_the_index(client: Client
     assert (await read(client, f"zotero://item/{attachment}/fulltext/1"))[0] == text
 
 
+@pytest.mark.slow
 async def test_collection_resource_lists_path_children_and_items(client: Client, library: Library) -> None:
     thesis = next(c for c in library.collections.values() if c.path == "Thesis")
     text, mime = await read(client, f"zotero://collection/{thesis.key}")
@@ -279,6 +290,7 @@ async def test_collection_resource_lists_path_children_and_items(client: Client,
     assert listed == {key_of(library, t) for t in ("BERT:", "SciBERT", "Attention")}
 
 
+@pytest.mark.slow
 async def test_unknown_keys_are_clear_errors_with_close_matches(client: Client, library: Library) -> None:
     key = key_of(library, "S2ORC")
     typo = key[:-1] + ("2" if key[-1] != "2" else "3")
@@ -290,6 +302,7 @@ async def test_unknown_keys_are_clear_errors_with_close_matches(client: Client, 
     assert "No collection matches 'ZZZZZZZZ'" in collection and "Thesis/Background" in collection
 
 
+@pytest.mark.slow
 async def test_bad_pages_are_clear_errors(client: Client, library: Library) -> None:
     key = key_of(library, "S2ORC")
     past = await read_error(client, f"zotero://item/{key}/fulltext/9")

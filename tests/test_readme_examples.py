@@ -37,6 +37,7 @@ def test_the_questions_are_the_readmes() -> None:
     assert VOCABULARY in text and CITE_BERT in text and "check the citations in this draft" in text
 
 
+@pytest.mark.slow
 async def test_first_steps_questions(demo: Settings) -> None:
     ctx = AppContext(demo)
     try:
@@ -69,6 +70,7 @@ def test_the_naming_examples_are_the_readmes() -> None:
     assert all(example in text for example in (BUILD_ON, LO_CITES, POSSESSIVE, ROUTE))
 
 
+@pytest.mark.slow
 async def test_naming_a_paper_and_a_direction(demo: Settings) -> None:
     ctx = AppContext(demo)
     try:
@@ -87,6 +89,7 @@ async def test_naming_a_paper_and_a_direction(demo: Settings) -> None:
         ctx.close()
 
 
+@pytest.mark.slow
 def test_route_shows_the_paper_and_direction(demo: Settings) -> None:
     from click.testing import CliRunner
 
@@ -111,6 +114,7 @@ CLAIM_QUESTION = (
 )
 
 
+@pytest.mark.slow
 async def test_the_claim_check_worksheet_and_the_verdicts_example(demo: Settings) -> None:
     """The README's worksheet lines are what a claim check answers, and its verdicts example gets the
     answer the README quotes."""

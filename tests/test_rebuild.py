@@ -79,6 +79,7 @@ class PausedRebuild:
         self.thread.join(300)
 
 
+@pytest.mark.slow
 async def test_searches_answer_from_the_live_index_during_a_rebuild(
     settings: Settings, tmp_path: Path
 ) -> None:
@@ -125,6 +126,7 @@ async def test_searches_answer_from_the_live_index_during_a_rebuild(
     ctx.close()
 
 
+@pytest.mark.slow
 async def test_a_second_rebuild_is_refused_while_one_runs(settings: Settings, tmp_path: Path) -> None:
     with PausedRebuild(settings, tmp_path / "home"):
         env = {

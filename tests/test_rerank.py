@@ -118,6 +118,7 @@ def trained_ce(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_cross_encoder(tmp_path_factory.mktemp("trained-ce"), train=True)
 
 
+@pytest.mark.slow
 def test_scores_one_finite_float_per_passage_in_order(tiny_ce: Path) -> None:
     reranker = CrossEncoderReranker(tiny_ce)
     assert reranker.name == f"{tiny_ce.name}@cross-encoder"
@@ -135,6 +136,7 @@ def test_scores_one_finite_float_per_passage_in_order(tiny_ce: Path) -> None:
         reranker.score(QUERY, passages, batch_size=0)
 
 
+@pytest.mark.slow
 def test_long_passages_are_truncated_to_the_models_limit(tiny_ce: Path) -> None:
     reranker = CrossEncoderReranker(tiny_ce, max_tokens=512)
     assert reranker.max_tokens == POSITIONS  # not the tokenizer's 512, which would overflow the positions
@@ -144,6 +146,7 @@ def test_long_passages_are_truncated_to_the_models_limit(tiny_ce: Path) -> None:
     assert CrossEncoderReranker(tiny_ce, max_tokens=16).max_tokens == 16
 
 
+@pytest.mark.slow
 def test_a_trained_cross_encoder_reorders_passages(trained_ce: Path) -> None:
     reranker = CrossEncoderReranker(trained_ce)
     reranker.load()
@@ -197,6 +200,7 @@ def test_folders_that_are_not_cross_encoders_are_refused(tmp_path: Path, kind: s
     assert err.value.hint  # every refusal says what to do
 
 
+@pytest.mark.slow
 def test_make_reranker_is_off_unless_configured_and_shares_the_model(tiny_ce: Path, tmp_path: Path) -> None:
     assert make_reranker(Settings(data_dir=tmp_path)) is None
     settings = Settings(data_dir=tmp_path, reranker_model=tiny_ce)
@@ -208,6 +212,7 @@ def test_make_reranker_is_off_unless_configured_and_shares_the_model(tiny_ce: Pa
         make_reranker(Settings(data_dir=tmp_path, reranker_model=tmp_path / "nowhere"))
 
 
+@pytest.mark.slow
 def test_rerank_status_says_why_it_is_off(tiny_ce: Path, tmp_path: Path) -> None:
     on, why = rerank_status(Settings(data_dir=tmp_path))
     assert not on and "not set" in why
@@ -217,6 +222,7 @@ def test_rerank_status_says_why_it_is_off(tiny_ce: Path, tmp_path: Path) -> None
     assert on and "top 20" in why
 
 
+@pytest.mark.slow
 def test_doctor_reports_the_reranker(
     full_lib: FullLibrary, tiny_ce: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -240,6 +246,7 @@ def test_doctor_reports_the_reranker(
     assert "reranker_model" in check["fix"]
 
 
+@pytest.mark.slow
 def test_passages_are_ordered_by_the_cross_encoder_when_one_is_configured(
     trained_ce: Path, tmp_path: Path
 ) -> None:

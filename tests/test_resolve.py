@@ -203,6 +203,7 @@ def resolved(library: Library, tool: str, query: str) -> PaperMatch:
         ("bigtable: a distributed storage system for structured data", "bigtable"),
     ],
 )
+@pytest.mark.slow
 def test_each_class_of_request_reaches_its_paper(
     library: Library, named: tuple[Settings, dict[str, str]], query: str, paper: str
 ) -> None:
@@ -234,6 +235,7 @@ def test_citation_direction_is_parsed_both_ways(query: str, direction: str | Non
     assert route("zot_explore_graph", query).params.get("direction") == direction
 
 
+@pytest.mark.slow
 def test_duplicates_are_one_paper_answered_from_the_copy_with_a_file(
     library: Library, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -246,6 +248,7 @@ def test_duplicates_are_one_paper_answered_from_the_copy_with_a_file(
     assert "a duplicate" in (resolved(library, "zot_summarize", "the Google File System").note() or "")
 
 
+@pytest.mark.slow
 def test_duplicates_are_one_node_of_the_graph_that_names_its_records(
     named: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -278,6 +281,7 @@ def test_duplicates_are_one_node_of_the_graph_that_names_its_records(
         ctx.close()
 
 
+@pytest.mark.slow
 def test_close_candidates_are_asked_back_ranked_with_year_and_first_author(library: Library) -> None:
     with pytest.raises(AmbiguousNameError) as err:
         resolved(library, "zot_summarize", "summarize Prieur 2013")
@@ -288,6 +292,7 @@ def test_close_candidates_are_asked_back_ranked_with_year_and_first_author(libra
     assert resolved(library, "zot_summarize", "Prieur 2013 on oscillators").item.title.startswith("Hybrid")
 
 
+@pytest.mark.slow
 def test_a_paper_not_in_the_library_is_not_guessed(library: Library) -> None:
     for query in (
         "what cites Mandel & Agol 2002",
@@ -300,6 +305,7 @@ def test_a_paper_not_in_the_library_is_not_guessed(library: Library) -> None:
         resolve_papers(library, PaperRequest.of("summarize the paper"))
 
 
+@pytest.mark.slow
 def test_a_long_request_is_read_up_to_its_first_thousand_characters(
     library: Library, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -308,6 +314,7 @@ def test_a_long_request_is_read_up_to_its_first_thousand_characters(
     assert match.item.key == named[1]["okafor"]
 
 
+@pytest.mark.slow
 def test_requests_about_many_papers_name_none(
     library: Library, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -333,6 +340,7 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.slow
 async def test_the_same_words_reach_the_same_paper_in_summarize_and_explore(
     client: Client, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -347,6 +355,7 @@ async def test_the_same_words_reach_the_same_paper_in_summarize_and_explore(
         assert summary["resolved"]["papers"][0]["key"] == graph["resolved"]["papers"][0]["key"] == k[paper]
 
 
+@pytest.mark.slow
 async def test_explore_answers_in_the_direction_asked(
     client: Client, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -366,6 +375,7 @@ async def test_explore_answers_in_the_direction_asked(
     assert forced["resolved"]["direction"] == "out" and "cited_by" not in forced  # the argument wins
 
 
+@pytest.mark.slow
 async def test_a_duplicate_is_named_in_the_answer(
     client: Client, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -375,11 +385,13 @@ async def test_a_duplicate_is_named_in_the_answer(
     assert f"Also in your library as {named[1]['gfs_copy']}" in data["_text"]
 
 
+@pytest.mark.slow
 async def test_a_mode_word_inside_another_word_routes_nowhere_odd(client: Client) -> None:
     data = await call(client, "zot_summarize", query="summarize the paper on auditory processing")
     assert data["route"]["mode"] != "audit" and data["title"].startswith("Deep learning for auditory")
 
 
+@pytest.mark.slow
 async def test_notes_and_export_reach_the_named_paper(
     client: Client, named: tuple[Settings, dict[str, str]]
 ) -> None:
@@ -396,6 +408,7 @@ async def test_notes_and_export_reach_the_named_paper(
     assert everything["count"] == len(named[1]) and "resolved" not in everything  # every item, no paper
 
 
+@pytest.mark.slow
 def test_view_item_uses_the_same_resolver(named: tuple[Settings, dict[str, str]], library: Library) -> None:
     ctx = AppContext(named[0])
     try:
@@ -405,6 +418,7 @@ def test_view_item_uses_the_same_resolver(named: tuple[Settings, dict[str, str]]
     assert scope.pinned == [f"paper:{named[1]['gnn']}"]
 
 
+@pytest.mark.slow
 def test_route_shows_the_resolved_paper_and_direction(named: tuple[Settings, dict[str, str]]) -> None:
     settings, k = named
     library_args = ["--library", str(settings.zotero_data_dir)]

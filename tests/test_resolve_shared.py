@@ -23,7 +23,7 @@ ROOT = REPO_ROOT
 SHARED = SHARED_DATA
 DEV = ROOT / "scripts" / "data" / "resolve_dev.jsonl"
 
-pytestmark = pytest.mark.shared_data(SHARED_ZOTERO)
+pytestmark = [pytest.mark.slow, pytest.mark.shared_data(SHARED_ZOTERO)]
 
 
 def pdf_library(folder: Path) -> Path:

@@ -59,6 +59,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[st
     return index_library(settings, root / "home"), keys
 
 
+@pytest.mark.slow
 def test_the_reader_takes_zoteros_rows_as_they_are(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     items = load_library(settings.zotero_data_dir / "zotero.sqlite", settings.zotero_data_dir).items
@@ -90,6 +91,7 @@ def test_the_shared_real_libraries_read_with_or_without_the_table() -> None:
         assert all(item.retraction is None for item in library.items.values())  # none flagged in them
 
 
+@pytest.mark.slow
 async def test_search_results_flag_the_retracted_paper_with_its_details(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -105,6 +107,7 @@ async def test_search_results_flag_the_retracted_paper_with_its_details(
     assert flagged <= {keys["retracted"], keys["quiet"], keys["garbled"]}
 
 
+@pytest.mark.slow
 async def test_a_summary_warns_with_date_reasons_and_notice(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     result = await call_tool(settings, "zot_summarize", item_key=keys["retracted"], force_mode="quick")
@@ -117,6 +120,7 @@ async def test_a_summary_warns_with_date_reasons_and_notice(library: tuple[Setti
     assert result.structured_content["retraction"]["date"] == "2010-02-02"
 
 
+@pytest.mark.slow
 async def test_exports_carry_the_flag(library: tuple[Settings, dict[str, str]]) -> None:
     settings, keys = library
     chosen = [keys["retracted"], keys["sound"]]
@@ -129,6 +133,7 @@ async def test_exports_carry_the_flag(library: tuple[Settings, dict[str, str]]) 
     assert sum('retracted: "2010-02-02"' in page for page in pages) == 1  # front matter
 
 
+@pytest.mark.slow
 async def test_the_audit_says_a_draft_cites_a_retracted_paper(
     library: tuple[Settings, dict[str, str]],
 ) -> None:
@@ -149,6 +154,7 @@ async def test_the_audit_says_a_draft_cites_a_retracted_paper(
     assert "`Quill 2005`" not in text  # the user told Zotero not to warn when citing it
 
 
+@pytest.mark.slow
 def test_the_view_shows_it(library: tuple[Settings, dict[str, str]]) -> None:
     from agent_zot.graph.model import Node, NodeKind
     from agent_zot.services.explore.view_data import _paper

@@ -81,6 +81,7 @@ def test_a_request_no_rule_recognises_takes_the_mode_of_similar_labelled_request
     )
 
 
+@pytest.mark.slow
 def test_routing_holds_on_requests_written_without_the_rules() -> None:
     rows = [json.loads(line) for path in UNSEEN for line in path.read_text(encoding="utf-8").splitlines()]
     tuned = [row for row in rows if row["split"] == "dev"]
@@ -597,6 +598,7 @@ def test_compound_queries() -> None:
     assert route("zot_summarize", "methods and results of ABCD2345").subqueries == ()
 
 
+@pytest.mark.slow
 def test_subqueries_never_equal_the_query() -> None:
     queries = [case["query"] for case in CASES] + ["AND", "a AND a", "x, x", "sleep AND"]
     for query in queries:

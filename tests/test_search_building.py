@@ -66,6 +66,7 @@ async def test_before_the_first_batch_a_search_answers_from_titles_abstracts_and
     assert result.structured_content["building"] == {"indexed": 0, "total": 7}
 
 
+@pytest.mark.slow
 async def test_midway_a_search_answers_from_what_is_indexed_and_says_how_much_that_is(
     demo: Settings, tmp_path: Path
 ) -> None:

@@ -35,6 +35,7 @@ def keys(data: dict[str, Any]) -> list[str]:
     return [p["key"] for p in data["papers"]]
 
 
+@pytest.mark.slow
 async def test_provenance_names_the_channels(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     data = await search(client, query="graph neural networks for citation recommendation", force_mode="fast")
@@ -44,6 +45,7 @@ async def test_provenance_names_the_channels(client: Client, graph_library) -> N
     assert data["quality"]["confidence"] > 0
 
 
+@pytest.mark.slow
 async def test_entity_mode_lists_methods_and_concepts_of_the_top_papers(client: Client) -> None:
     data = await search(client, query="citation recommendation", force_mode="entity")
     entities = data["entities"]
@@ -51,6 +53,7 @@ async def test_entity_mode_lists_methods_and_concepts_of_the_top_papers(client: 
     assert "In these papers:" in data["text"]
 
 
+@pytest.mark.slow
 async def test_graph_mode_adds_authors_and_citation_neighbours(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     data = await search(
@@ -64,6 +67,7 @@ async def test_graph_mode_adds_authors_and_citation_neighbours(client: Client, g
     assert "Who works on this" in data["text"]
 
 
+@pytest.mark.slow
 async def test_comprehensive_adds_metadata_matches(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     data = await search(client, query="protein", force_mode="comprehensive")
@@ -71,6 +75,7 @@ async def test_comprehensive_adds_metadata_matches(client: Client, graph_library
     assert "metadata" in protein["found_by"]
 
 
+@pytest.mark.slow
 async def test_compound_and_ranks_papers_covering_both_parts_first(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     data = await search(client, query="protein structure AND citation context analysis", force_mode="fast")
@@ -101,6 +106,7 @@ def test_quality_is_low_for_empty_flat_or_disagreeing_lists() -> None:
     assert "no result stands out" in low.reasons
 
 
+@pytest.mark.slow
 async def test_weak_results_escalate_to_comprehensive(client: Client) -> None:
     forced = await search(client, query="zebrafish cardiomyocyte regeneration", force_mode="fast")
     assert not forced["route"]["escalated"]  # a mode the caller forced is kept
@@ -110,6 +116,7 @@ async def test_weak_results_escalate_to_comprehensive(client: Client) -> None:
     assert "low confidence" in route["reason"] and "no query word occurs in the library" in route["reason"]
 
 
+@pytest.mark.slow
 async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
     graph_library: tuple[Settings, dict[str, str]],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -139,6 +146,7 @@ async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
     assert len(calls_for_one) == 1  # one hybrid retrieval, not one per pass
 
 
+@pytest.mark.slow
 def test_a_second_pass_replaces_the_first_ones_notes(graph_library: tuple[Settings, dict[str, str]]) -> None:  # noqa: F811
     from dataclasses import replace
 
@@ -162,6 +170,7 @@ def test_a_second_pass_replaces_the_first_ones_notes(graph_library: tuple[Settin
     assert sum("Who works on this" in note for note in search.notes) == 1
 
 
+@pytest.mark.slow
 async def test_identifier_only_queries_resolve_the_item(client: Client, graph_library) -> None:  # noqa: F811
     _, k = graph_library
     by_doi = await search(client, query="10.1234/context.2017")
@@ -172,11 +181,13 @@ async def test_identifier_only_queries_resolve_the_item(client: Client, graph_li
     assert missing.is_error and "No item with DOI" in missing.content[0].text
 
 
+@pytest.mark.slow
 async def test_only_stopwords_is_an_actionable_error(client: Client) -> None:
     result = await client.call_tool("zot_search", {"query": "what is the of and"}, raise_on_error=False)
     assert result.is_error and "no words to search for" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_a_configured_reranker_reorders_the_candidates(
     graph_library,  # noqa: F811
     tmp_path: Path,

@@ -34,6 +34,7 @@ def titles(result: Any) -> list[str]:
     return [p["title"] for p in result.structured_content["papers"]]
 
 
+@pytest.mark.slow
 async def test_topic_search_finds_the_paper_with_page_cited_passages(client: Client) -> None:
     result = await call(client, query="how are citation links resolved when building a corpus of papers?")
     assert not result.is_error
@@ -45,6 +46,7 @@ async def test_topic_search_finds_the_paper_with_page_cited_passages(client: Cli
     assert result.structured_content["route"]["tool"] == "zot_search"
 
 
+@pytest.mark.slow
 async def test_filters_from_the_query_and_from_arguments(client: Client) -> None:
     routed = await call(client, query="language models published since 2019")
     assert routed.structured_content["route"]["params"]["years"]["start"] == 2019
@@ -55,6 +57,7 @@ async def test_filters_from_the_query_and_from_arguments(client: Client) -> None
     assert titles(tagged) == ["Numerical Optimization"]
 
 
+@pytest.mark.slow
 async def test_metadata_only_request_lists_the_authors_papers(client: Client) -> None:
     result = await call(client, query="papers by van der Berg")
     assert not result.is_error
@@ -62,6 +65,7 @@ async def test_metadata_only_request_lists_the_authors_papers(client: Client) ->
     assert result.structured_content["papers"][0]["found_by"] == ["metadata"]
 
 
+@pytest.mark.slow
 async def test_unknown_author_suggests_close_names(client: Client) -> None:
     unknown = await call(client, query="papers by Vaswanni")
     assert unknown.is_error
@@ -77,6 +81,7 @@ async def test_unknown_author_suggests_close_names(client: Client) -> None:
         ({"query": "transformers published in 2099"}, "No paper can be from 2099"),
     ],
 )
+@pytest.mark.slow
 async def test_bad_input_gets_an_actionable_error(client: Client, arguments: dict, expected: str) -> None:
     result = await call(client, **arguments)
     assert result.is_error
@@ -93,6 +98,7 @@ async def test_no_index_says_how_to_build_it_and_metadata_still_works(tmp_path: 
         assert not metadata.is_error and titles(metadata)[0].startswith("BERT")
 
 
+@pytest.mark.slow
 async def test_unknown_author_next_to_a_topic_drops_that_filter_and_says_so(client: Client) -> None:
     result = await call(client, query="attention mechanisms regulated by Zebulonx gating")
     assert not result.is_error

@@ -20,6 +20,8 @@ from agent_zot.zotero.edits import LocalEdits
 from tests.conftest import index_library
 from tests.follow_zotero import WatchProcess, ZoteroStandIn
 
+pytestmark = pytest.mark.slow
+
 SERVERS = 3
 NEW_TITLE = "Stake networks on Andean glaciers"
 NEW_WORDS = "Andean networks"  # in the new title only

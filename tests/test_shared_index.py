@@ -64,6 +64,7 @@ def peers(tmp_path: Path):
             peer.proc.wait()
 
 
+@pytest.mark.slow
 def test_two_servers_and_an_indexer_share_one_index(peers) -> None:
     desktop, code = peers(), peers()
     assert desktop.ask(op="count") == {"count": 0}  # first to ask becomes the owner
@@ -80,6 +81,7 @@ def test_two_servers_and_an_indexer_share_one_index(peers) -> None:
     indexer.stop()
 
 
+@pytest.mark.slow
 def test_when_the_owner_is_killed_another_process_takes_over(peers) -> None:
     first, second = peers(), peers()
     first.ask(op="upsert", start=0, stop=25)
@@ -117,6 +119,7 @@ def test_owner_file_is_private_and_removed_on_close(tmp_path: Path) -> None:
     assert not owner_file.exists()
 
 
+@pytest.mark.slow
 def test_a_client_closing_leaves_the_owner_reachable_for_the_next(tmp_path: Path) -> None:
     """A client's close once removed the owner's announcement, so every later process (update-db
     started by the watcher, a second server) found the index "held by a process that does not answer"."""
@@ -133,6 +136,7 @@ def test_a_client_closing_leaves_the_owner_reachable_for_the_next(tmp_path: Path
         owner.close()
 
 
+@pytest.mark.slow
 def test_taking_over_an_index_this_process_never_opened(tmp_path: Path) -> None:
     """A server whose requests all went to the owner (update-db) takes over when it exits: it opens the
     store as it was created, instead of answering "not open" to everyone."""
@@ -240,6 +244,7 @@ def test_a_store_that_fails_to_open_leaves_the_index_free_for_the_next_try(tmp_p
         other.close()
 
 
+@pytest.mark.slow
 def test_a_call_arriving_while_the_owner_closes_is_not_served_by_a_closed_store(tmp_path: Path) -> None:
     """The soak's failure: a client's open connection outlived its owner's store; the `open_or_create` it
     sent while the owner was closing reopened the store in the closing process, which then let go of the

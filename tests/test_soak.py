@@ -14,9 +14,13 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import SHARED_ZOTERO, guard_database
 from tests.soak import generations_on_disk, index_contents, soak, update_db
+
+pytestmark = pytest.mark.slow
 
 REAL_LIBRARY = SHARED_ZOTERO / "hsteinshiromoto-z6"
 FULLTEXT = os.environ.get("AGENT_ZOT_SOAK_FULLTEXT") == "1"

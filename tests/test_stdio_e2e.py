@@ -6,10 +6,13 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from tests.factories import FullLibrary
+
+pytestmark = pytest.mark.slow
 
 TOOLS = {
     "zot_search",

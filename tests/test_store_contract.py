@@ -370,6 +370,7 @@ HYBRID_DENSE = unit([0.0, 1.0, 0.9, 0.0, 0.0, 0.0, 0.0, 0.0])
 HYBRID_SPARSE = SparseVector([1002, 99], [1.0, 1.0])
 
 
+@pytest.mark.slow
 def test_dense_search_finds_the_nearest_first(store: VectorStore) -> None:
     for name, i in (("A-meta", 0), ("A-c2", 2), ("B-c2", 5), ("C-c1", 6)):
         hits = store.search(axis(i, 2.5), None, limit=3)
@@ -379,6 +380,7 @@ def test_dense_search_finds_the_nearest_first(store: VectorStore) -> None:
     assert ids(store.search(HYBRID_DENSE, None, limit=2)) == [pid("A-c1"), pid("A-c2")]
 
 
+@pytest.mark.slow
 def test_sparse_search_ranks_by_term_weight(store: VectorStore) -> None:
     assert ids(store.search(None, HYBRID_SPARSE, limit=10)) == [pid("A-c2"), pid("B-c1")]
     assert ids(store.search(None, SparseVector([1005], [1.0]), limit=10)) == [pid("C-c1")]

@@ -17,14 +17,7 @@ from fastmcp import Client
 from agent_zot.config import Settings
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo import ensure_demo_library
-from tests.conftest import (
-    SHARED_DATA,
-    connect,
-    guard_database,
-    index_library,
-    library_settings,
-    require_shared,
-)
+from tests.conftest import SHARED_DATA, connect, guard_database, index_library, library_settings
 from tests.factories import FullLibrary
 from tests.pdf_factory import marker, write_paper
 
@@ -143,6 +136,7 @@ async def error(client: Client, **arguments: Any) -> tuple[str, dict[str, Any]]:
 # -- finding the paper ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_quick_overview_from_title_words(demo: Client) -> None:
     result = await call(demo, query="the S2ORC paper")
     data = result.structured_content
@@ -168,6 +162,7 @@ async def test_quick_overview_from_title_words(demo: Client) -> None:
         ({"query": "in-depth breakdown of the S2ORC paper"}, "title words"),
     ],
 )
+@pytest.mark.slow
 async def test_every_way_of_naming_the_paper_finds_it(
     demo: Client, arguments: dict[str, str], how: str
 ) -> None:
@@ -177,6 +172,7 @@ async def test_every_way_of_naming_the_paper_finds_it(
     assert (data["item_key"], data["resolved_by"]) == (wanted, how)
 
 
+@pytest.mark.slow
 async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> None:
     text, err = await error(demo, query="summarize the paper by Kyle Lo")
     assert err["type"] == "AmbiguousNameError"
@@ -190,6 +186,7 @@ async def test_two_papers_by_the_same_author_return_candidates(demo: Client) -> 
     assert all(c in text for c in err["candidates"])  # the assistant reads the candidates in the text too
 
 
+@pytest.mark.slow
 async def test_titles_that_both_hold_every_word_are_ambiguous(paged_client: Client, paged: Paged) -> None:
     _, err = await error(paged_client, query="the neural citation paper")
     assert {c.split(":")[0] for c in err["candidates"]} == {paged.keys["ncr"], paged.keys["ncr2"]}
@@ -201,6 +198,7 @@ async def test_titles_that_both_hold_every_word_are_ambiguous(paged_client: Clie
         assert exact["item_key"] == paged.keys[key]
 
 
+@pytest.mark.slow
 async def test_bad_input_gets_actionable_errors(demo: Client) -> None:
     text, err = await error(demo, query="summarize ZZZZ9999")
     assert err["type"] == "NotFoundError" and "ZZZZ9999" in text
@@ -220,6 +218,7 @@ async def test_bad_input_gets_actionable_errors(demo: Client) -> None:
     ("pages", "says"),
     [("3-2", "starts after it ends"), ("0", "numbered from 1"), ("99", "9 pages"), ("three", "not a page")],
 )
+@pytest.mark.slow
 async def test_bad_page_ranges_say_how_to_fix_them(paged_client: Client, pages: str, says: str) -> None:
     text, err = await error(paged_client, query="full text of the page-aware parsing paper", pages=pages)
     assert err["type"] == "InvalidArgumentError"
@@ -229,6 +228,7 @@ async def test_bad_page_ranges_say_how_to_fix_them(paged_client: Client, pages: 
 # -- the modes -------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_targeted_returns_page_cited_passages_of_that_paper(demo: Client) -> None:
     data, text = await answer(demo, query="how are citation links resolved in the S2ORC paper?")
     assert data["route"]["mode"] == "targeted" and data["title"].startswith("S2ORC")
@@ -239,6 +239,7 @@ async def test_targeted_returns_page_cited_passages_of_that_paper(demo: Client) 
     assert all(p["chars"] < 700 for p in passages)  # sentence windows, not whole chunks
 
 
+@pytest.mark.slow
 async def test_targeted_passages_carry_page_labels(paged_client: Client, paged: Paged) -> None:
     result = await call(paged_client, query=marker(6), item_key=paged.keys["paged"], force_mode="targeted")
     passages = result.structured_content["passages"]
@@ -250,6 +251,7 @@ async def test_targeted_passages_carry_page_labels(paged_client: Client, paged: 
     assert f"p. {first} [{100 + first}]" in result.content[0].text
 
 
+@pytest.mark.slow
 async def test_comprehensive_gives_each_aspect_its_own_passages(paged_client: Client, paged: Paged) -> None:
     data = await ok(paged_client, query="comprehensive summary", item_key=paged.keys["paged"])
     assert data["route"]["mode"] == "comprehensive"
@@ -266,6 +268,7 @@ async def test_comprehensive_gives_each_aspect_its_own_passages(paged_client: Cl
     assert all(1 <= page <= BODY_PAGES + 1 for _, page, _ in seen)
 
 
+@pytest.mark.slow
 async def test_full_text_of_the_demo_paper(demo: Client) -> None:
     data, text = await answer(demo, query="give me the full text of S2ORC")
     assert data["route"]["mode"] == "full" and data["total_pages"] == 2
@@ -275,6 +278,7 @@ async def test_full_text_of_the_demo_paper(demo: Client) -> None:
     assert "reference list" in text and "End of the paper." in text
 
 
+@pytest.mark.slow
 async def test_full_pages_line_up_with_the_pdf_and_its_labels(paged_client: Client, paged: Paged) -> None:
     data, text = await answer(
         paged_client, query="the page-aware parsing paper", force_mode="full", pages="3-4"
@@ -285,6 +289,7 @@ async def test_full_pages_line_up_with_the_pdf_and_its_labels(paged_client: Clie
     assert data["next"]["offset"] == 5
 
 
+@pytest.mark.slow
 async def test_full_pages_named_in_the_query_or_implied_by_arguments(paged_client: Client) -> None:
     data = await ok(paged_client, query="read page 5 of the page-aware parsing paper")
     assert data["route"]["mode"] == "full"
@@ -293,6 +298,7 @@ async def test_full_pages_named_in_the_query_or_implied_by_arguments(paged_clien
     assert implied["route"]["mode"] == "full" and [p["number"] for p in implied["pages"]] == [2]
 
 
+@pytest.mark.slow
 async def test_offset_and_budget_walk_the_whole_paper(paged_client: Client, paged: Paged) -> None:
     read: list[int] = []
     offset: int | None = 1
@@ -308,6 +314,7 @@ async def test_offset_and_budget_walk_the_whole_paper(paged_client: Client, page
     assert read == list(range(1, BODY_PAGES + 2))
 
 
+@pytest.mark.slow
 async def test_one_page_over_the_budget_is_cut_and_says_so(paged_client: Client, paged: Paged) -> None:
     result = await call(
         paged_client, item_key=paged.keys["paged"], force_mode="full", pages="2", max_tokens=100
@@ -319,12 +326,14 @@ async def test_one_page_over_the_budget_is_cut_and_says_so(paged_client: Client,
 # -- what exists without full text ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_item_without_a_file_falls_back_to_metadata(demo: Client) -> None:
     data = await ok(demo, query="comprehensive summary of the BERT paper")
     assert data["title"].startswith("BERT") and data["full_text"]["status"] == "no_text"
     assert "no PDF or other file attached" in data["full_text"]["message"]
 
 
+@pytest.mark.slow
 async def test_item_added_after_indexing_says_to_update(paged_client: Client, paged: Paged) -> None:
     result = await call(paged_client, item_key=paged.keys["late"], query="what does it find?")
     data = result.structured_content
@@ -358,7 +367,6 @@ SHARED_CHOICE = ("papermage__2020.acl-main.447.pdf", "grobid__Wang-paperAVE2008.
 
 @pytest.fixture(scope="module")
 def shared_pdfs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[str, str]]:
-    require_shared(SHARED_PDFS / "metadata.csv")
     root = tmp_path_factory.mktemp("summarize-shared")
     b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=5)
     keys: dict[str, str] = {}
@@ -400,6 +408,8 @@ def _words(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
+@pytest.mark.shared_data(SHARED_PDFS / "metadata.csv")
+@pytest.mark.slow
 async def test_shared_pdfs_full_text_pages_match_pdfium(
     shared_pdfs: tuple[Settings, dict[str, str]], tmp_path: Path
 ) -> None:

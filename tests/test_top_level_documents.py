@@ -14,6 +14,8 @@ from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database
 from tests.pdf_factory import write_paper
 
+pytestmark = pytest.mark.slow
+
 GLACIER = (
     "We surveyed the debris cover on the valley floor of the Miage glacier. The debris was 40 cm thick on "
     "average and thinned towards the ice divide. Thick debris slows the melt of the ice beneath it."

@@ -42,6 +42,7 @@ def _update(resources: IndexResources, folder: Path) -> tuple[int, list[str]]:
     return summary.indexed + summary.updated_in_place, summary.failed
 
 
+@pytest.mark.slow
 def test_an_unchanged_library_is_not_fingerprinted_again_but_changes_are_found(
     library_dir: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:

@@ -18,6 +18,8 @@ from agent_zot.zotero.reader import load_library
 from tests.conftest import guard_database
 from tests.pdf_factory import marker, write_garbage, write_paper
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def embedder():

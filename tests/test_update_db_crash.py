@@ -20,6 +20,8 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo_pdf import write_text_pdf
 
+pytestmark = pytest.mark.slow
+
 ITEMS = 60  # three embedding batches of about 21 items: kills land before, between and after them
 
 

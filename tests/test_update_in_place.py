@@ -25,6 +25,8 @@ from agent_zot.zotero.reader import load_library
 from tests.conftest import guard_database
 from tests.pdf_factory import write_paper
 
+pytestmark = pytest.mark.slow
+
 QUERIES = ("page-aware parsing", "axolotl husbandry", "graph neural networks", "protein folding")
 TOPICS = {
     "a": ("Layout analysis finds columns, headers and footnotes before text is read in order.",

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from agent_zot.config import Settings
 from agent_zot.errors import NotFoundError
 from agent_zot.services.upkeep.update_worker import UpdateWorker, serve_updates
@@ -25,6 +27,7 @@ def _worker(folder: Path, settings: Settings, *extra: str) -> UpdateWorker:
     return UpdateWorker(command, env=env, timeout_s=300)
 
 
+@pytest.mark.slow
 def test_one_process_runs_update_after_update(tmp_path: Path) -> None:
     zotero = ZoteroStandIn(tmp_path / "Zotero")
     settings = index_library(
@@ -49,6 +52,7 @@ def test_one_process_runs_update_after_update(tmp_path: Path) -> None:
     assert worker._proc is None
 
 
+@pytest.mark.slow
 def test_a_worker_gone_idle_or_killed_is_replaced_at_the_next_update(tmp_path: Path) -> None:
     zotero = ZoteroStandIn(tmp_path / "Zotero")
     settings = index_library(

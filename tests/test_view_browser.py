@@ -23,6 +23,8 @@ from agent_zot.view.serve import make_server, url
 from tests.conftest import shared_library_params
 from tests.view_fixtures import DEMO_TITLES, demo_settings, wait_ready
 
+pytestmark = pytest.mark.slow
+
 BACKGROUND = (0xFB, 0xFC, 0xFD)  # #graph's background in view.css
 
 

@@ -106,6 +106,7 @@ def test_the_cli_writes_an_evidence_page(demo: Settings, tmp_path: Path) -> None
     assert mixed.exit_code == 2 and "use one, without scopes" in mixed.output
 
 
+@pytest.mark.slow
 def test_the_evidence_page_in_a_browser(demo: Settings, tmp_path: Path) -> None:
     require_browser()
     view = _view(demo, claims_view, [CLAIM, "Transformers rely on attention instead of recurrence"])

@@ -120,6 +120,7 @@ def test_a_failed_update_is_not_rerun_at_every_poll(zotero: ZoteroStandIn, tmp_p
         watcher.election.release()
 
 
+@pytest.mark.slow
 def test_answers_status_and_doctor_say_when_updates_keep_failing_and_why(
     zotero: ZoteroStandIn, tmp_path: Path
 ) -> None:
@@ -184,6 +185,7 @@ def test_a_successful_update_clears_the_failure_record(tmp_path: Path) -> None:
     assert update_failure(tmp_path) is None
 
 
+@pytest.mark.slow
 async def test_answers_say_when_the_index_is_behind(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
     ctx = AppContext(settings)
@@ -243,6 +245,7 @@ def _server(zotero: ZoteroStandIn, settings: Settings, home: Path) -> StdioTrans
     )
 
 
+@pytest.mark.slow
 async def test_a_running_server_indexes_what_zotero_adds(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
     async with Client(_server(zotero, settings, tmp_path / "home")) as client:
@@ -288,6 +291,7 @@ def _watch(
     )
 
 
+@pytest.mark.slow
 def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
     for n in range(6):
@@ -317,6 +321,7 @@ def test_a_watcher_killed_mid_update_loses_nothing(zotero: ZoteroStandIn, tmp_pa
         ctx.close()
 
 
+@pytest.mark.slow
 def test_watch_prints_each_update(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     settings = index_library(_settings(zotero, tmp_path), tmp_path / "home")
     watcher = _watch(zotero, settings, tmp_path / "home", stdout=subprocess.PIPE)
@@ -348,6 +353,7 @@ def _stopped(watcher: subprocess.Popen[str]) -> None:
         pytest.fail(f"watch did not stop on Ctrl-C within 60 s; its stderr:\n{errors[-3000:]}")
 
 
+@pytest.mark.slow
 def test_one_update_at_a_time_per_index(zotero: ZoteroStandIn, tmp_path: Path) -> None:
     from agent_zot.index.locks import open_lock_file, try_lock, unlock
     from agent_zot.services.upkeep.update_db import UPDATE_LOCK

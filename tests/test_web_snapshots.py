@@ -15,6 +15,8 @@ from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
 
+pytestmark = pytest.mark.slow
+
 PAGE_TITLE = "Stochastic gradient descent"
 CITED_TITLE = "A Stochastic Approximation Method"
 SNAPSHOT = """<!DOCTYPE html><html><head><title>Stochastic gradient descent</title></head><body>

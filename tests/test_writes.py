@@ -184,6 +184,7 @@ async def test_ambiguous_collection_lists_candidates_and_changes_nothing(
 # -- tags ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_add_and_remove_tags_with_literal_names(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
@@ -278,6 +279,7 @@ async def test_partial_batch_failure_reports_each_item(
     assert "x" in fake.tags_of(k["s2orc"]) and "x" not in fake.tags_of(k["scibert"])
 
 
+@pytest.mark.slow
 async def test_rate_limit_waits_as_told_then_succeeds(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
@@ -339,6 +341,7 @@ async def test_create_note_sends_sanitised_html(
     assert fake.items[key]["note"] == html and result.structured_content["confirmed"] is True
 
 
+@pytest.mark.slow
 async def test_note_from_the_query_and_refusals(
     web: Settings, tmp_path: Path, fake: FakeZoteroApi, full_lib: FullLibrary
 ) -> None:
@@ -502,6 +505,7 @@ def test_note_html_limit_and_sanitising() -> None:
         note_html("<script>alert(1)</script>")
 
 
+@pytest.mark.slow
 def test_rate_limit_transport_waits_within_its_bound() -> None:
     waits: list[float] = []
     answers = iter(

@@ -63,5 +63,5 @@ class IdentifierTable:
 
     def with_doi(self, doi: str) -> list[str]:
         """The items with this DOI, however it is written (a resolver URL, "doi:", trailing punctuation)."""
-        wanted = find_doi(clean_doi(doi))
+        wanted = find_doi(clean_doi(doi).rstrip(".,;)?!"))  # "who cites 10.1/x?": the mark is no part of it
         return self.dois.get(wanted, []) if wanted else []
