@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Iterator, Sequence
+import os
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,13 +97,44 @@ def shared_library_params() -> list[Any]:
     return [pytest.param(None, id="absent", marks=mark)]
 
 
+def tesseract_missing() -> str:
+    """Why the Tesseract tests cannot run here ("" when they can): the binary and its English data."""
+    from agent_zot.ingest.ocr import installed, language
+
+    if not installed("tesseract"):
+        return "tesseract is not installed (apt-get install tesseract-ocr tesseract-ocr-eng)"
+    if "eng" not in language.tesseract_languages():
+        return "tesseract has no English data (apt-get install tesseract-ocr-eng)"
+    return ""
+
+
+# Optional system packages some tests drive for real: each name maps to why it cannot run here ("" if it can).
+SYSTEM_PACKAGES: dict[str, Callable[[], str]] = {"tesseract": tesseract_missing}
+
+
+def require_system(name: str) -> None:
+    """Skip the calling test, with the reason and the install line, where the optional system package
+    ``name`` is missing; on CI, which installs every one of them (.ci/run), fail instead: a skip there
+    would hide a test that never ran."""
+    why = SYSTEM_PACKAGES[name]()
+    if not why:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"CI must run the tests that need {name}: {why}")
+    pytest.skip(f"{why}; .ci/run installs it")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """``@pytest.mark.shared_data(path, ...)``: skip, before any fixture is built, unless every named path
-    is there (no path: ../shared/data itself)."""
+    is there (no path: ../shared/data itself). ``@pytest.mark.system(name)``: skip where the optional
+    system package is missing (fail on CI)."""
     for mark in item.iter_markers("shared_data"):
         for path in mark.args or (SHARED_DATA,):
             require_shared(Path(path))
+    for mark in item.iter_markers("system"):
+        for name in mark.args:
+            require_system(name)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -121,8 +153,6 @@ def zotero_databases_unchanged() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's own config, environment or Zotero folder."""
-    import os
-
     for name in list(os.environ):
         if name.startswith("AGENT_ZOT_"):
             monkeypatch.delenv(name)

@@ -21,7 +21,7 @@ from agent_zot.ingest.pdfium import PdfiumParser
 from tests.ocr_factory import LEFT, RIGHT, SENTENCE, TITLE, recall, write_scanned_paper, write_text_paper
 from tests.test_ingest_extract import attachment
 
-ENGINES = ["tesseract", "rapidocr"]
+ENGINES = [pytest.param("tesseract", marks=pytest.mark.system("tesseract")), "rapidocr"]
 
 
 @pytest.fixture(scope="module")

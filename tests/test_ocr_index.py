@@ -61,17 +61,23 @@ def indexed(
     return settings, _update(settings, root / "home")
 
 
-def test_workers_ocr_under_the_default_memory_cap(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "engine", ["rapidocr", pytest.param("tesseract", marks=pytest.mark.system("tesseract"))]
+)
+def test_workers_ocr_under_the_default_memory_cap(tmp_path: Path, engine: str) -> None:
     scan = write_scanned_paper(tmp_path / "scan.pdf")
     jobs = [ParseJob(attachment(scan))]
-    for engine in ("rapidocr", "tesseract"):
-        (outcome,) = parse_many(
-            jobs, workers=1, timeout_s=120, memory_mb=Settings().parse_memory_mb, ocr=OcrConfig(engine, 1)
-        )
-        assert outcome.error is None, outcome.error
-        document = outcome.document
-        assert document is not None and document.ocr_pages == [1] and document.ocr_engine == engine
-        assert recall(SENTENCE, document.pages[0].text) >= 0.8
+    (outcome,) = parse_many(
+        jobs, workers=1, timeout_s=120, memory_mb=Settings().parse_memory_mb, ocr=OcrConfig(engine, 1)
+    )
+    assert outcome.error is None, outcome.error
+    document = outcome.document
+    assert document is not None and document.ocr_pages == [1] and document.ocr_engine == engine
+    assert recall(SENTENCE, document.pages[0].text) >= 0.8
+
+
+def test_a_worker_asked_for_no_ocr_reads_no_scan(tmp_path: Path) -> None:
+    jobs = [ParseJob(attachment(write_scanned_paper(tmp_path / "scan.pdf")))]
     (outcome,) = parse_many(jobs, workers=1, timeout_s=120, memory_mb=1024)  # no OCR asked for
     assert outcome.document is not None and outcome.document.source == "none"
 

@@ -29,6 +29,7 @@ TESSERACT = OcrConfig("tesseract", threads=2)
 
 @pytest.mark.parametrize("degrees", [90, 180, 270])
 @pytest.mark.slow
+@pytest.mark.system("tesseract")
 def test_a_turned_scan_is_read_the_right_way_up(tmp_path: Path, degrees: int) -> None:
     path = write_turned_scan(tmp_path / f"turned{degrees}.pdf", degrees)
 
@@ -53,6 +54,7 @@ def test_rapidocr_turns_an_upside_down_page_over(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.system("tesseract")
 def test_two_pages_scanned_side_by_side_are_read_one_after_the_other(tmp_path: Path) -> None:
     path = write_spread_scan(tmp_path / "spread.pdf")
 
@@ -99,6 +101,7 @@ def test_the_items_language_picks_tesseracts_data_and_names_what_is_missing() ->
 
 
 @pytest.mark.slow
+@pytest.mark.system("tesseract")
 def test_a_scan_in_a_language_without_data_is_read_and_says_what_to_install(tmp_path: Path) -> None:
     path = write_turned_scan(tmp_path / "french.pdf", 0)
     missing = next(
@@ -121,6 +124,7 @@ GERMAN = (
 
 
 @pytest.mark.slow
+@pytest.mark.system("tesseract")
 def test_a_scans_language_is_told_from_its_words_when_the_item_has_none(tmp_path: Path) -> None:
     from fpdf import FPDF
 
