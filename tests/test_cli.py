@@ -46,6 +46,23 @@ def test_status_text_and_json(run, full_lib: FullLibrary) -> None:
     assert data["library"]["path"] == str(full_lib.db_path) and not data["library"]["demo"]
 
 
+def test_library_and_config_may_follow_the_command(run, full_lib: FullLibrary, tmp_path: Path) -> None:
+    """The README's `update-db --library PATH`: the group's options are taken after any command too, and
+    there they win over the ones before it."""
+    after = json.loads(run("status", "--json", "--library", str(full_lib.data_dir), library=False).output)
+    assert after["library"]["path"] == str(full_lib.db_path)
+    nowhere = str(tmp_path / "nowhere")
+    assert run("--library", nowhere, "status", "--library", str(full_lib.data_dir), library=False).exit_code == 0
+    missing = run("doctor", "--library", nowhere, library=False)
+    assert missing.exit_code == 1 and "✗ library" in missing.output
+    built = run("update-db", "--no-fulltext", "--library", str(full_lib.data_dir), library=False)
+    assert built.exit_code == 0 and "No such option" not in built.output, built.output
+    config = tmp_path / "agent-zot.toml"
+    config.write_text(f'zotero_data_dir = "{full_lib.data_dir}"\n', encoding="utf-8")
+    shown = run("config", "show", "--config", str(config), library=False)
+    assert str(full_lib.data_dir) in shown.output, shown.output
+
+
 def test_doctor_reports_and_explains(run, tmp_path: Path) -> None:
     result = run("doctor", "--json")
     checks = {c["name"]: c for c in json.loads(result.output)["checks"]}

@@ -58,6 +58,49 @@ class State:
         return AppContext(self.settings, follows_library=follows_library)
 
 
+def _set_library(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    state = ctx.find_object(State)
+    if value is not None and state is not None:
+        state.library, state._settings = value, None
+
+
+def _set_config(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    state = ctx.find_object(State)
+    if value is not None and state is not None:
+        state.config_file, state.config_named_by, state._settings = value, "--config", None
+
+
+def accept_group_options_anywhere(group: click.Group) -> None:
+    """Let ``--library`` and ``--config`` follow any command too (``agent-zot update-db --library PATH``),
+    not only stand before it: people type them where they type every other option. Given in both places,
+    the one after the command wins."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            accept_group_options_anywhere(command)
+            continue
+        names = {name for param in command.params for name in param.opts}
+        if "--library" not in names:
+            command.params.append(
+                click.Option(
+                    ["--library"],
+                    type=click.Path(path_type=Path),
+                    expose_value=False,
+                    callback=_set_library,
+                    help="Zotero data directory or zotero.sqlite (as before the command).",
+                )
+            )
+        if "--config" not in names:
+            command.params.append(
+                click.Option(
+                    ["--config"],
+                    type=click.Path(path_type=Path, dir_okay=False),
+                    expose_value=False,
+                    callback=_set_config,
+                    help="Config file (as before the command).",
+                )
+            )
+
+
 def _emit(data: Any, text: str, as_json: bool) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str) if as_json else text)
 

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from agent_zot import __version__
-from agent_zot.cli.common import State, _emit, _guard, json_option, read_draft_file, read_json_list
+from agent_zot.cli.common import (
+    State,
+    _emit,
+    _guard,
+    accept_group_options_anywhere,
+    json_option,
+    read_draft_file,
+    read_json_list,
+)
 from agent_zot.config import default_config_path
 from agent_zot.errors import AgentZotError
 
@@ -244,6 +252,8 @@ def _format_summary(data: dict[str, Any]) -> str:
         + (f" on {data['engine']}" if data.get("engine") else "")
         + f"; store: {data['store']}.",
     ]
+    if data.get("engine_note"):  # a lighter engine than the last run's: say once that the vectors agree
+        lines.append(f"Engine: {data['engine_note']}.")
     if data.get("repaired"):
         lines.insert(0, f"Repaired the index: {data['repaired']}.")
     if pages := data.get("ocr_pages"):
@@ -332,7 +342,22 @@ def _resolved_preview(state: State, decision: Any, query: str) -> dict[str, Any]
         library = state.context().library()
     except AgentZotError:
         library = None  # no library here: the routing alone is still worth showing
-    return preview(library, decision, query)
+    return preview(library, decision, query, _graph_store(state, decision))
+
+
+def _graph_store(state: State, decision: Any) -> Any:
+    """The embedded knowledge graph, for a citation request (the tool reaches works the library only
+    cites through it), when update-db has built one; else None."""
+    if decision.tool != "zot_explore_graph" or decision.mode != "citation":
+        return None
+    try:
+        ctx = state.context()
+        if not ctx.index_resources().exists():
+            return None
+        store = ctx.graph().local
+        return store if store.has_papers() else None
+    except AgentZotError:
+        return None
 
 
 def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
@@ -341,6 +366,9 @@ def _resolved_lines(resolved: dict[str, Any]) -> list[str]:
         + (f"; duplicates: {', '.join(p['duplicates'])}" if p.get("duplicates") else "")
         for p in resolved.get("papers", [])
     ]
+    if resolved.get("work"):
+        work = resolved["work"]
+        lines.append(f"cited work (not in your library): {work['title']} ({work.get('year') or 'n.d.'})")
     if resolved.get("direction"):
         lines.append(f"direction: {resolved['direction']}")
     if resolved.get("note"):
@@ -432,3 +460,4 @@ from agent_zot.cli.watch_cmd import update_worker, watch  # noqa: E402
 
 for command in (index, graph, config, models, setup, watch, update_worker, view, matrix):
     cli.add_command(command)
+accept_group_options_anywhere(cli)
