@@ -12,3 +12,14 @@ LANES = [
     "Commuter cycling doubled within two years on streets that received a continuous protected lane network.",
     "Retail revenue along the redesigned corridors did not fall after parking spaces were replaced by lanes.",
 ]
+# Systems papers whose claims a draft can restate in a few words, with acronyms and names ("GFS", "Chubby").
+GFS = [
+    "Component failures are the norm rather than the exception in a file system built from commodity parts.",
+    "A GFS cluster consists of a single master and multiple chunkservers and is accessed by multiple clients.",
+    "The master keeps all file system metadata in memory, so master operations are fast.",
+]
+BIGTABLE = [
+    "A Bigtable is a sparse, distributed, persistent multidimensional sorted map indexed by row and column.",
+    "Tablets are stored as immutable files in a shared distributed file system across many servers.",
+    "Bigtable relies on a highly-available and persistent distributed lock service called Chubby.",
+]

@@ -16,13 +16,14 @@ from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.audit.audit_draft import audit_draft
+from agent_zot.services.summarize.audit.checks import claim_like
 from agent_zot.services.summarize.audit.citations import find_citations
 from agent_zot.services.summarize.audit.draft import decode_file, read_draft, sentences_of
 from agent_zot.services.summarize.audit.keys import KeyIndex
 from agent_zot.services.summarize.audit.report import patch
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database, index_library
-from tests.paper_texts import LANES, REEF
+from tests.paper_texts import BIGTABLE, GFS, LANES, REEF
 from tests.pdf_factory import write_paper
 
 SLEEP = [
@@ -86,6 +87,20 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[st
         date="2011-00-00 2011",
         creators=[("Eva", "Lindqvist")],
         abstractNote=VOLCANO,
+    )
+    paper(
+        "gfs",
+        GFS,
+        title="The Google file system",
+        date="2003-00-00 2003",
+        creators=[("Sanjay", "Ghemawat")],
+    )
+    paper(
+        "bigtable",
+        BIGTABLE,
+        title="A distributed storage system for structured data",
+        date="2006-00-00 2006",
+        creators=[("Fay", "Chang")],
     )
     for title in ("Urban heat islands in Madrid", "Urban heat islands in Seville"):
         paper(
@@ -309,6 +324,62 @@ async def test_the_audit_finds_each_planted_fault_and_passes_correct_citations(
     assert "6 problems" not in text and "5 problems" in text and "1 uncited claim" in text
     assert f"cited item without indexed full text ({keys['volcano']})" in text
     assert "Fix: “3” → “1”" in text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "claim"),
+    [
+        ("GFS uses a single master.", True),  # an acronym
+        ("Bigtable relies on Chubby.", True),  # a name
+        ("Recall rose to 94 percent.", True),  # a number
+        ("Results were mixed.", False),
+        ("The effect was large in most studies.", False),  # nothing named
+        ("See Section 2 for the details.", False),  # a cross-reference names the draft, not a finding
+        ("As Fig. 3 shows, results vary.", False),
+        ("Does GFS use a single master?", False),
+        ("We ran GFS on two machines.", False),  # the author's own work
+    ],
+)
+def test_short_sentences_are_claims_when_they_name_something(sentence: str, claim: bool) -> None:
+    assert claim_like(sentence) is claim
+
+
+SHORT = """# Storage
+
+GFS uses a single master.
+Bigtable relies on Chubby.
+The GFS master keeps all metadata in memory.
+Results were mixed.
+The remaining paragraphs describe the study sites.
+Storage systems have a long history.
+GFS is popular with students.
+GFS simplified data collection.
+"""
+
+
+@pytest.mark.slow
+async def test_short_uncited_claims_with_a_near_verbatim_passage_are_named(
+    library: tuple[Settings, dict[str, str], Path],
+) -> None:
+    """A claim of a few words, its names and acronyms included, that one passage of the library says
+    (its words close together) needs a citation as much as a long one; short generic sentences do not,
+    even when a passage holds their words, nor do named ones whose words lie scattered over a passage."""
+    settings, keys, _ = library
+    result = await call_tool(settings, "zot_summarize", draft=SHORT)
+    assert not result.is_error, result.content[0].text
+    data = result.structured_content
+    found = {
+        p["line"]: (p["candidates"][0]["key"], p["candidates"][0]["page"])
+        for p in data["problems"]
+        if p["kind"] == "uncited_claim"
+    }
+    line = lambda needle: _line_of(SHORT, needle)  # noqa: E731
+    assert found == {
+        line("single master"): (keys["gfs"], 2),
+        line("relies on Chubby"): (keys["bigtable"], 3),
+        line("all metadata in memory"): (keys["gfs"], 3),
+    }
+    assert data["counts"]["uncited_claims"] == 3 and data["counts"]["citations"] == 0
 
 
 @pytest.mark.slow

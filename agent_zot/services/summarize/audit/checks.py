@@ -6,11 +6,14 @@ Measures (thresholds chosen on the dev drafts of scripts/bench_audit.py, the tes
 - the cited item's rank when the whole library is searched for the sentence (hybrid retrieval);
 - *match*: how closely the sentence restates the item: the better of fuzzy containment of the sentence in
   one of the item's passages or pages (rapidfuzz partial_ratio / 100) and the share of the sentence's
-  meaningful words that one passage holds.
+  meaningful words that one passage holds;
+- for a short uncited sentence (under MIN_CLAIM_WORDS words), only the share of its meaningful words one
+  passage holds close together, every name in it included (fuzzy containment of a few words is too easy).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
@@ -22,7 +25,15 @@ from agent_zot.index.retrieval import ChunkHit, PaperHit, QueryVectors, group_by
 from agent_zot.services.summarize.audit.citations import CiteRef
 from agent_zot.services.summarize.audit.draft import Sentence
 from agent_zot.services.summarize.audit.keys import KeyIndex, Resolution
-from agent_zot.services.summarize.audit.locate import ItemText, coverage, normalised, quotations
+from agent_zot.services.summarize.audit.locate import (
+    ItemText,
+    content_terms,
+    coverage,
+    near_coverage,
+    normalised,
+    quotations,
+    specific_terms,
+)
 from agent_zot.zotero.models import Item
 
 SUPPORT_RANK = 3  # the cited item is among the library's best matches for the sentence
@@ -33,6 +44,10 @@ LOCATED_FUZZY = 85  # the sentence is on this page (fuzzy containment, 0-100)
 QUOTE_FOUND = 90  # a quotation occurs in the item (fuzzy, 0-100: ligatures and hyphenation forgiven)
 UNCITED_MATCH = 0.75  # an uncited sentence restates a library passage this closely
 MIN_CLAIM_WORDS = 8
+# A shorter sentence is a claim when it names something (an acronym, a name, a number) and has this many
+# meaningful words: "GFS uses a single master." is; "Results were mixed." is not.
+MIN_SHORT_TERMS = 3
+NEAR_WORDS = 24  # a short claim's words must lie this close together in the passage (about a sentence)
 LOCATED_MARGIN = 0.1  # chunks within this of the best match also locate the claim
 NEAR_PAGES = 1  # "on or near the cited pages": this many pages either side
 CANDIDATES = 3
@@ -61,6 +76,13 @@ _OWN_WORK = (
     "table ",
     "figure ",
     "fig. ",
+)
+
+
+_CROSS_REFERENCE = re.compile(
+    r"\b(?:sections?|chapters?|parts?|tables?|figures?|figs?\.?|appendix|appendices|equations?|eqs?\.?|"
+    r"pages?|pp?\.|lines?|steps?)\s*[A-Z]?\d+(?:\.\d+)*[a-z]?\b",
+    re.IGNORECASE,
 )
 
 
@@ -319,17 +341,23 @@ class Checker:
         return Finding("unsupported", message, candidates=others)
 
     def candidates(
-        self, match: LibraryMatch, prose: str, *, exclude: Collection[str] = ()
+        self,
+        match: LibraryMatch,
+        prose: str,
+        *,
+        exclude: Collection[str] = (),
+        measure: Callable[[str, str], float] | None = None,
     ) -> list[tuple[Item, int | None]]:
-        """The library items that restate the sentence best (about as well as the best one does), with
-        the page of their best passage."""
+        """The library items that restate the sentence best (about as well as the best one does, by
+        ``measure``: _match unless given), with the page of their best passage."""
+        score_of = measure or _match
         scored = []
         for paper in match.papers:
             if paper.item_key in exclude or paper.item_key not in self.keys.by_item_key:
                 continue
-            best = max(paper.passages, key=lambda p: _match(prose, p.text), default=None)
+            best = max(paper.passages, key=lambda p: score_of(prose, p.text), default=None)
             if best is not None:
-                scored.append((_match(prose, best.text), paper.item_key, best))
+                scored.append((score_of(prose, best.text), paper.item_key, best))
         if not scored:
             return []
         floor = max(SUPPORT_MATCH / 2, max(s for s, _, _ in scored) - SUPPORT_MARGIN)
@@ -337,7 +365,8 @@ class Checker:
         for score, key, passage in scored:
             if score >= floor and len(found) < CANDIDATES:
                 item = self.keys.by_item_key[key]
-                page = _page_within(self.text_of(item), prose, passage) if passage.kind == "chunk" else None
+                text = self.text_of(item)
+                page = _page_within(text, prose, passage, measure) if passage.kind == "chunk" else None
                 found.append((item, page))
         return found
 
@@ -346,10 +375,11 @@ class Checker:
         if match is None or not claim_like(sentence.prose) or not match.papers:
             return None
         top = match.papers[0]
-        strength = max((_match(sentence.prose, p.text) for p in top.passages), default=0.0)
+        short = _short_match if len(sentence.prose.split()) < MIN_CLAIM_WORDS else None
+        strength = max(((short or _match)(sentence.prose, p.text) for p in top.passages), default=0.0)
         if strength < UNCITED_MATCH or top.item_key not in self.keys.by_item_key:
             return None
-        found = self.candidates(match, sentence.prose)
+        found = self.candidates(match, sentence.prose, measure=short)
         names = "; ".join(f"[{i.key}] {i.title[:60]}" + (f" (p. {p})" if p else "") for i, p in found)
         return Finding(
             "uncited_claim", f"This claim cites nothing; the library says it in: {names}.", candidates=found
@@ -357,12 +387,19 @@ class Checker:
 
 
 def claim_like(prose: str) -> bool:
-    """A sentence that could need a citation: long enough, a statement, not about the draft itself."""
-    words = prose.split()
-    if len(words) < MIN_CLAIM_WORDS or prose.rstrip().endswith("?"):
+    """A sentence that could need a citation: a statement, not about the draft itself, and either long
+    enough or short but specific (it names something and says something about it)."""
+    if prose.rstrip().endswith("?") or prose.lstrip("\"“'(").casefold().startswith(_OWN_WORK):
         return False
-    lead = prose.lstrip("\"“'(").casefold()
-    return not lead.startswith(_OWN_WORK)
+    if len(prose.split()) >= MIN_CLAIM_WORDS:
+        return True
+    # "see Section 2" names a part of the draft, not something a paper says
+    named = specific_terms(_CROSS_REFERENCE.sub(" ", prose))
+    return len(content_terms(prose)) >= MIN_SHORT_TERMS and bool(named)
+
+
+def _short_match(sentence: str, passage: str) -> float:
+    return near_coverage(sentence, passage, NEAR_WORDS)
 
 
 def _match(sentence: str, passage: str) -> float:
@@ -379,12 +416,18 @@ def _supported(check: RefCheck, cited_together: int, best_other: float) -> bool:
     return within or check.match >= SUPPORT_MATCH
 
 
-def _page_within(text: ItemText, prose: str, chunk: Passage) -> int | None:
-    """The page of a chunk (one spanning a page break: the page that holds more of the claim)."""
+def _page_within(
+    text: ItemText, prose: str, chunk: Passage, measure: Callable[[str, str], float] | None = None
+) -> int | None:
+    """The page of a chunk (one spanning a page break: the page that holds more of the claim, by fuzzy
+    containment or by ``measure`` when given)."""
     start = chunk.page_start
     end = chunk.page_end or start
     if start is None or end == start or not text.has_full_text:
         return start
+    if measure is not None:
+        pages = {r.number: r.text for r in text.pages}
+        return max(range(start, end + 1), key=lambda page: measure(prose, pages.get(page, "")))
     return max(range(start, end + 1), key=lambda page: text.page_score(prose, range(page, page + 1)))
 
 

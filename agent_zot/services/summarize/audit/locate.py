@@ -19,6 +19,7 @@ from agent_zot.zotero.models import Item
 _HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "−": "-"})
 _WORD = re.compile(r"[^\W_]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9])")
 
 
 def normalised(text: str) -> str:
@@ -43,6 +44,48 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+def specific_terms(text: str) -> set[str]:
+    """The terms that name something (acronyms, proper names, mixed case, numbers), as ``content_terms``
+    spells them. A capitalised first word is not taken for a name: every sentence starts with one."""
+    found = set()
+    for index, word in enumerate(_WORD.findall(text)):
+        named = sum(c.isupper() for c in word) > 1 or any(c.isupper() for c in word[1:])
+        named = named or any(c.isdigit() for c in word) or (index > 0 and word[:1].isupper())
+        term = _stem(fold(word))
+        if named and (len(term) >= 3 or term.isdigit()) and term not in STOPWORDS:
+            found.add(term)
+    return found
+
+
+def near_coverage(sentence: str, passage: str, window: int) -> float:
+    """The share of the sentence's meaningful words that one sentence of the passage holds within
+    ``window`` consecutive words, where the most of them are; 0 unless those words include every name the
+    sentence has. A short sentence's few words turn up in most passages somewhere: only together do they
+    say it."""
+    wanted = content_terms(sentence)
+    if not wanted:
+        return 0.0
+    named = specific_terms(sentence) & wanted
+    return max(_near(wanted, named, part, window) for part in _SENTENCE_END.split(passage))
+
+
+def _near(wanted: set[str], named: set[str], text: str, window: int) -> float:
+    words = [_stem(w) for w in _WORD.findall(fold(text))]
+    inside: dict[str, int] = {}
+    best = 0.0
+    for end, word in enumerate(words):
+        if word in wanted:
+            inside[word] = inside.get(word, 0) + 1
+        start = end - window
+        if start >= 0 and words[start] in wanted:
+            inside[words[start]] -= 1
+            if not inside[words[start]]:
+                del inside[words[start]]
+        if named <= inside.keys():
+            best = max(best, len(inside) / len(wanted))
+    return best
 
 
 def coverage(sentence: str, passage: str) -> float:
