@@ -332,6 +332,8 @@ async def test_the_audit_finds_each_planted_fault_and_passes_correct_citations(
         ("GFS uses a single master.", True),  # an acronym
         ("Bigtable relies on Chubby.", True),  # a name
         ("Recall rose to 94 percent.", True),  # a number
+        ("Bigtable stores sparse tables.", True),  # a name that opens the sentence: not a common word
+        ("Storage systems have a long history.", False),  # a common word opening it
         ("Results were mixed.", False),
         ("The effect was large in most studies.", False),  # nothing named
         ("See Section 2 for the details.", False),  # a cross-reference names the draft, not a finding

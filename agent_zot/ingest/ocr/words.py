@@ -124,6 +124,12 @@ def _split_token(token: str) -> str:
     return _LETTERS.sub(lambda m: _split_letters(m.group()), token)
 
 
+def is_common_word(token: str, top: int = 20_000) -> bool:
+    """One of the ``top`` most frequent English words (case-insensitive): "Results" is, "Bigtable" and
+    "Chubby" are not, so a capitalised sentence opener that is not common is likely a name."""
+    return _rank(token) < top
+
+
 def split_glued(text: str) -> str:
     """``text`` with glued words split; whitespace between tokens (line breaks) is kept as it is."""
     return _TOKEN.sub(lambda m: _split_token(m.group()), text)

@@ -48,11 +48,15 @@ def _stem(word: str) -> str:
 
 def specific_terms(text: str) -> set[str]:
     """The terms that name something (acronyms, proper names, mixed case, numbers), as ``content_terms``
-    spells them. A capitalised first word is not taken for a name: every sentence starts with one."""
+    spells them. Every sentence starts with a capital, so a capitalised first word is a name only when it
+    is not a common English word ("Bigtable stores …", not "Results were …")."""
+    from agent_zot.ingest.ocr.words import is_common_word  # loads a word list: only audits pay for it
+
     found = set()
     for index, word in enumerate(_WORD.findall(text)):
         named = sum(c.isupper() for c in word) > 1 or any(c.isupper() for c in word[1:])
         named = named or any(c.isdigit() for c in word) or (index > 0 and word[:1].isupper())
+        named = named or (index == 0 and word[:1].isupper() and not is_common_word(word))
         term = _stem(fold(word))
         if named and (len(term) >= 3 or term.isdigit()) and term not in STOPWORDS:
             found.add(term)
