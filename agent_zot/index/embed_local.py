@@ -140,6 +140,18 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         """What embedded this process's documents: "onnx (cpu)", or torch and its device."""
         return "onnx (cpu)" if self._documents_by_export else f"torch ({self.device})"
 
+    @property
+    def engine_note(self) -> str:
+        """Why documents embedded by the export belong in an index torch built; "" while torch embeds them."""
+        if not self._documents_by_export:
+            return ""
+        from agent_zot.index.query_onnx import MIN_COSINE
+
+        return (
+            f"the model's fp32 ONNX export, same vectors as torch (cosine ≥ {MIN_COSINE}, checked when the "
+            "export was made)"
+        )
+
     def use_export_for_documents(self) -> bool:
         """Embed documents with the ONNX export as well, when there is one and torch is not loaded yet;
         False (nothing changes) otherwise. For a small update this skips importing torch (5-10 s), which

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index.identity import backend_mismatch
 from agent_zot.zotero.models import Item
 
 DENSE = "dense"
@@ -208,11 +209,14 @@ def check_compatible(stored: IndexInfo, *, model: str, dense_dim: int, sparse: s
     """Raise IndexMismatchError unless the stored index was built with this model, dimension and sparse kind."""
     if (stored.model, stored.dense_dim, stored.sparse) == (model, dense_dim, sparse):
         return
-    raise IndexMismatchError(
+    message = (
         f"The vector index at {where} was built with {describe(stored.model, stored.dense_dim, stored.sparse)}, "
-        f"but the configuration asks for {describe(model, dense_dim, sparse)}.",
-        hint=REBUILD_HINT,
+        f"but the configuration asks for {describe(model, dense_dim, sparse)}."
     )
+    precision = backend_mismatch(stored.model, model)
+    if precision is not None:  # the same model at another precision: say so, and how to keep this index
+        raise IndexMismatchError(f"{message} {precision[0]}", hint=precision[1])
+    raise IndexMismatchError(message, hint=REBUILD_HINT)
 
 
 def unknown_index_error(where: str, *, model: str, dense_dim: int, sparse: str) -> IndexMismatchError:

@@ -124,6 +124,7 @@ class UpdateSummary:
     ocr_seconds: float = 0.0  # worker time those pages took (summed over the parse workers)
     model: str = ""
     engine: str = ""  # what ran the model: "torch (cpu)", "torch (cuda)", "onnx (cpu)"...; "" when idle
+    engine_note: str = ""  # why a lighter engine ran and that its vectors are the index's own; "" otherwise
     store: str = ""
     graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
     notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
@@ -148,6 +149,7 @@ class UpdateSummary:
             "ocr_seconds": round(self.ocr_seconds, 3),
             "model": self.model,
             "engine": self.engine,
+            "engine_note": self.engine_note,
             "store": self.store,
             "graph": self.graph,
             "graph_error": self.graph_error,
@@ -315,7 +317,8 @@ def _update(
         check_space(resources.folder, needed_bytes(files, len(plan.work)))
     in_place = plan.in_place
     retext = sum(1 for w in in_place if w.scope == METADATA)  # metadata points to embed again
-    if (full or retext) and not _light_engine(resources.embedder, full, retext, options):
+    light = bool(full or retext) and _light_engine(resources.embedder, full, retext, options)
+    if (full or retext) and not light:
         _load_in_background(resources.embedder)
     if plan.removed:
         resources.store.delete_items(plan.removed)
@@ -369,6 +372,10 @@ def _update(
     summary.notes = notes.to_dict()
     if summary.chunks or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
+        if light and (note := getattr(resources.embedder, "engine_note", "")):
+            summary.engine_note = (
+                f"{note}; used for updates under {SMALL_UPDATE_CHUNKS} chunks, to skip loading torch (5-10 s)"
+            )
     if summary.indexed or notes.indexed or summary.chunks >= OPTIMIZE_AFTER_CHUNKS:
         store_size = disk_usage(resources.folder / "vectors")
         if free_bytes(resources.folder) < store_size + MARGIN:
