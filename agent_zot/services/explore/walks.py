@@ -87,6 +87,11 @@ _MODE_WORDS = STOPWORDS | frozenset(
         "published",
         "lack",
         "lacking",
+        # what is drawn, not what it is about ("map the citation network of my entire library")
+        "map",
+        "draw",
+        "visualize",
+        "visualise",
     ]
 )
 
@@ -97,8 +102,13 @@ def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResp
         raise NotFoundError(EMPTY_GRAPH)
     try:
         response = _run(ctx, store, decision, explicit)
-    except (NotFoundError, AmbiguousNameError) as err:
-        response = _gap_instead(ctx, store, decision, explicit, err)
+    except (NotFoundError, AmbiguousNameError, InvalidArgumentError) as err:
+        if _about_whole_library(decision, explicit):
+            response = _library_instead(ctx, store, decision, explicit)
+        elif isinstance(err, InvalidArgumentError):
+            raise
+        else:
+            response = _gap_instead(ctx, store, decision, explicit, err)
     if fallback:
         response.text = f"({fallback})\n{response.text}"
         response.data["graph_store_fallback"] = fallback
@@ -109,14 +119,42 @@ def explore_graph(ctx: AppContext, decision: Route, **explicit: Any) -> ToolResp
 _ONE_PAPER_MODES = ("citation", "related", "content_similarity")
 
 
+def _named(decision: Route, explicit: dict[str, Any]) -> bool:
+    return bool(
+        explicit.get("item_key") or any(decision.params.get(k) for k in ("item_keys", "doi", "arxiv_id"))
+    )
+
+
+def _about_whole_library(decision: Route, explicit: dict[str, Any]) -> bool:
+    """A one-paper mode asked about the whole library ("the whole citation graph of my library") that
+    named no paper: answered for the library, not refused for want of a paper."""
+    return (
+        decision.mode in _ONE_PAPER_MODES
+        and bool(decision.params.get("whole_library"))
+        and not _named(decision, explicit)
+    )
+
+
+def _library_instead(
+    ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str, Any]
+) -> ToolResponse:
+    library = ctx.library()
+    params = decision.params
+    limit = clamp_limit(explicit.get("limit") or params.get("limit"), default=15)
+    topic = field_text(str(explicit.get("concept") or params.get("topic") or ""))
+    response = comprehensive(ctx, store, library, explicit, params, topic, limit)
+    response.text = f"(No paper is named; read as your whole library.)\n{response.text}"
+    response.data["read_as"] = "whole library"
+    return response
+
+
 def _gap_instead(
     ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str, Any], err: AgentZotError
 ) -> ToolResponse:
     """The reading gap for a request that named no paper the library holds but reads like the labelled
     reading-gap requests ("what am I missing that keeps showing up in my references?"); else ``err``."""
     query = str(explicit.get("query") or "")
-    named = explicit.get("item_key") or any(decision.params.get(k) for k in ("item_keys", "doi", "arxiv_id"))
-    if decision.mode not in _ONE_PAPER_MODES or named or not asks_for_gap(query):
+    if decision.mode not in _ONE_PAPER_MODES or _named(decision, explicit) or not asks_for_gap(query):
         raise err
     library = ctx.library()
     scope = _gap_scope(

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.errors import AgentZotError, AmbiguousNameError
+from agent_zot.graph.store import GraphStore
 from agent_zot.services.resolve.papers import PaperRequest, resolve_named_paper, resolve_papers
+from agent_zot.services.resolve.works import WorkMatch, resolve_cited
 from agent_zot.services.routing import Route
 from agent_zot.zotero.models import Library
 
@@ -19,8 +21,12 @@ _PAPER_MODES = {
 _MAYBE_PAPER = {"zot_manage_notes", "zot_export"}
 
 
-def preview(library: Library | None, decision: Route, query: str) -> dict[str, Any]:
-    """{"papers": [...], "direction": ..., "note": ...}: what the request names, or why it names nothing."""
+def preview(
+    library: Library | None, decision: Route, query: str, store: GraphStore | None = None
+) -> dict[str, Any]:
+    """{"papers": [...], "direction": ..., "note": ...}: what the request names, or why it names nothing.
+    With the knowledge graph's ``store``, a citation request resolves as the tool resolves it: to a work
+    the library only cites ({"work": ...}) where the tool would answer about that work."""
     found: dict[str, Any] = {}
     if decision.tool == "zot_explore_graph" and decision.mode == "citation":
         found["direction"] = decision.params.get("direction") or "both"
@@ -34,6 +40,13 @@ def preview(library: Library | None, decision: Route, query: str) -> dict[str, A
     try:
         if decision.tool in _MAYBE_PAPER:
             match = resolve_named_paper(library, request)
+        elif store is not None and "direction" in found:
+            cited = resolve_cited(library, store, request)
+            if isinstance(cited, WorkMatch):
+                found["papers"] = []
+                found["work"] = cited.to_dict()
+                return found
+            match = cited
         else:
             match = resolve_papers(library, request)
     except AmbiguousNameError as err:

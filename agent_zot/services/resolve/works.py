@@ -19,7 +19,7 @@ from agent_zot.graph.model import EdgeKind, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.identifiers import DOI, ITEM_KEY_CHARS
 from agent_zot.services.resolve.clues import REQUEST_WORDS, read_clues
-from agent_zot.services.resolve.paper_index import PaperIndex, build_paper_index, stem, words
+from agent_zot.services.resolve.paper_index import PaperIndex, build_paper_index, paper_index, stem, words
 from agent_zot.services.resolve.papers import (
     PaperMatch,
     PaperRequest,
@@ -265,12 +265,15 @@ def _better_work(
     said = _content_words(request.text)
     if not said:
         return None
-    missing = said - _words_of(match.item)
+    missing = said - _words_of(match.item) - _fitted_words(library, request, match)
     years = {int(y) for y in _YEARS.findall(request.text)}
     year_wrong = bool(years) and match.item.year not in years
     if not missing and not year_wrong:
         return None
-    work = _find_work(library, store, request)
+    try:
+        work = _find_work(library, store, request)
+    except AmbiguousNameError:
+        return None  # several outside works fit alike: none beats the library paper that fits
     if work is None:
         return None
     stand_in = _stand_in(work.node)
@@ -279,6 +282,22 @@ def _better_work(
     if years and work.year not in years:
         return None
     return work
+
+
+def _fitted_words(library: Library, request: PaperRequest, match: PaperMatch) -> set[str]:
+    """The request's words the library paper fits surely other than by its title's words: its title's or
+    authors' acronym ("GFS"), another form of a title word. A work whose title spells such a word out
+    does not fit better for it (a word only its abstract or a close spelling fits may still name a work)."""
+    keys = {match.item.key, *(d.key for d in match.duplicates)}
+    clues = read_clues(paper_index(library), request.text, request.quoted)
+    return {
+        stem(t.word)
+        for t in clues.tokens
+        if not t.bonus and max((t.hits.get(k, 0.0) for k in keys), default=0.0) >= _SURE_FIT
+    }
+
+
+_SURE_FIT = 0.85  # an acronym's or a word form's fit (clues.py); close spellings and abstracts fit less
 
 
 def _content_words(text: str) -> set[str]:

@@ -23,6 +23,7 @@ from .extract_library import (
     extract_paper_title,
     extract_path,
     extract_tags,
+    extract_whole_library,
 )
 from .extract_people import extract_authors, extract_venue
 from .extract_time import extract_days, extract_limit, extract_pages, extract_years, hide_cited_works
@@ -92,6 +93,8 @@ def extract_params(query: str, tool: str) -> Extraction:
     extract_days(scan, params)
     extract_limit(scan, params)
     _hide_payload(scan)
+    if tool == "zot_explore_graph":
+        extract_whole_library(scan, params)
     extract_collections(scan, params, collections_tool=tool == "zot_manage_collections")
     extract_tags(scan, params)
     if tool == "zot_manage_notes":

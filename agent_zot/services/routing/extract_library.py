@@ -60,6 +60,31 @@ _COLLECTION_RES: tuple[re.Pattern[str], ...] = tuple(
         rf"\b{_COLL}\s+(?i:(?:called|named|titled)\s+|:\s*)?({_CNAME}){_END}",
     )
 )
+# The whole library as a request's scope: "my whole library", "the entire citation graph", "across all my
+# papers", "all my papers' citation network". Words that scope a request, never its topic.
+_OWN = r"(?:(?:all\s+(?:of\s+)?)?(?:my|our|the)\s+)"
+_WHOLE_THING = r"(?:(?:citation|reference)\s+)?(?:graph|network|map)|library|zotero|collection"
+_ALL_PAPERS = r"(?:papers|library|zotero|items)"
+_WHOLE_LIBRARY_RE = re.compile(
+    r"(?:\b(?:across|in|of|over|throughout|from|for|within)\s+)?"
+    rf"(?:\b(?:(?:the|my|our)\s+)?(?:whole|entire|complete|full)\s+(?:{_WHOLE_THING})"
+    rf"(?:\s+(?:of|in|across|for)\s+{_OWN}(?:whole\s+|entire\s+)?{_ALL_PAPERS})?"
+    rf"|\ball\s+(?:of\s+)?(?:my|our|the)\s+{_ALL_PAPERS}(?:['’]s?\s+(?:{_WHOLE_THING}))?"
+    rf"|\b(?:the\s+)?(?:citation|reference)\s+(?:graph|network|map)\s+(?:of|for|across)\s+{_OWN}"
+    rf"(?:whole\s+|entire\s+)?{_ALL_PAPERS})\b",
+    re.IGNORECASE,
+)
+
+
+def extract_whole_library(scan: Scan, params: dict[str, Any]) -> None:
+    """A request about the whole library ("the whole citation graph of my library"): ``whole_library``,
+    and the words cut from the topic, so that they are never searched for as a field."""
+    found = list(_WHOLE_LIBRARY_RE.finditer(scan.masked))
+    if found:
+        params["whole_library"] = True
+        scan.consume(m.span() for m in found)
+
+
 # Collections tool only: "add X to Reading list", "remove X from Reading list", "show items in X".
 _TARGET_RE = re.compile(
     rf"(?i:\b(?:to|into|in|from|out\s+of|under|of|inside"

@@ -152,4 +152,14 @@ EXPLORE_RULES: tuple[Rule, ...] = (
         r"|\bcomplete (?:network|picture|map)\b|\bmap out\b|\b(?:all"
         r"|every) (?:angles?|directions?)\b|\bin every way\b",
     ),
+    # the library's whole graph ("the whole citation graph of my library", "all my papers' citation
+    # network"): every strategy over the whole library, not one paper's citations
+    rx(
+        "comprehensive",
+        2.8,
+        r"\b(?:whole|entire|complete|full) (?:(?:citation|reference) )?(?:graph|network|map)\b"
+        r"|\b(?:citation|reference) (?:graph|network|map) (?:of|for|across) (?:all (?:of )?)?(?:my|our|the) "
+        r"(?:whole |entire )?(?:library|zotero|papers|collection)\b"
+        r"|\ball (?:of )?(?:my|our) (?:papers|library)['’]?s? (?:(?:citation|reference) )?(?:graph|network|map)\b",
+    ),
 )
