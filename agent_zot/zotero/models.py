@@ -451,6 +451,8 @@ class Library:
     standalone_attachments: list[Attachment]
     annotations_by_attachment: dict[str, list[Annotation]]
     trashed_count: int = 0
+    # Collections in Zotero's trash (and those below them), by key: a request naming one is told so.
+    trashed_collections: dict[str, Collection] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     identity: str = ""  # Zotero's local user key, or the database's path (see reader._identity)
     read_stamp: str = ""  # the file state and options it was read with (see reader.load_library)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from agent_zot.zotero.children import ChildLoader, Row
+from agent_zot.zotero.collection_tree import build_collections
 from agent_zot.zotero.connection import FileState, read_at_state
 from agent_zot.zotero.marks import LibraryMarks, read_marks
 from agent_zot.zotero.models import (
@@ -181,7 +182,7 @@ class _Loader(ChildLoader):
             items, standalone_attachments, standalone_notes, annotations, changed_keys = merged
             by_id = {item.item_id: item for item in items.values()}
             lineage = _lineage(previous, changed_keys)
-        collections = self._collections(lib_ids, by_id, read)
+        collections, trashed_collections = self._collections(lib_ids, by_id, read)
         return Library(
             data_dir=self.data_dir,
             db_path=self.db_path,
@@ -189,6 +190,7 @@ class _Loader(ChildLoader):
             libraries=libraries,
             items=items,
             collections=collections,
+            trashed_collections=trashed_collections,
             standalone_notes=standalone_notes,
             standalone_attachments=standalone_attachments,
             annotations_by_attachment=annotations,
@@ -415,9 +417,8 @@ class _Loader(ChildLoader):
 
     def _collections(
         self, lib_ids: set[int], by_id: dict[int, Item], read: set[int]
-    ) -> dict[str, Collection]:
-        """Every collection with its items; the items just ``read`` get their collection keys (the others,
-        kept from an earlier snapshot, have theirs)."""
+    ) -> tuple[dict[str, Collection], dict[str, Collection]]:
+        """(live, trashed) collections: collection_tree.build_collections over this schema's rows."""
         deleted: set[int] = set()
         if self.schema.has("deletedCollections") and not self.options.include_trash:
             deleted = {r[0] for r in self._rows("SELECT collectionID FROM deletedCollections")}
@@ -426,26 +427,10 @@ class _Loader(ChildLoader):
             for r in self._rows(
                 "SELECT collectionID, key, collectionName, parentCollectionID, libraryID FROM collections"
             )
-            if r[4] in lib_ids and r[0] not in deleted
+            if r[4] in lib_ids
         ]
-        key_of = {r[0]: r[1] for r in rows}
-        collections = {
-            key: Collection(key, cid, name, key_of.get(parent), lib) for cid, key, name, parent, lib in rows
-        }
-        by_cid = {c.collection_id: c for c in collections.values()}
-        for cid, item_id in self._rows(
-            "SELECT collectionID, itemID FROM collectionItems ORDER BY orderIndex"
-        ):
-            collection, item = by_cid.get(cid), by_id.get(item_id)
-            if collection is not None and item is not None:
-                collection.item_keys.append(item.key)
-                if item_id in read:
-                    item.collection_keys.append(collection.key)
-        for collection in collections.values():
-            if collection.parent_key in collections:
-                collections[collection.parent_key].child_keys.append(collection.key)
-            collection.path = _collection_path(collection, collections)
-        return collections
+        members = self._rows("SELECT collectionID, itemID FROM collectionItems ORDER BY orderIndex")
+        return build_collections(rows, deleted, members, by_id, read)
 
 
 _MOST_TO_READ_AGAIN = 0.25  # a larger share of the items changed: a full read is as quick
@@ -495,12 +480,3 @@ def _lineage(previous: Library, changed: frozenset[str]) -> tuple[tuple[str, fro
     """For each recent snapshot (the one just before first): the items that changed since it."""
     older = tuple((stamp, keys | changed) for stamp, keys in previous.lineage)
     return ((previous.read_stamp, changed), *older)[:_LINEAGE]
-
-
-def _collection_path(collection: Collection, collections: dict[str, Collection]) -> str:
-    names, seen, current = [collection.name], {collection.key}, collection
-    while current.parent_key and current.parent_key in collections and current.parent_key not in seen:
-        current = collections[current.parent_key]
-        seen.add(current.key)  # guards against a corrupt parent cycle
-        names.append(current.name)
-    return "/".join(reversed(names))

@@ -59,6 +59,12 @@ def resolve_collection(library: Library, name: str) -> Collection:
         return exact[0]
     if len(exact) > 1:
         raise _ambiguous(wanted, exact)
+    trashed = _trashed_named(library, wanted)
+    if trashed is not None:  # said before any fuzzy match: a similar live name is not what was meant
+        raise NotFoundError(
+            f"Collection {quoted(trashed.path)} is in Zotero's trash.",
+            hint="Restore it in Zotero (Trash → Restore to Library) to use it, or name another collection.",
+        )
 
     scored = sorted(
         ((_name_score(wanted, c), c) for c in library.collections.values()), key=lambda pair: -pair[0]
@@ -72,6 +78,15 @@ def resolve_collection(library: Library, name: str) -> Collection:
     if best_score >= _CONFIDENT and best_score - runner_up >= _MARGIN:
         return best
     raise _ambiguous(wanted, [c for score, c in scored[:6] if best_score - score < 15])
+
+
+def _trashed_named(library: Library, wanted: str) -> Collection | None:
+    """The trashed collection ``wanted`` names exactly (key, path or name, ignoring case), if any."""
+    trashed = library.trashed_collections
+    folded = wanted.casefold()
+    found = trashed.get(wanted.upper())
+    found = found or next((c for c in trashed.values() if c.path.casefold() == folded), None)
+    return found or next((c for c in trashed.values() if c.name.casefold() == folded), None)
 
 
 def _name_score(wanted: str, collection: Collection) -> float:
