@@ -275,6 +275,23 @@ class IndexState:
         ).fetchone()
         return row[0] if row else ""
 
+    def pages_holding(self, words: Iterable[str]) -> list[tuple[str, int, str]]:
+        """(item key, page number, text) of every stored page whose text holds any of ``words`` (ASCII case
+        ignored, as SQLite's LIKE does): what a caption search across the library reads."""
+        wanted = [w for w in words if w]
+        if not wanted:
+            return []
+        pattern = " OR ".join("p.text LIKE ? ESCAPE '\\'" for _ in wanted)
+        escaped = [
+            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in wanted
+        ]
+        joined = "FROM pages p JOIN attachments a ON a.attachment_key = p.attachment_key"
+        sql = (
+            f"SELECT a.item_key, p.number, p.text {joined} WHERE {pattern} ORDER BY 1, 2"  # placeholders only
+        )
+        rows = self._conn.execute(sql, escaped)
+        return [(key, number, text) for key, number, text in rows.fetchall()]
+
     def has_indexed_items(self) -> bool:
         """Whether any item is indexed: one row read, where ``counts`` counts every table (33 ms on each
         search of a 100,000-item library)."""

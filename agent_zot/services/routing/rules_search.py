@@ -328,6 +328,14 @@ SUMMARIZE_RULES: tuple[Rule, ...] = (
         r"|\b(?:figure capt\w*|captions?)\b|\b(?:tables|equations|formulas|figures)\b[^.?!]{0,60}?\b(?:contains?|includes?)\b",
     ),
     rx("figures", 1.2, r"\b(?:figures?|tables|equations|captions?|charts?|plots?|diagrams?)\b"),
+    # one part named by what it shows: "the execution overview figure", "the table of final sizes" (its
+    # words, such as "overview", say nothing about the depth of a summary)
+    rx(
+        "figures",
+        2.0,
+        r"\b(?:the|that|this)\s+(?:[\w-]+\s+){1,4}?(?:figure|fig\.|diagram|chart|plot|table)\b"
+        r"|\b(?:the|that|this)\s+(?:figure|diagram|chart|plot|table)\s+(?:of|showing|with|on|about)\b",
+    ),
     rx(
         "figures",
         4.6,

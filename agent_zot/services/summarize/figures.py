@@ -69,29 +69,52 @@ _KIND_WORDS = {
     ),
     "table": frozenset({"table", "tables"}),
 }
-_ASKING_WORDS = frozenset(
-    {"show", "me", "see", "give", "display", "paper", "article", "study", "one", "image"}
+_ASKING = (
+    "show me see give display paper article study one image find library list every extract pull get print "
+    "caption captions numbered want please"
 )
+_ASKING_WORDS = frozenset(_ASKING.split())
 _WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    """A figure or table asked for by what it shows: its kind and the words said about it."""
+
+    kind: str  # figure | table
+    words: frozenset[str]
+
+    def fit(self, caption: str) -> int:
+        """How many of the description's words ``caption`` holds."""
+        return len(self.words & set(_WORD.findall(fold(caption))))
+
+
+def description_of(request: str, title: str = "") -> Description | None:
+    """The kind and words of a request that asks for a figure or table by what it shows ("the execution
+    overview figure"); None when it asks for neither, or both, or says nothing about the part itself.
+    Words of the paper's own ``title`` do not count."""
+    said = [w for w in _WORD.findall(fold(request)) if w not in STOPWORDS]
+    kinds = [kind for kind, named in _KIND_WORDS.items() if named & set(said)]
+    if len(kinds) != 1:
+        return None
+    ignored = _KIND_WORDS[kinds[0]] | _ASKING_WORDS | set(_WORD.findall(fold(title)))
+    wanted = frozenset(w for w in said if w not in ignored and len(w) > 2)
+    return Description(kinds[0], wanted) if wanted else None
 
 
 def by_caption(found: Inventory, request: str, title: str) -> Target | None:
     """The figure or table whose caption holds more of the request's words than any other of its kind,
     when the request asks for a figure or table but names no number ("show me the execution overview
     figure of the MapReduce paper"); the paper's own title words do not count."""
-    said = [w for w in _WORD.findall(fold(request)) if w not in STOPWORDS]
-    kinds = [kind for kind, named in _KIND_WORDS.items() if named & set(said)]
-    if len(kinds) != 1:
+    wish = description_of(request, title)
+    if wish is None:
         return None
-    ignored = _KIND_WORDS[kinds[0]] | _ASKING_WORDS | set(_WORD.findall(fold(title)))
-    wanted = {w for w in said if w not in ignored and len(w) > 2}
     scored = sorted(
-        ((len(wanted & set(_WORD.findall(fold(e.caption)))), e) for e in found.of_kind(kinds[0]) if e.number),
-        key=lambda pair: -pair[0],
+        ((wish.fit(e.caption), e) for e in found.of_kind(wish.kind) if e.number), key=lambda pair: -pair[0]
     )
     if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
-    return Target(kinds[0], scored[0][1].number)
+    return Target(wish.kind, scored[0][1].number)
 
 
 _CACHE: OrderedDict[tuple[str, int, int], Inventory] = OrderedDict()

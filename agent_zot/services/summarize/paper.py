@@ -69,6 +69,10 @@ def run_summarize(
     win = window(pages, offset, decision.params.get("pages")) if decision.mode == "full" else None
     library = ctx.library()
     request = PaperRequest.of(text, decision.params, item_key)
+    if decision.mode == "figures":
+        described = _described_figure(ctx, library, request, text, figure)
+        if described is not None:
+            return described
     try:
         target = resolve_papers(library, request)
     except NotFoundError as missing:  # perhaps described by what it is rather than named
@@ -115,6 +119,19 @@ def _figures(item: Item, target: PaperMatch, text: str, figure: str | None) -> T
         "tokens": estimate_tokens(body),
     }
     return ToolResponse(body, data, images=answer.images, view=answer.view)
+
+
+def _described_figure(
+    ctx: AppContext, library: Library, request: PaperRequest, text: str, figure: str | None
+) -> ToolResponse | None:
+    """A figure or table described with no paper named: the paper whose caption fits (figure_lookup.py)."""
+    from agent_zot.services.summarize.figure_lookup import figure_by_description
+
+    found = figure_by_description(ctx, library, request, figure)
+    if found is None:
+        return None
+    item, target = found
+    return _figures(item, PaperMatch(item, "its caption"), text, target.name)
 
 
 def token_budget(max_tokens: int | None, mode: str) -> int:
