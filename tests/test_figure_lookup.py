@@ -97,6 +97,16 @@ async def test_the_one_paper_whose_caption_fits_is_shown_with_that_figure(
 
 
 @pytest.mark.slow
+async def test_the_figure_argument_alone_describes_the_figure(indexed: Settings, tmp_path: Path) -> None:
+    """``figure`` is a typed argument: with no query and no paper it is the description, as in a query."""
+    result = await call_tool(indexed, "zot_summarize", home=tmp_path, figure="the execution overview")
+    text = text_of(result)
+    assert not result.is_error, text
+    assert MAPREDUCE in text and "Figure 1 (p. 1): Execution overview" in text, text
+    assert result.structured_content["route"]["mode"] == "figures"
+
+
+@pytest.mark.slow
 async def test_a_table_by_its_caption_words_comes_back_as_rows(indexed: Settings, tmp_path: Path) -> None:
     result = await call_tool(
         indexed, "zot_summarize", home=tmp_path, query="show me the table of final sizes"

@@ -66,36 +66,50 @@ def figure_by_description(
     asked = figure or request.text
     if request.item_keys or request.doi or target_of(asked) is not None:
         return None
-    wish = description_of(asked)
-    if wish is None:
+    wishes = _wishes(asked, from_argument=bool(figure))
+    if not wishes:
         return None
     try:
         if resolve_named_paper(library, request) is not None:
             return None
     except NotFoundError:
         return None  # a paper named but not found: its own answer says so
-    said = quoted(" ".join(sorted(wish.words)))
+    said = quoted(" ".join(sorted(wishes[0].words)))
+    kind = " or ".join(w.kind for w in wishes)
     if not ctx.index_ready():
         raise InvalidArgumentError(
-            f"No paper is named: finding the {wish.kind} described as {said} among all your papers needs "
+            f"No paper is named: finding the {kind} described as {said} among all your papers needs "
             "the full-text index, which is not built yet.",
             hint="Run `agent-zot update-db`, or name the paper (its title words, author and year, or item_key).",
         )
-    found = _confirmed(wish, _candidates(ctx, library, wish))
+    found = sorted(
+        (m for wish in wishes for m in _confirmed(wish, _candidates(ctx, library, wish))),
+        key=lambda m: -m.fit,
+    )
     if not found:
         raise NotFoundError(
-            f"No {wish.kind} caption in your indexed papers holds {said}.",
-            hint=f"Name the paper to list its {wish.kind}s (e.g. 'list the {wish.kind}s of <title>'), or "
-            "use words from the caption.",
+            f"No {kind} caption in your indexed papers holds {said}.",
+            hint=f"Name the paper to list its {wishes[0].kind}s (e.g. 'list the {wishes[0].kind}s of <title>'), "
+            "or use words from the caption.",
         )
     best = [m for m in found if m.fit == found[0].fit]
     if len(best) == 1:
         return best[0].item, best[0].target
     raise AmbiguousNameError(
-        f"{len(best)} {wish.kind}s in your papers fit {said} equally well; which one?",
+        f"{len(best)} {kind}s in your papers fit {said} equally well; which one?",
         candidates=[m.line() for m in best[:SHOWN]],
-        hint=f"Repeat the request with item_key and figure='{wish.kind.capitalize()} N' of one of them.",
+        hint=f"Repeat the request with item_key and figure='{best[0].kind.capitalize()} N' of one of them.",
     )
+
+
+def _wishes(asked: str, *, from_argument: bool) -> list[Description]:
+    """What is described: one kind when the words name it; the ``figure`` argument alone ("the execution
+    overview") may mean a figure or a table, so both are looked for."""
+    wish = description_of(asked)
+    if wish is not None or not from_argument:
+        return [wish] if wish is not None else []
+    either = (description_of(f"{asked} {kind}") for kind in ("figure", "table"))
+    return [w for w in either if w is not None]
 
 
 def _candidates(ctx: AppContext, library: Library, wish: Description) -> list[Item]:

@@ -60,7 +60,8 @@ def run_summarize(
             f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
             hint="Name the paper and ask the question in a sentence or two.",
         )
-    if not text and not (item_key and item_key.strip()):
+    described = decision.mode == "figures" and bool(figure and figure.strip())  # found by its caption
+    if not text and not (item_key and item_key.strip()) and not described:
         raise InvalidArgumentError(
             "Which paper? The query is empty and no item_key was given.",
             hint="Pass item_key='ABCD2345', or name the paper, e.g. query='the S2ORC paper'.",
