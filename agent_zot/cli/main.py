@@ -271,8 +271,11 @@ def _format_summary(data: dict[str, Any]) -> str:
     if graph and "papers_patched" in graph:
         lines.append(f"Graph: tags and collections of {graph['papers_patched']} papers updated in place.")
     elif graph:
+        from agent_zot.graph.authors import authors_text
+
         lines.append(
-            f"Graph: {graph['papers']} papers, {graph['authors']} authors, {graph['concepts']} concepts; "
+            f"Graph: {graph['papers']} papers, {authors_text(graph['authors'], graph['papers'])}, "
+            f"{graph['concepts']} concepts; "
             f"{graph['references']} references → {graph['citations_in_library']} citations within the library, "
             f"{graph['external_works']} cited works outside it."
         )

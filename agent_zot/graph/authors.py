@@ -285,3 +285,11 @@ def _add_author(index: AuthorIndex, cluster: list[_Form]) -> None:
         index.by_form[form.name.key] = key
         for cid in form.creator_ids:
             index.by_creator[cid] = key
+
+
+def authors_text(authors: int, papers: int) -> str:
+    """ "12 authors", or why there are none: the graph's authors are the papers' creators in Zotero."""
+    if authors or not papers:
+        return f"{authors} authors"
+    which = "the paper has" if papers == 1 else f"none of the {papers} papers has"
+    return f"0 authors ({which} creators in Zotero)"

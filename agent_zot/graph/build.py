@@ -33,6 +33,7 @@ class BuildStats:
     external_works: int = 0
     concepts: int = 0
     authors: int = 0
+    papers_without_creators: int = 0  # none in Zotero: why a graph can have "0 authors"
     edges: int = 0
     patched_papers: int = 0  # a patch: the papers it wrote again (0: built whole)
     counts: dict[str, int] = field(default_factory=dict)
@@ -46,7 +47,14 @@ class BuildStats:
             "concepts": self.concepts,
             "authors": self.authors,
             "edges": self.edges,
-        } | ({"patched_papers": self.patched_papers} if self.patched_papers else {})
+        } | {
+            name: value
+            for name, value in (
+                ("papers_without_creators", self.papers_without_creators),
+                ("patched_papers", self.patched_papers),
+            )
+            if value
+        }
 
 
 class _Graph:
@@ -95,6 +103,7 @@ def build_graph(
         if item.key in canonical and canonical[item.key] != item.key:
             _add_filing(graph, item, library, paper_id(canonical[item.key]))
     stats.authors = _add_authors(graph, papers)
+    stats.papers_without_creators = sum(1 for item in papers if not item.authors)
     _add_citations(graph, items, facts, stats, canonical)
     ledger = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
     stats.concepts = sum(1 for n in graph.nodes.values() if n.kind is NodeKind.CONCEPT)

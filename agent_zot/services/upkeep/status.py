@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_zot.graph.authors import authors_text
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import plural
 from agent_zot.services.watch.watcher import update_failure
@@ -145,7 +146,8 @@ def _graph_line(graph: dict[str, Any]) -> str:
     c = graph["counts"]
     where = "" if graph["store"] == "networkx" else f"; explored in {graph['store']}"
     return (
-        f"Graph:       {c.get('Paper', 0)} papers, {c.get('Author', 0)} authors, {c.get('Concept', 0)} concepts, "
+        f"Graph:       {c.get('Paper', 0)} papers, {authors_text(c.get('Author', 0), c.get('Paper', 0))}, "
+        f"{c.get('Concept', 0)} concepts, "
         f"{c.get('ExternalWork', 0)} external works; {c.get('CITES', 0)} citations{where}"
     )
 
