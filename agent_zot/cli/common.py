@@ -86,7 +86,7 @@ def accept_group_options_anywhere(group: click.Group) -> None:
                     type=click.Path(path_type=Path),
                     expose_value=False,
                     callback=_set_library,
-                    help="Zotero data directory or zotero.sqlite (as before the command).",
+                    hidden=True,  # documented once, on the group
                 )
             )
         if "--config" not in names:
@@ -96,7 +96,7 @@ def accept_group_options_anywhere(group: click.Group) -> None:
                     type=click.Path(path_type=Path, dir_okay=False),
                     expose_value=False,
                     callback=_set_config,
-                    help="Config file (as before the command).",
+                    hidden=True,
                 )
             )
 

@@ -34,12 +34,13 @@ if TYPE_CHECKING:
     "config_file",
     type=click.Path(path_type=Path, dir_okay=False),
     envvar="AGENT_ZOT_CONFIG",
-    help=f"Config file (default: {default_config_path()}).",
+    help=f"Config file (default: {default_config_path()}); may also follow the command.",
 )
 @click.option(
     "--library",
     type=click.Path(path_type=Path),
-    help="Zotero data directory or zotero.sqlite (default: found automatically).",
+    help="Zotero data directory or zotero.sqlite (default: found automatically); may also follow the "
+    "command (`agent-zot update-db --library PATH`).",
 )
 @click.pass_context
 def cli(ctx: click.Context, config_file: Path | None, library: Path | None) -> None:
