@@ -52,7 +52,9 @@ def test_library_and_config_may_follow_the_command(run, full_lib: FullLibrary, t
     after = json.loads(run("status", "--json", "--library", str(full_lib.data_dir), library=False).output)
     assert after["library"]["path"] == str(full_lib.db_path)
     nowhere = str(tmp_path / "nowhere")
-    assert run("--library", nowhere, "status", "--library", str(full_lib.data_dir), library=False).exit_code == 0
+    assert (
+        run("--library", nowhere, "status", "--library", str(full_lib.data_dir), library=False).exit_code == 0
+    )
     missing = run("doctor", "--library", nowhere, library=False)
     assert missing.exit_code == 1 and "✗ library" in missing.output
     built = run("update-db", "--no-fulltext", "--library", str(full_lib.data_dir), library=False)

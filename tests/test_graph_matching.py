@@ -300,3 +300,25 @@ def test_external_work_key_title_hash_is_stable_and_normalised() -> None:
         == key
     )
     assert external_work_key(c) != key
+
+
+PAXOS = make_item("PAXOS001", "Paxos made simple", 2001, ["Lamport"])
+
+
+@pytest.mark.parametrize(
+    ("title", "year", "authors", "matched"),
+    [
+        ("Paxos made simple", None, ["Lamport"], True),  # a list that prints no years
+        ("Paxos Made Simple.", None, [], True),  # neither year nor author: the exact title alone
+        ("Paxos made simple", 2002, ["L. Lamport"], True),  # a year apart: proceedings and journal
+        ("Paxos made simple", 1995, [], False),  # six years apart, no author to confirm it: another work
+        ("Paxos made simple", None, ["Oki"], False),  # someone else's work of that name
+        ("Paxos made simpler", None, ["Lamport"], False),  # not printed exactly: a short title stays doubtful
+    ],
+)
+def test_a_three_word_title_printed_exactly_names_the_paper(
+    title: str, year: int | None, authors: list[str], matched: bool
+) -> None:
+    ref = Reference(raw=f"{title}. ACM SIGACT News 32, 4.", title=title, year=year, authors=tuple(authors))
+    found = ReferenceMatcher([PAXOS]).match(ref)
+    assert (found is not None and found.item_key == "PAXOS001") is matched, found

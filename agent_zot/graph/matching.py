@@ -222,7 +222,9 @@ def _confidence(entry: _Entry, score: float, method: str, year: int | None, firs
     confidence += _year_adjustment(year, entry.year) + _author_adjustment(first, entry.surnames)
     if method == "title-raw":
         confidence -= 0.05
-    if len(entry.title.split()) < 4:  # short titles ("Introduction", "Grobid") are shared by many works
+    # Short titles ("Introduction", "Grobid") are shared by many works, unless a title of three words or
+    # more is printed exactly ("Paxos made simple"): a list without years then still names the paper.
+    if len(entry.title.split()) < 4 and not (method == "title" and score >= 100.0):
         confidence -= 0.1
     return min(confidence, 0.97)
 

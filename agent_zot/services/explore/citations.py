@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
-from rapidfuzz import fuzz
 
-from agent_zot.graph.matching import surname_key, title_form
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.resolve.graph import Field
@@ -43,10 +41,8 @@ def citation_chains(
     sections: dict[str, list[Reached]] = {}
     if direction in (Direction.OUT, Direction.BOTH):
         sections["cites"] = _walk(store, starts, Direction.OUT, hops, limit)
-    namesakes: list[str] = []
     if direction in (Direction.IN, Direction.BOTH):
-        namesakes = namesake_works(store, (item, *copies))
-        sections["cited_by"] = _walk(store, [*starts, *namesakes], Direction.IN, hops, limit)
+        sections["cited_by"] = _walk(store, starts, Direction.IN, hops, limit)
     lines = [f"Citation network of [{item.key}] {item.title} (up to {plural(hops, 'hop')}):"]
     data: dict[str, Any] = {"paper": item.to_summary(), "hops": hops}
     for name, reached in sections.items():
@@ -59,11 +55,6 @@ def citation_chains(
         data[name] = [_reached_dict(r) for r in reached[:limit]]
         if not reached:
             lines.append(f"  {_empty_hint(store, name, starts, (item, *copies))}")
-    if namesakes and sections.get("cited_by"):
-        lines.append(
-            f"Counted as this paper: {len(namesakes)} cited work{'s' if len(namesakes) > 1 else ''} that "
-            "reference lists give with its exact title (their year or author did not confirm the match)."
-        )
     return ToolResponse("\n".join(lines), data)
 
 
@@ -90,39 +81,6 @@ def _empty_hint(store: GraphStore, section: str, starts: list[str], records: tup
         "No reference list was read from its file: is the file indexed (agent-zot update-db), and does it "
         "print one?"
     )
-
-
-_NAMESAKE_WORDS = 3  # a shorter title ("Introduction") is shared by too many works to stand for the paper
-
-
-def namesake_works(store: GraphStore, records: tuple[Item, ...]) -> list[str]:
-    """Cited works the graph keeps outside the library that print one of the paper's ``records``' exact
-    titles, with no year more than one apart and no first author that is none of the paper's: reference
-    entries the matcher could not tie to the paper (no year, a surname a page mangled), which are the paper."""
-    found: list[str] = []
-    for record in records:
-        title = title_form(record.title)
-        words = title.split()
-        if len(words) < _NAMESAKE_WORDS:
-            continue
-        surnames = {surname_key(c.last_name) for c in record.authors} - {""}
-        for node in store.find_nodes(NodeKind.EXTERNAL_WORK, name=max(words, key=len), limit=10**4):
-            if node.id in found or title_form(str(node.props.get("title") or "")) != title:
-                continue
-            year = node.props.get("year")
-            if isinstance(year, int) and record.year is not None and abs(year - record.year) > 1:
-                continue
-            first = surname_key(str(node.props.get("first_author") or ""))
-            if first and surnames and not any(_same_surname(first, s) for s in surnames):
-                continue
-            found.append(node.id)
-    return found
-
-
-def _same_surname(a: str, b: str) -> bool:
-    # a small-caps surname loses its first letter on some pages ("L AMPORT" for Lamport)
-    short, long = sorted((a, b), key=len)
-    return short == long or (len(short) >= 4 and short in long) or fuzz.ratio(a, b) >= 85
 
 
 def _walk(store: GraphStore, starts: list[str], direction: Direction, hops: int, limit: int) -> list[Reached]:
