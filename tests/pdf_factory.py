@@ -156,3 +156,45 @@ def write_truncated(path: Path, source: Path, keep: int = 400) -> Path:
 def write_garbage(path: Path) -> Path:
     path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8)
     return path
+
+
+def write_front_page(
+    path: Path,
+    *,
+    title: str,
+    authors: str,
+    affiliations: list[str],
+    abstract: str = _BODY,
+    venue: str | None = None,
+    info_title: str | None = None,
+    info_author: str | None = None,
+) -> Path:
+    """A paper's first page as journals set it: an optional venue line, the title in large type (wrapped
+    when long), the author line, affiliation and e-mail lines, then the abstract and a body page; the PDF's
+    document info holds ``info_title`` and ``info_author`` when given."""
+    pdf = FPDF(format="A4")
+    if info_title is not None:
+        pdf.set_title(info_title)
+    if info_author is not None:
+        pdf.set_author(info_author)
+    pdf.add_page()
+    if venue:
+        pdf.set_font("Helvetica", "I", 8)
+        pdf.cell(0, 5, venue, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(6)
+    pdf.set_font("Helvetica", "B", 20)
+    pdf.multi_cell(0, 9, title, align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    pdf.set_font("Helvetica", size=12)
+    pdf.cell(0, 7, authors, align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=9)
+    for line in affiliations:
+        pdf.cell(0, 5, line, align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(8)
+    pdf.set_font("Helvetica", "B", 10)
+    pdf.cell(0, 6, "Abstract", align="C", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", size=10)
+    _lines(pdf, [abstract, _BODY], 0)
+    _body_page(pdf, 1, two_columns=False, hyphen=False)
+    pdf.output(str(path))
+    return path

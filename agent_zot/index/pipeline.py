@@ -10,10 +10,10 @@ re-indexes it next time.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_zot.index.changes import METADATA, ItemWork
+from agent_zot.index.changes import METADATA, ItemWork, item_fingerprint
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
@@ -21,6 +21,7 @@ from agent_zot.index.store import Point, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
 from agent_zot.state.index import UNPARSED, AttachmentRecord, PageRecord
+from agent_zot.zotero.file_metadata import FrontMatter, apply_front_matter
 from agent_zot.zotero.models import Attachment, Item
 
 
@@ -36,6 +37,7 @@ class ParsedItem:
     skipped: list[dict[str, str]] = field(default_factory=list)  # files indexed from a fallback, and why
     ocr_pages: int = 0  # pages of its files read by OCR
     ocr_seconds: float = 0.0
+    front_matter: dict[str, FrontMatter] = field(default_factory=dict)  # read from its PDF, by attachment
 
 
 @dataclass(slots=True)
@@ -58,13 +60,15 @@ class IndexPipeline:
         An attachment without an outcome was not parsed (--no-fulltext) and is recorded as such, so a
         later full run parses it."""
         item = entry.item
-        ready = ParsedItem(entry, [metadata_chunk(item)], [], {})
+        ready = ParsedItem(entry, [], [], {})
         for attachment, fingerprint in entry.attachments:
             outcome = outcomes.get(attachment.key)
             if outcome is None:
                 ready.records.append(_unparsed(item, attachment))
                 continue
             document = outcome.document or fallback_document(attachment, outcome.error or "parse failed")
+            if document.front_matter is not None:
+                ready.front_matter[attachment.key] = document.front_matter
             doc_chunks = self._chunks_of(item, attachment, document)
             ready.ocr_pages += len(document.ocr_pages)
             ready.ocr_seconds += document.ocr_seconds
@@ -84,6 +88,11 @@ class IndexPipeline:
                     else "metadata only",
                 }
                 (ready.failed if outcome.error and not document.pages else ready.skipped).append(problem)
+        for found in ready.front_matter.values():  # its points and fingerprint carry what the PDF says
+            item = apply_front_matter(item, found)
+        if item is not entry.item:
+            ready.work = replace(entry, item=item, fingerprint=item_fingerprint(item))
+        ready.chunks.insert(0, metadata_chunk(item))
         return ready
 
     def store(self, batch: list[ParsedItem]) -> StoredBatch:
@@ -119,6 +128,7 @@ class IndexPipeline:
                     attachments=ready.records,
                     pages=ready.pages,
                     points=len(points),
+                    front_matter=ready.front_matter,
                 )
             stats.items += 1
             stats.chunks += len(points)

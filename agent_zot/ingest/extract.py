@@ -13,6 +13,7 @@ straight to the cache.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.ingest.docling_parser import DoclingParser
 from agent_zot.ingest.formats import EpubParser, HtmlParser, TextParser, fulltext_cache_document
+from agent_zot.ingest.front_matter import read_front_matter
 from agent_zot.ingest.models import ParsedDocument, ParseError, Parser
 from agent_zot.ingest.ocr import OcrConfig
 from agent_zot.ingest.ocr.words import word_score
@@ -155,10 +157,22 @@ def extract_attachment(
     parser: str | Parser = DEFAULT_PARSER,
     ocr: OcrConfig | None = None,
     language: str = "",
+    front_matter: bool = False,
 ) -> ParsedDocument:
     """Text with page numbers for one attachment; never raises ParseError (see the module docstring).
     ``ocr`` applies to a parser named by ``parser`` and to the pdfium fallback of another one; scanned
-    pages are read in ``language`` (the item's Language field) when OCR has it."""
+    pages are read in ``language`` (the item's Language field) when OCR has it. With ``front_matter``, a
+    PDF's title, authors and year are read too (ingest/front_matter.py), whatever source its text is from."""
+    doc = _extract(attachment, parser, ocr, language)
+    if front_matter and attachment.path is not None and attachment.exists and file_kind(attachment) == "pdf":
+        with suppress(ParseError):  # the text's own fallback already says why the file is unreadable
+            doc.front_matter = read_front_matter(attachment.path)
+    return doc
+
+
+def _extract(
+    attachment: Attachment, parser: str | Parser, ocr: OcrConfig | None, language: str
+) -> ParsedDocument:
     missing = missing_reason(attachment)
     if missing is not None or attachment.path is None:
         return fallback_document(attachment, missing or "no file")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol
 
 from agent_zot.errors import AgentZotError
+from agent_zot.zotero.file_metadata import FrontMatter
 
 SOURCES = ("pdfium", "docling", "ft-cache", "html", "epub", "text", "none")
 
@@ -47,6 +48,7 @@ class ParsedDocument:
     fallback_reason: str | None = None  # why a fallback source was used
     ocr_engine: str | None = None  # the engine that read the pages marked ``ocr``
     ocr_seconds: float = 0.0  # time spent on OCR (rendering, layout, recognition)
+    front_matter: FrontMatter | None = None  # asked for (a PDF without a parent item) and found
 
     @property
     def ocr_pages(self) -> list[int]:

@@ -51,6 +51,7 @@ _ORPHAN_CHECK_S = 1.0
 class ParseJob:
     attachment: Attachment
     language: str = ""  # the item's Language field: the language its scanned pages are read in
+    front_matter: bool = False  # read the title, authors and year too (a PDF Zotero has no metadata for)
 
 
 @dataclass(slots=True)
@@ -74,7 +75,10 @@ def _parse_one(
 ) -> tuple[ParsedDocument | None, str | None, bool]:
     """(document, error, worker must exit). Every failure is turned into a message for the parent."""
     try:
-        return extract_attachment(job.attachment, parser=parser, ocr=ocr, language=job.language), None, False
+        document = extract_attachment(
+            job.attachment, parser=parser, ocr=ocr, language=job.language, front_matter=job.front_matter
+        )
+        return document, None, False
     except MemoryError:
         return None, "exceeded memory limit", True
     except Exception as err:  # noqa: BLE001 - process boundary: a parser bug must not stop the batch

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from agent_zot.index.generations import IndexLayout, RebuildStatus
 from agent_zot.zotero.connection import FileState, file_state
 from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
+from agent_zot.zotero.file_metadata import with_file_metadata
 from agent_zot.zotero.models import Library, ReadOptions
 from agent_zot.zotero.reader import attach_marks, load_library
 
@@ -55,6 +57,8 @@ class AppContext:
         self._lock = threading.Lock()
         self._source: LibrarySource | None = None
         self._library: Library | None = None
+        self._read: Library | None = None  # the snapshot as zotero.sqlite has it, before _file_metadata
+        self._file_metadata_stamp: str | None = None
         self._state: FileState | None = None
         self._index: IndexResources | None = None
         self._graph: GraphResources | None = None
@@ -219,20 +223,41 @@ class AppContext:
         return LibrarySource(found.db_path, found.data_dir, found.how, False, base_dir)
 
     def library(self) -> Library:
-        """The current snapshot; re-read only when zotero.sqlite changed since the last read."""
+        """The current snapshot; re-read only when zotero.sqlite changed since the last read. Documents that
+        are items of their own carry the title and authors update-db read from their files."""
         source = self.source()
         with self._lock:
             state = file_state(source.db_path)
-            if self._library is None or state != self._state:
+            if self._read is None or state != self._state:
                 started = time.perf_counter()
                 options = self._read_options(source)
-                previous = self._library if self.follows_library else None
-                self._library = load_library(source.db_path, source.data_dir, options, previous=previous)
+                previous = self._read if self.follows_library else None
+                self._read = load_library(source.db_path, source.data_dir, options, previous=previous)
                 self.last_load_seconds = time.perf_counter() - started
                 self._state = state
-                if self.follows_library and self._library.marks is None:
-                    self._mark_later(self._library, options)
+                self._file_metadata_stamp = None
+                if self.follows_library and self._read.marks is None:
+                    self._mark_later(self._read, options)
+            self._library = self._file_metadata(self._read)
             return self._library
+
+    def _file_metadata(self, library: Library) -> Library:
+        """``library`` with what the index read from its parentless PDFs (zotero/file_metadata.py); the
+        last such snapshot while the index holds the same (one cheap query a call)."""
+        try:
+            resources = self.index_resources()
+            if not resources.exists():
+                return library
+            state = resources.state
+            stamp = f"{resources.generation.label}:{state.front_matter_stamp()}"
+            if stamp == self._file_metadata_stamp and self._library is not None:
+                return self._library
+            found = state.front_matter() if state.get_meta("library") == library.identity else {}
+        except (AgentZotError, sqlite3.Error) as err:  # a damaged index: answers say so; the library stands
+            log.info("file metadata not read: %s", err)
+            return library
+        self._file_metadata_stamp = stamp
+        return with_file_metadata(library, found)
 
     def _mark_later(self, library: Library, options: ReadOptions) -> None:
         """Read what the next (incremental) read compares, once no request is being served."""

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_zot.zotero.file_metadata import pdf_note
 from agent_zot.zotero.models import Item
 
 MAX_LIMIT = 200
@@ -67,7 +68,8 @@ def item_line(item: Item) -> str:
     venue = f" — {item.venue}" if item.venue else ""
     who = f"{names} ({year})" if names else f"({year})"
     flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
-    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue}"
+    read = f" ({note})" if (note := pdf_note(item)) else ""  # Zotero has no metadata for it
+    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue}{read}"
 
 
 def retraction_record(item: Item) -> dict[str, object] | None:

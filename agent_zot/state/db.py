@@ -53,6 +53,15 @@ CREATE TABLE IF NOT EXISTS ocr_pages (
     number INTEGER NOT NULL,
     PRIMARY KEY (attachment_key, number)
 );
+-- title, authors and year read from a PDF that Zotero holds without a parent item (index/pdf_metadata.py)
+CREATE TABLE IF NOT EXISTS pdf_metadata (
+    attachment_key TEXT PRIMARY KEY,
+    item_key TEXT NOT NULL,
+    title TEXT NOT NULL,
+    authors TEXT NOT NULL,          -- JSON list of names as printed
+    year INTEGER,
+    source TEXT NOT NULL            -- document info | first page
+);
 -- notes and annotations in the vector index (index/notes.py), one row per note or annotation
 CREATE TABLE IF NOT EXISTS notes (
     note_key TEXT PRIMARY KEY,      -- the note's or annotation's own Zotero key (its points' item_key)

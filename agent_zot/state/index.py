@@ -8,6 +8,7 @@ item's old points are removed by item key before new ones are written, so nothin
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -17,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_zot.state.db import StateError, connect
+from agent_zot.zotero.file_metadata import FrontMatter
 
 # The fingerprint recorded for a file that a metadata-only run (--no-fulltext) did not parse; never equal
 # to a real one.
@@ -163,9 +165,11 @@ class IndexState:
         attachments: Sequence[AttachmentRecord],
         pages: dict[str, Sequence[PageRecord]],
         points: int | None = None,
+        front_matter: dict[str, FrontMatter] | None = None,
     ) -> None:
         """Replace everything known about an item in one transaction. ``points``: how many vector points
-        the item has in the store (its chunks plus its metadata point)."""
+        the item has in the store (its chunks plus its metadata point); ``front_matter``: what was read
+        from its PDFs' title blocks, by attachment key."""
         chunks = points if points is not None else sum(a.chunks for a in attachments)
         with self._transaction() as conn:
             self._forget(conn, [item_key])
@@ -198,6 +202,13 @@ class IndexState:
                 "INSERT INTO ocr_pages VALUES (?, ?)",
                 [(key, p.number) for key, recs in pages.items() for p in recs if p.ocr],
             )
+            conn.executemany(
+                "INSERT INTO pdf_metadata VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (key, item_key, fm.title, json.dumps(list(fm.authors)), fm.year, fm.source)
+                    for key, fm in (front_matter or {}).items()
+                ],
+            )
 
     def update_fingerprints(self, fingerprints: dict[str, str]) -> None:
         """Record new fingerprints of indexed items updated in place (their files and points stay)."""
@@ -223,6 +234,7 @@ class IndexState:
                     "FROM attachments WHERE item_key = ?)",
                     (key,),
                 )
+            conn.execute("DELETE FROM pdf_metadata WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM attachments WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM items WHERE item_key = ?", (key,))
 
@@ -253,10 +265,25 @@ class IndexState:
 
     def clear(self) -> None:
         with self._transaction() as conn:
-            for table in ("pages", "ocr_pages", "attachments", "items", "notes"):
+            for table in ("pages", "ocr_pages", "pdf_metadata", "attachments", "items", "notes"):
                 conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
 
     # -- reads for tools -----------------------------------------------------------------------
+
+    def front_matter(self) -> dict[str, FrontMatter]:
+        """What was read from the PDFs of items Zotero has no metadata for, by item key."""
+        rows = self._conn.execute(
+            "SELECT item_key, title, authors, year, source FROM pdf_metadata ORDER BY attachment_key"
+        )
+        found: dict[str, FrontMatter] = {}
+        for item_key, title, authors, year, source in rows.fetchall():
+            found.setdefault(item_key, FrontMatter(title, tuple(json.loads(authors)), year, source))
+        return found
+
+    def front_matter_stamp(self) -> str:
+        """Changes whenever a row of ``front_matter`` is written or removed: a reader re-applies them then."""
+        count, last = self._conn.execute("SELECT count(*), max(rowid) FROM pdf_metadata").fetchone()
+        return f"{count}:{last}"
 
     def pages_of(self, attachment_key: str) -> list[PageRecord]:
         rows = self._conn.execute(

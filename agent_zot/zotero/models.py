@@ -300,6 +300,7 @@ class Item:
     citation_key: str | None = None
     deleted: bool = False
     retraction: Retraction | None = None  # set when Zotero has flagged the item as retracted
+    from_pdf: tuple[str, ...] = ()  # "title", "authors", "year": read from its PDF (zotero/file_metadata.py)
 
     def field(self, name: str) -> str:
         """A field by its own name or by its base name ("publicationTitle" finds "proceedingsTitle")."""
@@ -353,15 +354,19 @@ class Item:
 
     def to_summary(self) -> dict[str, object]:
         """The compact form tools return in lists."""
-        return {
-            "key": self.key,
-            "title": self.title,
-            "authors": [c.full_name for c in self.authors][:5]
-            + (["et al."] if len(self.authors) > 5 else []),
-            "year": self.year,
-            "venue": self.venue,
-            "item_type": self.item_type,
-        } | ({"retracted": self.retraction.date or True} if self.retraction else {})
+        return (
+            {
+                "key": self.key,
+                "title": self.title,
+                "authors": [c.full_name for c in self.authors][:5]
+                + (["et al."] if len(self.authors) > 5 else []),
+                "year": self.year,
+                "venue": self.venue,
+                "item_type": self.item_type,
+            }
+            | ({"retracted": self.retraction.date or True} if self.retraction else {})
+            | ({"read_from_pdf": list(self.from_pdf)} if self.from_pdf else {})
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {

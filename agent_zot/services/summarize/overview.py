@@ -8,6 +8,7 @@ from agent_zot.formats.bibtex import split_suffix
 from agent_zot.formats.latex import strip_markup
 from agent_zot.identifiers import clean_doi
 from agent_zot.services.summarize.common import FullText, header
+from agent_zot.zotero.file_metadata import HINT, pdf_note
 from agent_zot.zotero.models import Creator, Item, Library
 
 _APA_MAX_AUTHORS = 20  # APA 7 lists up to 20 authors, then an ellipsis and the last one
@@ -76,6 +77,8 @@ def quick(item: Item, library: Library, full_text: FullText) -> tuple[list[str],
     lines = [header(item), f"Title: {item.title or '(untitled)'}"]
     if item.retraction:
         lines.append(f"Warning: this paper was retracted — {item.retraction.describe()}")
+    if item.from_pdf:
+        lines.append(f"Note: {pdf_note(item)}; {HINT}.")
     lines.append(f"Authors: {shown or 'none recorded'}")
     lines.append(
         f"Year: {item.year or 'n.d.'} · Type: {item.item_type}"

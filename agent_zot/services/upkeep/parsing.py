@@ -31,7 +31,9 @@ def parsed_items(
         waiting[entry.item.key] = (entry, dict.fromkeys((a.key for a in files), None))
         for attachment in files:
             owner[attachment.key] = entry.item.key
-            jobs.append(ParseJob(attachment, entry.item.field("language")))
+            # A document that is an item of its own has no metadata but its file's (index/pdf_metadata.py)
+            own = entry.item.item_type == "attachment"
+            jobs.append(ParseJob(attachment, entry.item.field("language"), front_matter=own))
     if not jobs:
         return
     settings = pipeline.resources.settings

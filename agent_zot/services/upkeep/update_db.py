@@ -49,6 +49,7 @@ from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import READER_VERSION
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.state.index import IndexState
+from agent_zot.zotero.file_metadata import FILE_METADATA_VERSION, with_file_metadata
 from agent_zot.zotero.models import Library
 
 if TYPE_CHECKING:
@@ -258,17 +259,21 @@ def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
             unlock(handle)
 
 
-def _to_retry(state: IndexState, options: UpdateOptions) -> set[str]:
+def _to_retry(state: IndexState, options: UpdateOptions, library: Library) -> set[str]:
     """Items whose files an update could not read and this one reads again: all with --retry-failed or
     after an upgrade whose reader reads more (``READER_VERSION``), and those named with --item (asking
-    for an item by name is asking for it to be read)."""
+    for an item by name is asking for it to be read). Once, documents that are items of their own, indexed
+    before their title and authors were read from the file (zotero/file_metadata.py)."""
+    own: set[str] = set()
+    if options.fulltext and state.get_meta("file_metadata") != FILE_METADATA_VERSION:
+        own = {key for key, item in library.items.items() if item.item_type == "attachment"}
     upgraded = options.fulltext and state.get_meta("reader_version") != str(READER_VERSION)
     if not options.retry_failed and not options.item_keys and not upgraded:
-        return set()
+        return own
     unread = {record.item_key for record in state.unread_files()}
     if options.retry_failed or upgraded:
-        return unread
-    return unread & {key.upper() for key in options.item_keys}
+        return own | unread
+    return own | (unread & {key.upper() for key in options.item_keys})
 
 
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
@@ -307,7 +312,7 @@ def _update(
         only=options.item_keys or None,
         limit=options.limit,
         fulltext=options.fulltext,
-        retry=_to_retry(state, options),
+        retry=_to_retry(state, options, library),
         changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
     )
     summary.unchanged = plan.unchanged
@@ -346,6 +351,7 @@ def _update(
             _report(on_progress, summary, total, started)
     _count(pipeline.store(batch), summary)
     _report(on_progress, summary, total, started)
+    library = with_file_metadata(library, state.front_matter())  # what this run read, for the graph
 
     # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
     # --item looks at that item's only.
@@ -397,6 +403,7 @@ def _update(
         state.set_meta(LIBRARY_STAMP, library_stamp(library))
         if options.fulltext:  # every unread file was tried by this release's reader
             state.set_meta("reader_version", str(READER_VERSION))
+            state.set_meta("file_metadata", FILE_METADATA_VERSION)
     if graph is not None:
         # built by an older agent-zot, or without the memo an edit patches it from
         outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
