@@ -422,6 +422,9 @@ def test_limit(query: str, limit: int) -> None:
         ("today", 1),
         ("past 2 weeks", 14),
         ("last 24 hours", 1),
+        ("items from the last 10000 days", 10000),  # a long window is still a window, not a collection
+        ("what came in over the past 200 weeks", 1400),
+        ("the last 5000 months", 36_500),  # capped at the days argument's own bound
     ],
 )
 def test_days(query: str, days: int) -> None:
@@ -679,6 +682,12 @@ def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) ->
         "whether minimum wages reduce employment",
         "neighbourhood effects on school achievement",
         "genes regulated by p53 in tumours",  # a passive modifier names a topic; "is regulated by" claims
+        # a claim verb's noun twin: a noun joined by "and", "or", "of" or a comma is no finite verb
+        "climate damage and temperature variability",
+        "wage increases and inflation expectations",
+        "storm damage or flood losses in coastal towns",
+        "a decrease of serum ferritin in athletes",
+        "interest rate increases, bank lending and house prices",
     ],
 )
 def test_a_plain_topic_stays_a_search(query: str) -> None:
@@ -699,6 +708,8 @@ def test_a_plain_topic_stays_a_search(query: str) -> None:
         "is there evidance that mindfulness lowers blood pressure",
         "smoking increased lung cancer risk in miners",
         "hepcidin is regulated by iron stores",
+        "ozone damages lung tissue",
+        "heat waves damage crops and reduce yields",
     ],
 )
 def test_a_claim_goes_to_evidence(query: str) -> None:

@@ -75,6 +75,7 @@ def test_fills_and_implied_modes_name_real_fields_and_modes() -> None:
         assert set(spec.fills) <= fields, spec.name
         for rule in spec.implies:
             assert rule.field in fields and rule.mode in spec.mode_names, (spec.name, rule)
+            assert set(rule.shared) <= set(spec.mode_names) - {rule.mode}, (spec.name, rule)
         assert issubclass(spec.request, ToolRequest)
 
 
@@ -116,13 +117,22 @@ async def test_days_alone_lists_recent_items(client: Client) -> None:
     assert absurd.is_error and "36500" in absurd.content[0].text  # a clear bound, not "Error calling tool"
 
 
-async def test_a_query_that_names_its_mode_keeps_it(client: Client) -> None:
-    result = await client.call_tool(
+async def test_a_query_that_names_a_mode_taking_the_argument_keeps_it(client: Client) -> None:
+    # "recent" takes a collection too (recent items of that collection), so the query's mode stands;
+    # "list" takes none, so the argument's own mode (show_items) wins over "list my collections".
+    recent = await client.call_tool(
+        "zot_manage_collections",
+        {"query": "what did I add recently?", "collection": "Thesis"},
+        raise_on_error=False,
+    )
+    assert recent.structured_content["route"]["mode"] == "recent"
+    assert recent.structured_content["route"]["params"]["collection"] == "Thesis"
+    listed = await client.call_tool(
         "zot_manage_collections",
         {"query": "list my collections", "collection": "Thesis"},
         raise_on_error=False,
     )
-    assert result.structured_content["route"]["mode"] == "list"
+    assert listed.structured_content["route"]["mode"] == "show_items"
 
 
 async def test_note_text_alone_asks_to_create_a_note(client: Client, full_lib: FullLibrary) -> None:

@@ -318,15 +318,26 @@ def demo(state: State) -> None:
 @click.argument("tool")
 @click.argument("query")
 @click.option("--mode", "force_mode", default=None, help="Force a mode, as force_mode does in the tools.")
+@click.option(
+    "--arg",
+    "arguments",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A tool argument, as the assistant passes it (JSON or text): --arg days=7 --arg 'tags=[\"nlp\"]'.",
+)
 @json_option
 @click.pass_obj
 @_guard
-def route_cmd(state: State, tool: str, query: str, force_mode: str | None, as_json: bool) -> None:
-    """Show how TOOL would route QUERY (mode, confidence, extracted parameters) and the paper, author and
-    citation direction it names in your library, without running it."""
-    from agent_zot.services.tools import routed
+def route_cmd(
+    state: State, tool: str, query: str, force_mode: str | None, arguments: tuple[str, ...], as_json: bool
+) -> None:
+    """Show how TOOL would route QUERY with its arguments (mode, confidence, parameters) and the paper,
+    author and citation direction it names in your library, without running it."""
+    from agent_zot.services.tools import prepare, request_for, spec_for
 
-    decision = routed(tool, query, force_mode)  # short names ("tags", "export") are accepted
+    spec = spec_for(tool)  # short names ("tags", "export") are accepted
+    given = {"query": query, "force_mode": force_mode, **_tool_arguments(arguments)}
+    decision, _ = prepare(spec, request_for(spec, given))  # as the tool decides it: arguments beat words
     data = decision.to_dict()
     data["resolved"] = _resolved_preview(state, decision, query)
     text = (
@@ -335,6 +346,20 @@ def route_cmd(state: State, tool: str, query: str, force_mode: str | None, as_js
     )
     text += "".join(f"\n{line}" for line in _resolved_lines(data["resolved"]))
     _emit(data, text, as_json)
+
+
+def _tool_arguments(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs; a value that reads as JSON (7, ["a"], true) is taken as that, else as text."""
+    arguments: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--arg")
+        try:
+            arguments[name.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            arguments[name.strip()] = value
+    return arguments
 
 
 def _resolved_preview(state: State, decision: Any, query: str) -> dict[str, Any]:

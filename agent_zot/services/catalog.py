@@ -1,6 +1,7 @@
 """The seven tools, each declared once: description, typed request with its real defaults, modes (the
 first is the default; write modes say what they change), which route parameters fill arguments the
-caller left out, and which arguments pick a mode.
+caller left out, and which arguments pick a mode (over the query's words, unless they name a mode that
+takes the argument too: its `shared` modes).
 
 How to add a mode: add a `Mode` to the tool's tuple, a branch in its package's `tool.py` (listed in
 services/tools.py), rules in its routing table (services/routing/rules_*.py) and an example to
@@ -28,6 +29,8 @@ from agent_zot.services.spec import (
 def _limit(default: int, what: str = "results") -> object:
     return Field(default, ge=1, le=MAX_LIMIT, description=f"Max {what}.")
 
+
+MAX_DAYS = 36_500  # the longest "recent" window, a century
 
 ItemKeys = Annotated[list[str] | None, Field(description="Items to change.")]
 
@@ -119,7 +122,7 @@ COLLECTION_MODES = (
 class CollectionsRequest(ToolRequest):
     collection: str | None = Field(None, description="Collection name, path (A/B) or key.")
     item_keys: ItemKeys = None
-    days: int | None = Field(None, ge=1, le=36_500, description="Recent: items added in the last N days.")
+    days: int | None = Field(None, ge=1, le=MAX_DAYS, description="Recent: items added in the last N days.")
     recursive: bool = Field(False, description="With sub-collections' items.")
     limit: int = _limit(20)  # type: ignore[assignment]
     force_mode: modes_literal(COLLECTION_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
@@ -237,15 +240,15 @@ SPECS: tuple[ToolSpec, ...] = (
         access=Access.READ,
         fills={"collection": "collection", "tags": "tags"},
         implies=(
-            Implied("draft", "audit", over_query=True),
-            Implied("questions", "matrix", over_query=True),
-            Implied("collection", "matrix", over_query=True),
-            Implied("tags", "matrix", over_query=True),
-            Implied("item_keys", "matrix", over_query=True),
-            Implied("search", "matrix", over_query=True),
-            Implied("pages", "full", over_query=True),
-            Implied("offset", "full", over_query=True),
-            Implied("figure", "figures", over_query=True),
+            Implied("draft", "audit"),
+            Implied("questions", "matrix"),
+            Implied("collection", "matrix"),
+            Implied("tags", "matrix"),
+            Implied("item_keys", "matrix"),
+            Implied("search", "matrix"),
+            Implied("pages", "full"),
+            Implied("offset", "full", shared=("matrix",)),
+            Implied("figure", "figures"),
         ),
     ),
     ToolSpec(
@@ -255,11 +258,11 @@ SPECS: tuple[ToolSpec, ...] = (
         request=ExploreRequest,
         modes=EXPLORE_MODES,
         access=Access.READ,
-        fills={"limit": "limit"},
+        fills={"limit": "limit", "direction": "direction"},
         implies=(
-            Implied("author", "collaboration"),
-            Implied("concept", "concept"),
-            Implied("direction", "citation"),
+            Implied("author", "collaboration", shared=("comprehensive",)),
+            Implied("concept", "concept", shared=("influence", "venue", "temporal", "comprehensive")),
+            Implied("direction", "citation", shared=("comprehensive",)),
             Implied("year_min", "temporal"),
             Implied("year_max", "temporal"),
         ),
@@ -272,7 +275,10 @@ SPECS: tuple[ToolSpec, ...] = (
         modes=COLLECTION_MODES,
         access=Access.REMOVE,
         fills={"collection": "collection", "item_keys": "item_keys", "days": "days", "limit": "limit"},
-        implies=(Implied("days", "recent"), Implied("collection", "show_items")),
+        implies=(
+            Implied("days", "recent"),
+            Implied("collection", "show_items", shared=("recent", "create", "add", "remove")),
+        ),
     ),
     ToolSpec(
         name="zot_manage_tags",
@@ -282,7 +288,7 @@ SPECS: tuple[ToolSpec, ...] = (
         modes=TAG_MODES,
         access=Access.REMOVE,
         fills={"item_keys": "item_keys", "limit": "limit"},
-        implies=(Implied("tags", "search"),),
+        implies=(Implied("tags", "search", shared=("add", "remove")),),
     ),
     ToolSpec(
         name="zot_manage_notes",
@@ -292,7 +298,7 @@ SPECS: tuple[ToolSpec, ...] = (
         modes=NOTE_MODES,
         access=Access.WRITE,
         fills={"limit": "limit", "collection": "collection", "tags": "tags", "color": "color"},
-        implies=(Implied("note", "create"), Implied("color", "list_annotations")),
+        implies=(Implied("note", "create"), Implied("color", "list_annotations", shared=("search",))),
     ),
     ToolSpec(
         name="zot_export",
@@ -303,10 +309,10 @@ SPECS: tuple[ToolSpec, ...] = (
         access=Access.FILES,
         fills={"path": "path", "collection": "collection", "item_keys": "item_keys", "tags": "tags"},
         implies=(
-            Implied("draft", "review", over_query=True),
-            Implied("verdicts", "review", over_query=True),
-            Implied("questions", "matrix", over_query=True),
-            Implied("cells", "matrix", over_query=True),
+            Implied("draft", "review"),
+            Implied("verdicts", "review"),
+            Implied("questions", "matrix"),
+            Implied("cells", "matrix"),
         ),
     ),
 )

@@ -36,12 +36,16 @@ class Mode:
 
 @dataclass(frozen=True, slots=True)
 class Implied:
-    """An explicit argument that picks a mode: ``field`` set → ``mode``, when the query names no mode
-    (or always, with ``over_query``: only that mode can use the argument)."""
+    """An explicit argument that picks a mode: ``field`` set → ``mode``, whatever the query's words imply,
+    unless they name one of the ``shared`` modes, which take the argument too (tags given with "add the tag
+    ..." are the tags to add). Only `force_mode` beats it."""
 
     field: str
     mode: str
-    over_query: bool = False
+    shared: tuple[str, ...] = ()
+
+    def takes(self, mode: str) -> bool:
+        return mode == self.mode or mode in self.shared
 
 
 class ToolRequest(BaseModel):
@@ -88,13 +92,30 @@ class ToolSpec:
     def write_modes(self) -> dict[str, str]:
         return {m.name: m.writes for m in self.modes if m.writes}
 
-    def implied_mode(self, request: ToolRequest, *, query_named_mode: bool) -> Implied | None:
-        """The mode an explicit argument picks, if any (the first declared wins)."""
+    def implied_mode(self, request: ToolRequest, query_mode: str | None) -> Implied | None:
+        """The rule whose mode the explicit arguments pick, or None when they pick none or the query's mode
+        (``query_mode``: the mode its words named, if any) takes them. A mode that takes every given argument
+        wins, else the one taking most; ties go to the query's mode, then to the first declared rule."""
         given = request.explicit()
-        for rule in self.implies:
-            if rule.field in given and (rule.over_query or not query_named_mode):
-                return rule
-        return None
+        rules = [rule for rule in self.implies if rule.field in given]
+        if not rules:
+            return None
+        candidates = [query_mode] if query_mode is not None else []
+        candidates += [rule.mode for rule in rules if rule.mode not in candidates]
+        best = max(candidates, key=lambda mode: (sum(r.takes(mode) for r in rules), -candidates.index(mode)))
+        if best == query_mode:
+            return None
+        return next(rule for rule in rules if rule.mode == best)
+
+    def shown(self, request: ToolRequest, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The route's parameters as the tool runs them: an explicit argument replaces the value read from
+        the query for the same parameter, so the route never shows a value the tool did not use."""
+        shown = dict(params)
+        for name in request.explicit():
+            source = self.fills.get(name, name)
+            if name in self.fills or source in params:
+                shown[source] = getattr(request, name)
+        return shown
 
     def merged(self, request: ToolRequest, params: Mapping[str, Any]) -> ToolRequest:
         """The request with what the router extracted filled in where the caller gave nothing:

@@ -3,7 +3,7 @@
 The MCP server and the CLI both call `call()` (or `run()` with a typed request); the tools themselves are
 declared in services/catalog.py, and each tool's package dispatches its own modes (its `tool.py`, listed in
 `HANDLERS`). Explicit arguments always win over what the router extracted from the natural-language query
-(`ToolSpec.merged`), and an explicit argument picks the mode it implies when the query names none
+(`ToolSpec.merged`), and an explicit argument picks the mode it implies over the query's words
 (`ToolSpec.implied_mode`).
 """
 
@@ -29,7 +29,7 @@ from agent_zot.services.search import tool as search
 from agent_zot.services.spec import ToolRequest, ToolSpec
 from agent_zot.services.summarize import tool as summarize
 
-__all__ = ["HANDLERS", "WRITE_MODES", "call", "routed", "run"]
+__all__ = ["HANDLERS", "WRITE_MODES", "call", "prepare", "request_for", "routed", "run"]
 
 Handler = Callable[[AppContext, Any, Route], ToolResponse]
 
@@ -67,12 +67,16 @@ def routed(tool: str, query: str, force_mode: str | None) -> Route:
 def call(ctx: AppContext, tool: str, **arguments: Any) -> ToolResponse:
     """Run ``tool`` with keyword arguments as the MCP tool takes them; ``None`` means not given."""
     spec = spec_for(tool)
+    return run(ctx, spec, request_for(spec, arguments))
+
+
+def request_for(spec: ToolSpec, arguments: dict[str, Any]) -> ToolRequest:
+    """The typed request of ``arguments`` (``None`` means not given), or a clear error."""
     given = {name: value for name, value in arguments.items() if value is not None}
     try:
-        request = spec.request.model_validate(given)
+        return spec.request.model_validate(given)
     except ValidationError as exc:
         raise InvalidArgumentError(_validation_message(spec, exc)) from exc
-    return run(ctx, spec, request)
 
 
 def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
@@ -91,15 +95,18 @@ def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
 
 
 def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
-    """The route for a request, and the request with extracted values where the caller gave none."""
+    """The route for a request, and the request with extracted values where the caller gave none. An
+    argument that implies a mode picks it over the query's words (`ToolSpec.implied_mode`); only
+    `force_mode` beats it. The route shows the arguments' values, not the query's, where both name one."""
     forced = getattr(request, "force_mode", None)
     decision = routed(spec.name, request.query, forced)
     if forced is None:
-        implied = spec.implied_mode(request, query_named_mode=decision.cued)
+        implied = spec.implied_mode(request, decision.mode if decision.cued else None)
         if implied is not None and implied.mode != decision.mode:
             chosen = routed(spec.name, request.query, implied.mode)
             reason = f"argument {implied.field} → mode {implied.mode} (query: {decision.reason})"
             decision = replace(chosen, forced=False, reason=reason)
+    decision = replace(decision, params=spec.shown(request, decision.params))
     return decision, spec.merged(request, decision.params)
 
 

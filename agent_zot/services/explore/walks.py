@@ -141,7 +141,7 @@ def _library_instead(
     library = ctx.library()
     params = decision.params
     limit = clamp_limit(explicit.get("limit") or params.get("limit"), default=15)
-    topic = field_text(str(explicit.get("concept") or params.get("topic") or ""))
+    topic = _topic(explicit, params)
     response = comprehensive(ctx, store, library, explicit, params, topic, limit)
     response.text = f"(No paper is named; read as your whole library.)\n{response.text}"
     response.data["read_as"] = "whole library"
@@ -188,7 +188,7 @@ def _run(ctx: AppContext, store: GraphStore, decision: Route, explicit: dict[str
     library = ctx.library()
     params = decision.params
     limit = clamp_limit(explicit.get("limit") or params.get("limit"), default=15)
-    topic = field_text(str(explicit.get("concept") or params.get("topic") or ""))
+    topic = _topic(explicit, params)
     years = params.get("years") or {}
     start = explicit.get("year_min") or years.get("start")
     end = explicit.get("year_max") or years.get("end")
@@ -287,6 +287,12 @@ def _with_paper(response: ToolResponse, match: PaperMatch, *, direction: str | N
         response.text = f"{response.text}\n{note}"
     response.data["resolved"] = resolved_record(match, direction=direction)
     return response
+
+
+def _topic(explicit: dict[str, Any], params: dict[str, Any]) -> str:
+    """The concept argument as given ("research corpus" keeps "research"), else the query's topic with
+    its mode words removed."""
+    return str(explicit.get("concept") or "").strip() or field_text(str(params.get("topic") or ""))
 
 
 def field_text(topic: str) -> str:

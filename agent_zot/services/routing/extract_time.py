@@ -6,6 +6,8 @@ import datetime
 import re
 from typing import Any
 
+from agent_zot.services.catalog import MAX_DAYS
+
 from .scan import HAS_DIGIT, Scan
 
 # Years ago that "recent"/"recently" means.
@@ -91,9 +93,10 @@ _CITED_WORK_RE = re.compile(
 _WORD_RE = re.compile(r"[^\W\d_]{3,}")
 CITED_WORK_CONTEXT = 4  # words besides the citation that make it a question citing a work
 
+# Any count of days, weeks...: a long window ("the last 10000 days") is still a window, never a name.
 _DAYS_RE = re.compile(
     rf"(?i:\b(?:(?:with)?in\s+)?(?:the\s+)?(?:last|past"
-    rf"|previous)\s+({_NUM})\s+(days?|weeks?|months?|hours?)\b)"
+    rf"|previous)\s+(\d+|{_NUM})\s+(days?|weeks?|months?|hours?)\b)"
 )
 _DAYS_WORD_RE = re.compile(
     r"(?i:\b(?:(?:in\s+)?(?:this|last|past|the\s+past|the\s+last)\s+(week"
@@ -132,7 +135,8 @@ def extract_days(scan: Scan, params: dict[str, Any]) -> None:
     if m:
         unit = m.group(2).lower().rstrip("s")
         n = number(m.group(1))
-        params["days"] = max(1, -(-n // 24)) if unit == "hour" else n * _UNIT_DAYS[unit]
+        days = max(1, -(-n // 24)) if unit == "hour" else n * _UNIT_DAYS[unit]
+        params["days"] = min(days, MAX_DAYS)
         scan.consume([m.span()])
         return
     m = _DAYS_WORD_RE.search(scan.masked)

@@ -43,6 +43,10 @@ _CLAIM_VERBS = (
     r"|made|make|held|kill|save|shrink|shrank|grow|grew|rose|fell)"
 )
 _CLAIM_FORMS = r"(?:s|es|ed|d)?"
+# After a claim verb: its object, not "and", "or", "of" or a comma. Those follow the verb's noun twin
+# ("climate damage and ...", "wage increases or ...", "a decrease of ..."): a topic, not a finite claim.
+# A lookahead, so the matched span (cut from the topic) ends at the verb, not inside the object's first word.
+_OBJECT = r"(?=\s+(?!(?:and|or|nor|of|vs|versus)\b)[^\s,;])"
 # Requests that merely name a topic, or ask a question, begin like this; a claim does not.
 _NOT_A_CLAIM_START = (
     r"^\s*(?!(?:does|do|did|is|are|was|were|can|could|would|will|should|has|have|had|papers?|articles?|studies"
@@ -58,13 +62,13 @@ ASSERTION = (
     r"(?:(?:does|do|did|can|may|might|could|will|would|cannot|can't|doesn't|don't|didn't|is|are|was|were)\s+)?"
     r"(?:not\s+|no\s+longer\s+|significantly\s+|strongly\s+|substantially\s+|directly\s+)?"
     # "X regulated by Y" with no "is" before it names a topic (genes regulated by p53), not a claim
-    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b(?<!ed)(?<!\wd)\s+\S"
+    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b(?<!ed)(?<!\wd){_OBJECT}"
     r"|" + _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
     r"(?:(?:is|are|was|were|has\s+been|have\s+been|had\s+been|be|been)\s+)"
     r"(?:not\s+|significantly\s+|strongly\s+|substantially\s+|directly\s+)?"
-    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b\s+\S"
+    rf"{_CLAIM_VERBS}{_CLAIM_FORMS}\b{_OBJECT}"
     r"|" + _NOT_A_CLAIM_START + rf"(?:{_NO_QUESTION}\b)?[a-z][\w'-]*\s+"
-    rf"{_CLAIM_VERBS}(?:ed|d)\b(?!\s+(?:by|in|for|with|from|at|on)\b)\s+\S"
+    rf"{_CLAIM_VERBS}(?:ed|d)\b(?!\s+(?:by|in|for|with|from|at|on)\b){_OBJECT}"
     r"|"
     + _NOT_A_CLAIM_START
     + r"[^?]{2,200}?\b(?:is|are|was|were)\s+(?:not\s+)?(?:associated|linked|correlated"
