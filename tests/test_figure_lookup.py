@@ -155,3 +155,12 @@ async def test_without_an_index_no_paper_is_guessed_from_the_description(
     text = text_of(result)
     assert result.is_error and "update-db" in text and "name the paper" in text.lower(), text
     assert FUZZING not in text
+
+
+@pytest.mark.parametrize("query", ["list all figures", "list the figures and tables"])
+async def test_a_figure_list_with_no_paper_asks_which_paper(
+    unindexed: Settings, tmp_path: Path, query: str
+) -> None:
+    result = await call_tool(unindexed, "zot_summarize", home=tmp_path, query=query)
+    text = text_of(result)
+    assert result.is_error and text.startswith("Which paper?") and "names no paper" in text, text

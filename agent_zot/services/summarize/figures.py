@@ -102,6 +102,13 @@ def description_of(request: str, title: str = "") -> Description | None:
     return Description(kinds[0], wanted) if wanted else None
 
 
+def names_nothing(request: str) -> bool:
+    """Whether ``request`` only asks for figures or tables ("list all figures"), naming no paper and
+    describing no part: there is nothing to look for, so the answer is a question back."""
+    ignored = _ASKING_WORDS | _KIND_WORDS["figure"] | _KIND_WORDS["table"]
+    return all(w in STOPWORDS or w in ignored for w in _WORD.findall(fold(request)))
+
+
 def by_caption(found: Inventory, request: str, title: str) -> Target | None:
     """The figure or table whose caption holds more of the request's words than any other of its kind,
     when the request asks for a figure or table but names no number ("show me the execution overview

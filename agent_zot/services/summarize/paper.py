@@ -71,6 +71,14 @@ def run_summarize(
     library = ctx.library()
     request = PaperRequest.of(text, decision.params, item_key)
     if decision.mode == "figures":
+        from agent_zot.services.summarize.figures import names_nothing
+
+        if not (item_key and item_key.strip()) and not figure and names_nothing(text):
+            raise InvalidArgumentError(
+                "Which paper? The request asks for figures or tables but names no paper.",
+                hint="Name the paper (e.g. 'list the figures of the S2ORC paper'), pass item_key='ABCD2345', or "
+                "describe the figure ('the execution overview figure').",
+            )
         described = _described_figure(ctx, library, request, text, figure)
         if described is not None:
             return described
