@@ -49,6 +49,9 @@ MODE_ROWS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
     ("zot_export", "export the Thesis collection as BibTeX", {"verdicts": [{"claim": "S2ORC is big.", "item_key": "{s2orc}", "quote": "a large corpus", "stance": "supports", "reason": "says so"}], "overwrite": True}, "review", {}),
     ("zot_export", "export the Thesis collection as BibTeX", {"questions": ["What data?"], "overwrite": True}, "matrix", {}),
     ("zot_export", "export the Thesis collection as BibTeX", {"cells": [{"item_key": "{s2orc}", "question": 1, "answer": "text", "quote": "a large corpus"}], "overwrite": True}, "matrix", {}),
+    ("zot_export", "export the Thesis collection as Markdown", {"path": "thesis.bib", "overwrite": True}, "bibtex", {"path": "thesis.bib"}),
+    ("zot_export", "export the Thesis collection as BibTeX", {"path": "thesis.md", "overwrite": True}, "markdown", {"path": "thesis.md"}),
+    ("zot_export", "export the Thesis collection as BibTeX", {"path": "thesis.json", "overwrite": True}, "csljson", {"path": "thesis.json"}),
 ]  # fmt: skip
 
 # The query's words name the same parameter with another value: the argument's value is the one shown.
@@ -74,6 +77,7 @@ SHARED_ROWS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
     ("zot_manage_collections", "add {s2orc} to a collection", {"collection": "Reading list", "item_keys": ["{s2orc}"]}, "add", {"collection": "Reading list"}),
     ("zot_manage_tags", "add the tag to-read to {s2orc}", {"tags": ["ml"], "item_keys": ["{s2orc}"]}, "add", {}),
     ("zot_manage_tags", "remove the tag nlp from {s2orc}", {"tags": ["corpus"]}, "remove", {"tags": ["corpus"]}),
+    ("zot_export", "export my annotations of {s2orc} as JSON", {"path": "notes.json", "overwrite": True}, "annotations", {"path": "notes.json"}),
 ]  # fmt: skip
 
 # Rows whose tool answers from the library alone; the others need the index (and graph), built once below.
@@ -105,7 +109,7 @@ def _rows(table: list[Any], *, library_only: bool) -> list[Any]:
 def _runs_without_index(row: tuple[str, str, dict[str, Any], str, dict[str, Any]]) -> bool:
     """Bibliographic exports read the library alone, no index."""
     tool, _, _, mode, _ = row
-    return (tool, mode) == ("zot_export", "bibtex")
+    return tool == "zot_export" and mode in ("bibtex", "markdown", "csljson")
 
 
 ALL_ROWS = MODE_ROWS + VALUE_ROWS + SHARED_ROWS

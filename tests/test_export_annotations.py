@@ -271,7 +271,7 @@ async def test_tag_scope_counts_own_and_paper_tags(lib: Lib, settings: Settings)
 async def test_whole_library_includes_standalone_notes_and_pdfs(lib: Lib, settings: Settings) -> None:
     error, text, data = await export(settings, path="all.csv")  # a .csv path alone picks the mode
     assert not error, text
-    assert data["route"]["mode"] == "bibtex" and data["format"] == "csv"  # the extension decided
+    assert data["route"]["mode"] == "annotations" and data["format"] == "csv"  # the extension decided
     rows = read_csv(Path(data["path"]))
     loose, standalone = rows[-2], rows[-1]
     assert (  # on a top-level PDF, which is an item of its own

@@ -10,7 +10,9 @@ tests/data/routing_queries.jsonl.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -220,6 +222,17 @@ class ExportRequest(ToolRequest):
     force_mode: modes_literal(EXPORT_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
+def _extension_of(mode: str) -> Callable[[Any], bool]:
+    """Whether a path's extension asks for ``mode``, by the export's one table of extensions."""
+
+    def fits(path: Any) -> bool:
+        from agent_zot.services.export.target import FORMAT_EXTENSIONS  # the export package loads on use
+
+        return isinstance(path, str) and FORMAT_EXTENSIONS.get(PurePath(path.strip()).suffix.lower()) == mode
+
+    return fits
+
+
 SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="zot_search",
@@ -313,6 +326,12 @@ SPECS: tuple[ToolSpec, ...] = (
             Implied("verdicts", "review"),
             Implied("questions", "matrix"),
             Implied("cells", "matrix"),
+            # The file name's extension decides the format (export/target.py), so the route says so too.
+            Implied("path", "bibtex", when=_extension_of("bibtex")),
+            Implied("path", "csljson", shared=("annotations",), when=_extension_of("csljson")),
+            Implied("path", "markdown", shared=("review", "matrix"), when=_extension_of("markdown")),
+            Implied("path", "graphml", when=_extension_of("graphml")),
+            Implied("path", "annotations", shared=("matrix",), when=_extension_of("annotations")),
         ),
     ),
 )

@@ -8,7 +8,7 @@ tool's modes or parameters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -43,9 +43,13 @@ class Implied:
     field: str
     mode: str
     shared: tuple[str, ...] = ()
+    when: Callable[[Any], bool] | None = None  # the value decides, not its presence: a path's extension
 
     def takes(self, mode: str) -> bool:
         return mode == self.mode or mode in self.shared
+
+    def applies(self, value: Any) -> bool:
+        return self.when is None or self.when(value)
 
 
 class ToolRequest(BaseModel):
@@ -97,7 +101,7 @@ class ToolSpec:
         (``query_mode``: the mode its words named, if any) takes them. A mode that takes every given argument
         wins, else the one taking most; ties go to the query's mode, then to the first declared rule."""
         given = request.explicit()
-        rules = [rule for rule in self.implies if rule.field in given]
+        rules = [r for r in self.implies if r.field in given and r.applies(getattr(request, r.field))]
         if not rules:
             return None
         candidates = [query_mode] if query_mode is not None else []
