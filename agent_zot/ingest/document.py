@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 
 from agent_zot.ingest.clean import normalise_text, strip_running_lines
 from agent_zot.ingest.headings import find_headings
+from agent_zot.ingest.ligatures import restore_words
 from agent_zot.ingest.models import PageText, ParsedDocument, ParseError
 from agent_zot.ingest.references import split_references
 
@@ -23,13 +24,15 @@ def build_document(
     warnings: Sequence[str] = (),
     ocr_pages: Collection[int] = (),
 ) -> ParsedDocument:
-    """Clean each page, drop running headers/footers (``running_lines``, for paginated sources), split
-    off the references section and find headings. Raises ParseError when no page has any text.
+    """Clean each page, drop running headers/footers (``running_lines``, for paginated sources), mend
+    words broken at lost ligatures or gaps (ingest/ligatures.py), split off the references section and
+    find headings. Raises ParseError when no page has any text.
     ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so."""
     labels = list(labels) if labels is not None else [None] * len(raw_pages)
     texts = [normalise_text(raw) for raw in raw_pages]
     if running_lines:
         texts = strip_running_lines(texts, labels)
+    texts = restore_words(texts)  # before references and headings: "5. Reerences" is the references heading
     all_warnings = list(warnings)
     empty = sum(1 for text in texts if not text)
     paginated = source in PDF_SOURCES

@@ -75,6 +75,16 @@ def _rank(word: str) -> int:
     return _ranks().get(word.lower(), 10**9)
 
 
+def word_rank(word: str) -> int:
+    """The word's frequency rank in English, 0 the most frequent (case-insensitive); 10**9 when unknown."""
+    return _rank(word)
+
+
+def word_ranks() -> dict[str, int]:
+    """Every known English word (lower case) with its frequency rank, loaded once a process."""
+    return _ranks()
+
+
 def is_word(token: str) -> bool:
     """A known English word (case-insensitive)."""
     return _rank(token) < _KNOWN_RANK
