@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_zot.ingest.figures import opens_caption
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.pdfium import open_pdf
 from agent_zot.ingest.text_lines import Segment, is_prose
@@ -225,17 +226,26 @@ def text_table_box(path: Path, page: int, caption_box: Box) -> Box | None:
     rows = _rows([r for r in runs if low <= (r.box[0] + r.box[2]) / 2 <= high])
     below = [row for row in rows if min(s.box[1] for s in row) >= caption_box[3] - 1]
     above = [row for row in rows if max(s.box[3] for s in row) <= caption_box[1] + 1]
+    found = []
     for side in (below, list(reversed(above))):
         table = _table_rows(side)
         if len(table) >= 2:
             cells = [s for row in table for s in row]
-            return (
+            box = (
                 min(s.box[0] for s in cells),
                 min(s.box[1] for s in cells),
                 max(s.box[2] for s in cells),
                 max(s.box[3] for s in cells),
             )
-    return None
+            found.append((max(box[1] - caption_box[3], caption_box[1] - box[3]), box))
+    if not found:
+        return None
+    # rows on both sides (tables stacked with no prose between): the nearer are the caption's; below
+    # (the usual side) unless those above are nearer by half a line
+    line = caption_box[3] - caption_box[1]
+    if len(found) == 2 and found[1][0] < found[0][0] - 0.5 * min(line, 12.0):
+        return found[1][1]
+    return found[0][1]
 
 
 def _two_columns(runs: Sequence[Segment], width: float) -> bool:
@@ -269,8 +279,8 @@ def _table_rows(rows: list[list[Segment]]) -> list[list[Segment]]:
             )
             if gap > _ROW_GAP * line:
                 break
-        if len(row) == 1 and is_prose(text):
-            break
+        if (len(row) == 1 and is_prose(text)) or opens_caption(text):
+            break  # a paragraph, or the next table's caption
         taken.append(row)
     while taken and len(taken[-1]) < 2:
         taken.pop()

@@ -7,6 +7,8 @@ captions on their page (a figure's region is usually above its caption, a table'
 figure or table with no caption near it is listed unnumbered. Equations are the detector's equation
 regions, numbered by the "(4)" the text layer has at their right edge.
 
+Which region is which caption's: figure_regions.py; the sentences citing each: figure_citing.py.
+
 Everything is in PDF points with the origin at the page's top left (pdfium's is bottom left).
 """
 
@@ -19,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from agent_zot.ingest import layout
-from agent_zot.ingest.clean import normalise_text
+from agent_zot.ingest.figure_citing import add_citing, body_text
+from agent_zot.ingest.figure_regions import pair_regions
 from agent_zot.ingest.pdfium import open_pdf
 from agent_zot.ingest.text_lines import CJK, Segment, is_prose, page_lines, segments_or_none
 
 INVENTORY_VERSION = 1
 KINDS = ("figure", "table", "equation")
 CAPTION_CHARS = 600
-CITING_PER_ITEM = 3
 # A region the detector found with no caption near it is listed only when it is this large a share of the
 # page (small "figures" are logos, icons and mis-detected text).
 UNCAPTIONED_MIN_AREA = 0.04
@@ -40,6 +42,21 @@ _CAPTION = re.compile(
 # "图 1 1": a Chinese label's number set one digit a run ("图 11")
 _CJK_DIGITS = re.compile(r"^([图表]\s?)((?:\d ){1,2}\d)(?!\d)")
 _STRONG_AFTER = frozenset(".:|—–-")
+Box = tuple[float, float, float, float]
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50}
+
+
+def number_key(number: str) -> str:
+    """A printed number as it is compared: "II", "ii" and "2" are one number (IEEE tables are numbered in
+    Roman numerals, requests usually in Arabic); anything else as printed, in lower case."""
+    text = number.strip().lower()
+    if not text or any(c not in _ROMAN for c in text):
+        return text
+    values = [_ROMAN[c] for c in text]
+    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v for i, v in enumerate(values))
+    return str(total)
+
+
 _EQUATION_NUMBER = re.compile(r"\(\s*([A-Z]?\d{1,3}(?:\.\d{1,2})?[a-z]?)\s*\)\s*$")
 
 
@@ -83,8 +100,10 @@ class Inventory:
         return [e for e in self.elements if e.kind == kind]
 
     def find(self, kind: str, number: str) -> Element | None:
-        wanted = number.strip().lower()
-        return next((e for e in self.elements if e.kind == kind and e.number.lower() == wanted), None)
+        """The element of ``kind`` numbered ``number`` ("Table 3" finds the table printed "Table III")."""
+        of_kind = self.of_kind(kind)
+        exact = next((e for e in of_kind if e.number.lower() == number.strip().lower()), None)
+        return exact or next((e for e in of_kind if number_key(e.number) == number_key(number)), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,6 +129,11 @@ class Inventory:
 
 def _digits_joined(text: str) -> str:
     return _CJK_DIGITS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
+
+
+def opens_caption(text: str) -> bool:
+    """Whether a line begins like a caption ("Table 3:", "FIG. 2", "TABLE II")."""
+    return _CAPTION.match(_digits_joined(text)) is not None
 
 
 def _kind_of(label: str) -> str:
@@ -196,27 +220,37 @@ def _continues_a_sentence(segments: Sequence[Segment], index: int) -> bool:
     return False
 
 
-def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, tuple[float, float, float, float]]:
+def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, Box]:
     """The caption's first line and the runs that continue it: on the same line, or on the lines below in
     the same column without a gap wider than a line (two lines below a label set on a line of its own,
-    "TABLE I" over its centred title)."""
+    "TABLE I" over its centred title; three and a half when nothing is nearer: "FIG. 1." alone, its
+    words set further down). It ends where its table's body begins (_opens_body)."""
     first = segments[start]
     parts, (left, top, right, bottom) = [first.text], first.box
     line = max(first.height, 1.0)
     parts_right = first.box[2]
     opening = _CAPTION.match(first.text)
     label_alone = opening is not None and not first.text[opening.end("num") :].strip(" .:|—–-")
-    for segment in segments[start + 1 : start + 40]:
+    table = opening is not None and _kind_of(opening.group("label")) == "table"
+    last_gap: float | None = None  # between the caption's own lines, not after a label alone
+    for index in range(start + 1, min(len(segments), start + 40)):
+        segment = segments[index]
         s_left, s_top, s_right, s_bottom = segment.box
         # on the block's last line, just right of the run before; or the next line, in the same column
         same_line = s_top < bottom and s_bottom > bottom - line and -line < s_left - parts_right < line * 6
-        gap = line * (2.0 if label_alone and len(parts) == 1 else 0.9)
-        below = 0 <= s_top - bottom <= gap and s_left < right + line and s_right > left - line
+        title = label_alone and len(parts) == 1
+        reach = line * (3.5 if title and _a_title(segment.text) else 2.0 if title else 0.9)
+        below = 0 <= s_top - bottom <= reach and s_left < right + line and s_right > left - line
         if not (same_line or below):
             break
         parts_right = s_right
         if _CAPTION.match(segment.text) and below:
             break
+        if below and not title:
+            block = (left, top, right, bottom)
+            if _opens_body(segments, index, block, " ".join(parts), last_gap, table):
+                break
+            last_gap = s_top - bottom
         parts.append(segment.text)
         left, top, right, bottom = (
             min(left, s_left),
@@ -229,28 +263,84 @@ def _caption_block(segments: Sequence[Segment], start: int) -> tuple[str, tuple[
     return text, (left, top, right, bottom)
 
 
+def _a_title(text: str) -> bool:
+    """A line that can be a caption's words: a few words, not a paragraph's line, not a drawing's
+    reference numerals ("102")."""
+    return not is_prose(text) and bool(re.search(r"[^\W\d_]{2,}", text))
+
+
+# Words a caption's line holds and a table's row of headings or figures does not.
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "and",
+        "or",
+        "in",
+        "on",
+        "to",
+        "for",
+        "from",
+        "with",
+        "by",
+        "as",
+        "at",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "that",
+        "which",
+        "this",
+        "these",
+        "its",
+    ]
+)
+
+
+def _row_like(text: str) -> bool:
+    """A line that can be a table's row: no sentence, no sentence's end, none of the little words that
+    run through a caption ("of", "the"; a wrapped title "RESULTS OF THE" has them too)."""
+    words = set(re.findall(r"[^\W\d_]+", text.lower()))
+    return not is_prose(text) and not text.rstrip().endswith(".") and not words & _FUNCTION_WORDS
+
+
+def _opens_body(
+    segments: Sequence[Segment], index: int, block: Box, text: str, last_gap: float | None, table: bool
+) -> bool:
+    """Whether the line at ``index``, under a caption ``block`` reading ``text``, is the first row of its
+    table rather than more caption: a line that reads as a row (_row_like) and is one of several cells
+    on its line, or comes after the caption's sentence has ended, after a wider gap than between the
+    caption's own lines, or out of line with it (neither its left edge nor its middle)."""
+    segment = segments[index]
+    if not table or not _row_like(segment.text):
+        return False  # a figure's caption runs on over subscripts set as runs of their own
+    line = max(segment.height, 1.0)
+    cells = [
+        s
+        for s in segments[max(0, index - 8) : index + 8]
+        if s is not segment
+        and s.height < 2 * line  # not a margin's sideways line
+        and min(s.box[3], segment.box[3]) - max(s.box[1], segment.box[1]) > 0.5 * line
+        and s.box[0] < block[2]
+        and s.box[2] > block[0]
+        and (s.box[0] > segment.box[2] + line or s.box[2] < segment.box[0] - line)
+    ]
+    if cells:
+        return True
+    gap = segment.box[1] - block[3]
+    wider = last_gap is not None and gap > last_gap + 0.5 * line
+    aligned = (
+        abs(segment.box[0] - block[0]) <= line
+        or abs((segment.box[0] + segment.box[2]) / 2 - (block[0] + block[2]) / 2) <= line
+    )
+    return text.rstrip()[-1:] == "." or wider or not aligned
+
+
 # -- regions -------------------------------------------------------------------------------------------
-
-
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """Horizontal overlap of two boxes as a share of the narrower."""
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    narrower = min(a[2] - a[0], b[2] - b[0])
-    return max(0.0, width) / narrower if narrower > 0 else 0.0
-
-
-def _distance(element: Element, region: layout.Region) -> float:
-    """How far a region is from a caption, in points; a figure above its caption and a table below its
-    caption (the usual places) count as nearer than the other side."""
-    assert element.caption_box is not None
-    cap_top, cap_bottom = element.caption_box[1], element.caption_box[3]
-    above = cap_top - region.box[3]
-    below = region.box[1] - cap_bottom
-    if above >= -4:
-        return max(above, 0.0) * (1.0 if element.kind == "figure" else 1.5)
-    if below >= -4:
-        return max(below, 0.0) * (1.0 if element.kind == "table" else 1.5)
-    return 1e9  # the caption is inside the region: matched only when nothing else is
 
 
 def attach_regions(
@@ -261,29 +351,14 @@ def attach_regions(
     *,
     scanned: bool = False,
 ) -> list[layout.Region]:
-    """Give each captioned element on the page its region, nearest first. On a page without a text layer
-    (a scan: no captions to read) the regions that are large and sure enough are listed unnumbered; on
+    """Give each captioned element on the page its region (figure_regions: by the side of its caption,
+    not by order; a table's region stops at its caption and at the next caption). On a page without a text layer (a
+    scan: no captions to read) the regions that are large and sure enough are listed unnumbered; on
     other pages a region without a caption is a logo, a code listing or a misdetection more often than
     a figure, so it is left out. Returns the regions no caption claimed."""
     free = [r for r in regions if r.kind in ("figure", "table")]
-    pairs = sorted(
-        (
-            (_distance(e, r) + (0 if r.kind == e.kind else 40), id(e), e, r)
-            for e in elements
-            for r in free
-            if e.caption_box is not None and _overlap(e.caption_box, r.box) > 0.3
-        ),
-        key=lambda pair: (pair[0], pair[1]),
-    )
-    taken: set[int] = set()
-    done: set[int] = set()
-    for distance, _, element, region in pairs:
-        if id(region) in taken or id(element) in done or distance > 160:
-            continue
-        element.box = region.box
-        taken.add(id(region))
-        done.add(id(element))
-    leftover = [r for r in free if id(r) not in taken]
+    claimed = pair_regions(elements, free)
+    leftover = [r for r in free if id(r) not in claimed]
     area = size[0] * size[1]
     for region in leftover if scanned else []:
         if (
@@ -341,56 +416,6 @@ def numbered_lines(segments: Sequence[Segment], page: int) -> list[Element]:
     return list(found.values())
 
 
-# -- the sentences that cite them -----------------------------------------------------------------------
-
-
-def _mention(element: Element) -> re.Pattern[str]:
-    number = re.escape(element.number)
-    if element.kind == "table":
-        label = r"(?:Tables?|TABLES?|Tabs?\.)"
-    elif element.kind == "figure":
-        label = r"(?:Figures?|FIGURES?|Figs?\.|FIGS?\.)"
-    else:
-        label = r"(?:Equations?|Eqs?\.|Eqns?\.)"
-        # "Eq. (4)", "Equation 4", or a bare "(4)" after a space and not "23(4):" in a reference
-        return re.compile(rf"(?:\b{label}\s*\(?{number}\)?|(?<=\s)\({number}\)(?![:\d]))(?![\w.]\w)")
-    # "Figure 3", "Figs. 2 and 3", "Figures 2-3"
-    return re.compile(rf"\b{label}\s*(?:[A-Z]?\d+[a-z]?\s*(?:,|and|&|-|–)\s*)*{number}(?![\w.]\w)")
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-
-
-def _sentence_around(text: str, start: int, end: int) -> str:
-    cut = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
-    begin = cut[-1] if cut else max(0, start - 300)
-    after = _SENTENCE_END.search(text, end)
-    stop = after.start() if after else min(len(text), end + 300)
-    return " ".join(text[begin:stop].split())
-
-
-def add_citing(elements: list[Element], page_texts: Sequence[str]) -> None:
-    """Up to CITING_PER_ITEM sentences per numbered element that mention it, caption excluded."""
-    for element in elements:
-        if not element.number:
-            continue
-        pattern = _mention(element)
-        caption_head = " ".join(element.caption.split())[:40]
-        for number, text in enumerate(page_texts, 1):
-            for match in pattern.finditer(text):
-                sentence = _sentence_around(text, match.start(), match.end())
-                if caption_head and caption_head[:30] in sentence:
-                    continue  # the caption itself, or a sentence run into it by the text layer
-                if len(sentence) > 500:
-                    sentence = sentence[:499] + "…"
-                if (number, sentence) not in element.citing:
-                    element.citing.append((number, sentence))
-                if len(element.citing) >= CITING_PER_ITEM:
-                    break
-            if len(element.citing) >= CITING_PER_ITEM:
-                break
-
-
 # -- one PDF --------------------------------------------------------------------------------------------
 
 
@@ -414,7 +439,6 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
     pdf = open_pdf(path)
     try:
         sizes: list[tuple[float, float]] = []
-        texts: list[str] = []
         per_page: list[tuple[list[Segment], list[layout.Region]]] = []
         candidates: list[tuple[Element, int]] = []
         for index in range(len(pdf)):
@@ -422,7 +446,6 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
             try:
                 sizes.append((page.get_width(), page.get_height()))
                 segments = segments_or_none(page)
-                texts.append(normalise_text("\n".join(s.text for s in segments)))
                 wanted = use_layout and (layout_pages is None or index + 1 in layout_pages)
                 regions = layout.detect(layout.render(page)) if wanted else []
             finally:
@@ -439,9 +462,17 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
         unclaimed[number] = attach_regions(on_page, regions, sizes[number - 1], number, scanned=not segments)
         elements.extend(on_page)
         elements.extend(equations(regions, segments, number) if regions else numbered_lines(segments, number))
+    # no sentence cites anything from inside a caption or a region (captions before a table moves pages)
+    hidden: dict[int, list[Box]] = {}
+    for element in elements:
+        if element.caption_box:
+            hidden.setdefault(element.page, []).append(element.caption_box)
     _join_split_tables(elements, sizes, unclaimed)
     _move_foot_captions(elements, sizes, [segments for segments, _ in per_page])
-    add_citing(elements, texts)
+    for element in elements:
+        if element.box:
+            hidden.setdefault(element.page, []).append(element.box)
+    add_citing(elements, [body_text(s, hidden.get(n, [])) for n, (s, _) in enumerate(per_page, 1)])
     order = {kind: i for i, kind in enumerate(KINDS)}
     elements.sort(key=lambda e: (order[e.kind], e.page, e.box[1] if e.box else 0.0))
     return Inventory(elements, sizes, time.perf_counter() - started, use_layout)
