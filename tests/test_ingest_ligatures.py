@@ -158,3 +158,18 @@ def test_a_pdf_whose_text_layer_lost_its_ligatures_is_read_mended(tmp_path: Path
     assert "We first define the field model and then verify it; the running time is reported." in text
     assert "The coefficient of the filter was identified" in text
     assert doc.references_page == 3 and (3, "5. References") in doc.headings
+
+
+def test_captions_are_mended_with_the_pages_vocabulary() -> None:
+    from agent_zot.ingest.figures import Element, _mend_captions
+
+    elements = [
+        Element("figure", "1", 1, caption="Figure 1: Bigtab le servers r unning the benchmark."),
+        Element("table", "2", 2, caption="Table 2: Dicult cases for Bigtable clients."),
+    ]
+    body = "Bigtable stores data in tablets. Each Bigtable cluster has many tablet servers. " * 3
+
+    _mend_captions(elements, [body, body])
+
+    assert elements[0].caption == "Figure 1: Bigtable servers running the benchmark."
+    assert elements[1].caption.startswith("Table 2: Difficult cases")

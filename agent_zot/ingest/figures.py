@@ -472,10 +472,22 @@ def inventory(path: Path, *, use_layout: bool = True, layout_pages: set[int] | N
     for element in elements:
         if element.box:
             hidden.setdefault(element.page, []).append(element.box)
-    add_citing(elements, [body_text(s, hidden.get(n, [])) for n, (s, _) in enumerate(per_page, 1)])
+    bodies = [body_text(s, hidden.get(n, [])) for n, (s, _) in enumerate(per_page, 1)]
+    add_citing(elements, bodies)
+    _mend_captions(elements, bodies)
     order = {kind: i for i, kind in enumerate(KINDS)}
     elements.sort(key=lambda e: (order[e.kind], e.page, e.box[1] if e.box else 0.0))
     return Inventory(elements, sizes, time.perf_counter() - started, use_layout)
+
+
+def _mend_captions(elements: list[Element], bodies: list[str]) -> None:
+    """Captions with words a lost ligature or a gap broke mended as the passages are ("Bigtab le"), the
+    page bodies lending their vocabulary (ingest/ligatures.py)."""
+    from agent_zot.ingest.ligatures import restore_words
+
+    captions = [e.caption for e in elements]
+    for element, caption in zip(elements, restore_words([*captions, *bodies]), strict=False):
+        element.caption = caption
 
 
 def _join_split_tables(
