@@ -35,6 +35,13 @@ _MAX_HEADING_WORDS = 10
 _MAX_SENTENCE_CASE_WORDS = 6
 _REPEATED_LABEL = 3
 _BODY_LINE_CHARS = 25  # an unnumbered heading must be followed by a line at least this long
+# A paragraph heading set on its own line inside a numbered section ("Worker Failure" under "3.3 Fault
+# Tolerance"): a few Title Case words between a finished sentence and a new one.
+_PARAGRAPH_HEADING = re.compile(r"[A-Z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*){1,4}")
+PARAGRAPH_LEVEL = 9
+_SMALL_WORDS = frozenset(
+    {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via"}
+)
 
 
 def _heading_text(line: str) -> str | None:
@@ -76,17 +83,59 @@ def _unnumbered_heading(line: str, next_line: str) -> bool:
     return len(line.split()) <= _MAX_HEADING_WORDS and _ALL_CAPS.fullmatch(line) is not None
 
 
+def _paragraph_heading(previous: str, line: str, next_line: str) -> bool:
+    """Every word capitalised but the small ones, after a line that ends a sentence and before one that
+    starts a long one: a wrapped line inside a paragraph, a title or an author line has no such frame."""
+    if not previous.endswith((".", "!", "?")) or not _PARAGRAPH_HEADING.fullmatch(line):
+        return False
+    words = line.split()
+    return (
+        all(word[0].isupper() or word in _SMALL_WORDS for word in words)
+        and len(next_line) >= _BODY_LINE_CHARS
+        and next_line[0].isupper()
+    )
+
+
+def heading_lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the heading lines of ``text`` (a page, or a chunk of pages), by the rules
+    of ``find_headings``."""
+    found, offset, previous = [], 0, ""
+    lines = text.split("\n")
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        next_line = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if line and len(line) <= 80 and _is_heading(previous, line, next_line):
+            start = offset + raw.index(line)
+            found.append((start, start + len(line)))
+        offset += len(raw) + 1
+        previous = line or previous
+    return found
+
+
+def _is_heading(previous: str, line: str, next_line: str) -> bool:
+    return (
+        _numbered_heading(line)
+        or _unnumbered_heading(line, next_line)
+        or _paragraph_heading(previous, line, next_line)
+    )
+
+
+def heading_level(heading: str) -> int:
+    """1 for "3 Implementation", "INTRODUCTION" or "Related Work", 2 for "3.3 Fault Tolerance", deeper than
+    any numbered heading for a paragraph heading ("Worker Failure")."""
+    numbered = re.match(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s", heading)
+    if numbered:
+        return numbered.group(1).count(".") + 1
+    known = heading.isupper() or heading.lower() in _SECTION_NAMES or _ROMAN_NUMBERED.fullmatch(heading)
+    return 1 if known else PARAGRAPH_LEVEL
+
+
 def find_headings(pages: Sequence[str], numbers: Sequence[int]) -> list[tuple[int, str]]:
-    """(page number, heading) for short numbered or all-caps/known-name lines followed by body text."""
+    """(page number, heading) for short numbered, all-caps/known-name or paragraph-heading lines followed by
+    body text."""
     headings: list[tuple[int, str]] = []
     for number, page in zip(numbers, pages, strict=True):
-        lines = [line.strip() for line in page.split("\n")]
-        for i, line in enumerate(lines):
-            if not line or len(line) > 80:
-                continue
-            next_line = lines[i + 1] if i + 1 < len(lines) else ""
-            if _numbered_heading(line) or _unnumbered_heading(line, next_line):
-                headings.append((number, line))
+        headings += [(number, page[start:end]) for start, end in heading_lines(page)]
     # The same "heading" three times over is a figure or table label ("1 Trace", "LPTF").
     counts = Counter(text for _, text in headings)
     return [(number, text) for number, text in headings if counts[text] < _REPEATED_LABEL]

@@ -20,6 +20,10 @@ KIND_PASSAGES = 4  # of them, for a review question: the review matrix's places 
 # A review question is short and general ("what problem does it address", "how many participants took
 # part"); a question with more telling words than this asks for a particular detail, and its own words find it.
 REVIEW_WORDS = 5
+# A passage under a heading that names this share of the question (passages.HEADING_WEIGHT) answers it
+# before the review places: "how does it handle worker failures?" reads like a method question, but the
+# paper's "Worker Failure" section is where it is answered.
+HEADING_LEAD = 0.5
 PER_ASPECT = 2
 ASPECT_FETCH = 8  # candidates per aspect before de-duplication
 
@@ -139,9 +143,10 @@ def targeted(
     ctx: AppContext, item: Item, full_text: FullText, question: str, budget: int
 ) -> tuple[list[str], dict[str, object]]:
     labels = _labels(ctx, full_text)
-    found = _merged(
-        _by_kind(ctx, item, full_text, question), answering(ctx, item, question, labels, TARGETED_PASSAGES)
-    )
+    answers = answering(ctx, item, question, labels, TARGETED_PASSAGES)
+    lead = [c for c in answers if c.passage.heading_fit >= HEADING_LEAD]
+    rest = [c for c in answers if c.passage.heading_fit < HEADING_LEAD]
+    found = _merged(lead, _merged(_by_kind(ctx, item, full_text, question), rest))
     kept = _within(found, budget)
     if not kept:
         return [f"No passage of this paper matches {question!r}."], {"passages": []}

@@ -1,0 +1,75 @@
+"""The heading each sentence of a chunk is under, and how much of a question that heading names.
+
+A chunk carries the heading in force where it starts; headings inside its text ("Worker Failure" halfway
+down) take over for the sentences after them, and a deeper heading keeps the one above it as its parent
+("3.3 Fault Tolerance" > "Worker Failure"). A heading is the author's own summary of what its section is
+about, so a question whose words it names ("how does it handle worker failures?") is asked of that
+section, even where the section's sentences say "failed" and never "failures". The question's words that
+only name the paper (its title's words, "paper", "study") match every heading of it and do not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.ingest.headings import heading_level
+
+# Words that name the paper a question is asked of, not what it asks of it.
+_NAMING_WORDS = "paper papers study studies article authors author"
+
+
+def sentence_sections(
+    section: str | None, text: str, spans: Sequence[tuple[int, int]], headings: frozenset[int]
+) -> list[tuple[str | None, str | None]]:
+    """(heading, parent heading) of each sentence of a chunk whose payload section is ``section``;
+    ``headings`` are the indices of the sentences that are headings (each is under itself)."""
+    stack: list[tuple[int, str]] = [(heading_level(section), section)] if section else []
+    found: list[tuple[str | None, str | None]] = []
+    for index, (start, end) in enumerate(spans):
+        if index in headings:
+            heading = " ".join(text[start:end].split())
+            level = heading_level(heading)
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, heading))
+        found.append((stack[-1][1], stack[-2][1] if len(stack) > 1 else None) if stack else (None, None))
+    return found
+
+
+class SectionScorer:
+    """How much of a question (its IDF-weighted terms, naming words left out) a heading names."""
+
+    def __init__(self, encoder: Bm25Encoder, terms: set[int], title: str | None) -> None:
+        self.encoder = encoder
+        naming = set(encoder.encode_query(_NAMING_WORDS).indices)
+        if title:
+            naming |= set(encoder.encode_query(title).indices)
+        self.asked = terms - naming
+        self._terms: dict[str, set[int]] = {}
+
+    def fits(
+        self,
+        sections: Sequence[tuple[str | None, str | None]],
+        held: Sequence[set[int]],
+        idf: dict[int, float],
+    ) -> list[float]:
+        """Each sentence's heading fit (its heading and parent, ``sections``), for a sentence that holds a
+        term of the question itself (``held``): a heading over words that answer nothing lifts nothing."""
+        return [
+            self.fit(heading, parent, idf) if found & self.asked else 0.0
+            for (heading, parent), found in zip(sections, held, strict=True)
+        ]
+
+    def fit(self, heading: str | None, parent: str | None, idf: dict[int, float]) -> float:
+        """The share of the asked terms' IDF that ``heading`` and its ``parent`` hold (0..1)."""
+        total = sum(idf.get(t, 0.0) for t in self.asked)
+        if not total or not heading:
+            return 0.0
+        named = self._of(heading) | (self._of(parent) if parent else set())
+        return sum(idf.get(t, 0.0) for t in self.asked & named) / total
+
+    def _of(self, heading: str) -> set[int]:
+        if heading not in self._terms:
+            self._terms[heading] = set(self.encoder.encode_document(heading).indices)
+        return self._terms[heading]
