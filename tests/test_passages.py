@@ -116,6 +116,18 @@ def test_a_heading_is_neither_a_neighbour_nor_a_passage() -> None:
     assert passages and all("3 Results" not in p.text for p in passages), [p.text for p in passages]
 
 
+def test_a_running_title_left_alone_by_a_heading_is_no_passage() -> None:
+    """A file-name line printed above the abstract ("Lo et al. - 2020 - S2ORC") ends where the "Abstract"
+    heading begins: a fragment with no end mark and a few words says nothing on its own."""
+    text = (
+        "Beltagy et al. - 2019 - SciBERT\nAbstract\nGeneral-purpose models split scientific terms into "
+        "fragments. We pretrain SciBERT with a vocabulary built from scientific papers."
+    )
+    asked = "how was SciBERT's vocabulary built?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(_chunks(text), 5)  # type: ignore[arg-type]
+    assert passages and all("2019 - SciBERT" not in p.text for p in passages), [p.text for p in passages]
+
+
 def _chunks(*texts: str) -> list[ChunkHit]:
     """One single-sentence chunk per text, ranked in the order given."""
     found = []

@@ -80,6 +80,15 @@ _ABBREVIATIONS = re.compile(
 )
 _HEADING_LINE = re.compile(r"\n(\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60})\n")
 _HEADING = re.compile(r"^\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60}$")  # a sentence that is a numbered heading
+_STUB_WORDS = 6  # a line this short with no end mark is a running title or a label, not a statement
+
+
+def _stub(sentence: str) -> bool:
+    """A fragment that says nothing on its own ("Lo et al. - 2020 - S2ORC" above an abstract): kept out of
+    passages, as headings are."""
+    return not sentence.rstrip().endswith((".", "!", "?", ":", ";", '"', "”", ")")) and (
+        len(re.findall(r"\w+", sentence)) < _STUB_WORDS
+    )
 
 
 @dataclass(slots=True)
@@ -340,7 +349,11 @@ class PassagePicker:
         lines = [heading_lines(text) for text in texts]
         spans = [sentence_spans(text, found) for text, found in zip(texts, lines, strict=True)]
         headings = [
-            frozenset(i for i, (a, b) in enumerate(found) if (a, b) in heads or _HEADING.match(text[a:b]))
+            frozenset(
+                i
+                for i, (a, b) in enumerate(found)
+                if (a, b) in heads or _HEADING.match(text[a:b]) or _stub(text[a:b])
+            )
             for text, found, heads in zip(texts, spans, lines, strict=True)
         ]
         sections = [
