@@ -28,10 +28,11 @@ from typing import Any
 from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.sections import SectionScorer, sentence_sections
+from agent_zot.index.sections import SectionScorer, kept_text, sentence_kinds, sentence_sections
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
 from agent_zot.ingest.headings import heading_lines
+from agent_zot.ingest.section_kinds import EXCLUDED, payload_kind
 from agent_zot.state.index import PageRecord
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
@@ -103,6 +104,7 @@ class Passage:
     ocr: bool = False  # its text was read by OCR from a scanned page (may hold misread words)
     paragraph: int | None = None  # a web page's passage: its paragraph in its section (its heading)
     heading_fit: float = 0.0  # how much of the question its section's heading names (0..1; not shown)
+    section_kind: str = "body"  # its section's role (section_kinds.KINDS; not shown)
 
     @property
     def pages(self) -> str:
@@ -305,6 +307,7 @@ def passage_of(hit: Hit, score: float) -> Passage:
         score=score,
         ocr=bool(payload.get("ocr", False)),
         paragraph=payload.get("paragraph"),
+        section_kind="abstract" if payload.get("kind") == "metadata" else payload_kind(payload),
     )
 
 
@@ -343,8 +346,6 @@ class PassagePicker:
         )
         if not chunks:
             return []
-        if self.detail == "full":  # whole chunks, in the order retrieval ranked them
-            return [self._passage(c.hit, c.hit.payload.get("text", ""), c.score) for c in chunks[:count]]
         texts = [c.hit.payload.get("text", "") for c in chunks]
         lines = [heading_lines(text) for text in texts]
         spans = [sentence_spans(text, found) for text, found in zip(texts, lines, strict=True)]
@@ -359,6 +360,21 @@ class PassagePicker:
         sections = [
             sentence_sections(c.hit.payload.get("section"), text, found, heads)
             for c, text, found, heads in zip(chunks, texts, spans, headings, strict=True)
+        ]
+        kinds = [
+            sentence_kinds(
+                under,
+                [text[a:b] for a, b in found],
+                (c.hit.payload.get("section"), payload_kind(c.hit.payload)),
+            )
+            for c, text, found, under in zip(chunks, texts, spans, sections, strict=True)
+        ]
+        if self.detail == "full":  # whole chunks (less thanks, references, bios), in retrieval's order
+            return self._whole(chunks, texts, spans, kinds, count)
+        # A sentence of thanks, a reference or a biography is passed over as a heading is: never a passage.
+        headings = [
+            heads | {i for i, kind in enumerate(found) if kind in EXCLUDED}
+            for heads, found in zip(headings, kinds, strict=True)
         ]
         scores, fits = self._sentence_scores(texts, spans, sections, chunks[0].hit.payload.get("title"))
         candidates: list[tuple[int, Window]] = []
@@ -402,7 +418,25 @@ class PassagePicker:
             # Cited by the heading its words are under, which may be one halfway down the chunk.
             passage.section = sections[c.chunk][c.first][0] or passage.section
             passage.heading_fit = fits[c.chunk][c.peak]
+            passage.section_kind = kinds[c.chunk][c.first]
             passages.append(passage)
+        return passages
+
+    def _whole(
+        self,
+        chunks: list[ChunkHit],
+        texts: list[str],
+        spans: list[list[tuple[int, int]]],
+        kinds: list[list[str]],
+        count: int,
+    ) -> list[Passage]:
+        passages = []
+        for c, text, found, kind in zip(chunks, texts, spans, kinds, strict=True):
+            kept = kept_text(text, found, kind) if found else text
+            if kept and len(passages) < count:
+                passage = self._passage(c.hit, kept, c.score)
+                passage.section_kind = next((k for k in kind if k not in EXCLUDED), passage.section_kind)
+                passages.append(passage)
         return passages
 
     def _joinable(

@@ -10,13 +10,17 @@ only name the paper (its title's words, "paper", "study") match every heading of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.ingest.headings import heading_level
+from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
 
 # Words that name the paper a question is asked of, not what it asks of it.
 _NAMING_WORDS = "paper papers study studies article authors author"
+# A biography's later sentences name the author by a pronoun ("He received ...", "Her research ...").
+_BIO_GOES_ON = re.compile(r"(?:He|She|They|His|Her|Their|Dr\.|Prof\.)\s")
 
 
 def sentence_sections(
@@ -35,6 +39,43 @@ def sentence_sections(
             stack.append((level, heading))
         found.append((stack[-1][1], stack[-2][1] if len(stack) > 1 else None) if stack else (None, None))
     return found
+
+
+def sentence_kinds(
+    sections: Sequence[tuple[str | None, str | None]],
+    sentences: Sequence[str],
+    own: tuple[str | None, str | None],
+) -> list[str]:
+    """The section kind (section_kinds.KINDS) of each sentence of a chunk, from the heading it is under
+    (``sections``, by ``sentence_sections``) or that heading's parent where its own names no kind. ``own``
+    is the chunk payload's (section, section_kind); the stored kind stands for its section, an older index
+    without one has it computed. A sentence that reads as an author biography, and the sentences that go
+    on about that author, are "biography" whatever their heading."""
+    kinds: list[str] = []
+    in_bio, previous = False, None
+    for (heading, parent), sentence in zip(sections, sentences, strict=True):
+        kind = (own[1] or section_kind(heading)) if heading == own[0] else section_kind(heading)
+        if kind == "body" and parent:
+            kind = section_kind(parent)
+        in_bio = (in_bio and heading == previous and bool(_BIO_GOES_ON.match(sentence))) or (
+            reads_as_biography(sentence)
+        )
+        previous = heading
+        kinds.append("biography" if in_bio else kind)
+    return kinds
+
+
+def kept_text(text: str, spans: Sequence[tuple[int, int]], kinds: Sequence[str]) -> str:
+    """``text`` without its sentences of an excluded kind (thanks, references, biographies): the runs of
+    the other sentences, each as written, one per line; "" when nothing is left."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    for span, kind in zip(spans, kinds, strict=True):
+        if kind in EXCLUDED:
+            runs.append([])
+        else:
+            runs[-1].append(span)
+    runs = [run for run in runs if run]
+    return "\n".join(text[run[0][0] : run[-1][1]] for run in runs)
 
 
 class SectionScorer:

@@ -29,6 +29,12 @@ _SECTION_NAMES = frozenset(
         "evaluation",
         "acknowledgments",
         "acknowledgements",
+        # Sections consumers leave out (section_kinds.EXCLUDED) must be found to be left out.
+        "about the authors",
+        "biographies",
+        "author biographies",
+        "appendix",
+        "supplementary material",
     }
 )
 _MAX_HEADING_WORDS = 10

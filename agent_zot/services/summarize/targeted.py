@@ -27,6 +27,17 @@ HEADING_LEAD = 0.5
 PER_ASPECT = 2
 ASPECT_FETCH = 8  # candidates per aspect before de-duplication
 
+# The section kinds each aspect is read from first (section_kinds.KINDS); a passage of a kind another
+# aspect prefers, or an appendix, comes after the rest, so conclusions do not stand in for the question.
+ASPECT_KINDS: dict[str, frozenset[str]] = {
+    "research question": frozenset({"abstract", "introduction"}),
+    "method": frozenset({"methods"}),
+    "findings": frozenset({"results", "conclusion", "abstract"}),
+    "conclusions": frozenset({"conclusion", "discussion"}),
+    "limitations": frozenset({"limitations", "discussion", "conclusion"}),
+}
+_NEUTRAL_KINDS = frozenset({"body", "background"})
+
 # One fixed query per aspect: phrased the way papers talk about it, so dense and sparse both match.
 ASPECTS: tuple[tuple[str, str], ...] = (
     ("research question", "what problem or research question does this paper address and why does it matter"),
@@ -204,17 +215,22 @@ def comprehensive(
     aspect that ranks it highest only."""
     labels = _labels(ctx, full_text)
     best: dict[str, tuple[float, int, Cited]] = {}
-    for index, (_, query) in enumerate(ASPECTS):
-        # A passage goes to the aspect that ranks it highest: ranks compare across aspects, scores do not.
+    for index, (name, query) in enumerate(ASPECTS):
+        # A passage goes to the aspect that ranks it highest: ranks compare across aspects, scores do not;
+        # its section's kind ranks it first within an aspect that prefers that kind.
         for position, cited in enumerate(_cite(_retrieve(ctx, item, query, ASPECT_FETCH, "full"), labels)):
-            score = -float(position)
+            score = -float(_tier(name, cited.passage.section_kind) * ASPECT_FETCH + position)
             known = best.get(cited.identity)
             if known is None or score > known[0]:
                 best[cited.identity] = (score, index, cited)
     per_aspect: list[list[Cited]] = [[] for _ in ASPECTS]
     for _, index, cited in sorted(best.values(), key=lambda entry: -entry[0]):
-        if len(per_aspect[index]) < PER_ASPECT:
-            per_aspect[index].append(cited)
+        chosen = per_aspect[index]
+        # An appendix passage only where the aspect has nothing better.
+        if len(chosen) < PER_ASPECT and not (
+            chosen and _tier(ASPECTS[index][0], cited.passage.section_kind) == 3
+        ):
+            chosen.append(cited)
     share = max(1, budget // len(ASPECTS))  # each aspect gets an equal share of the budget
     lines: list[str] = []
     aspects: list[dict[str, object]] = []
@@ -224,3 +240,13 @@ def comprehensive(
         lines += [f"- {c.block()}" for c in kept] or ["- (no passage of its own; see the other aspects)"]
         aspects.append({"aspect": name, "query": query, "passages": [c.to_dict() for c in kept]})
     return lines, {"aspects": aspects}
+
+
+def _tier(aspect: str, kind: str) -> int:
+    """0 for a passage of a kind ``aspect`` prefers, 1 for plain text, 2 for another aspect's kind, 3 for
+    an appendix (thanks, references and bios never reach here: the passage picker leaves them out)."""
+    if kind in ASPECT_KINDS[aspect]:
+        return 0
+    if kind in _NEUTRAL_KINDS:
+        return 1
+    return 3 if kind == "appendix" else 2
