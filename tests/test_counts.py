@@ -80,3 +80,41 @@ def test_a_sentence_with_two_counts_of_its_things_gives_no_single_value() -> Non
     split = "After filtering, 53000 samples were used for training, while the testing data comprised 9000 samples."
     assert not the_only_count(split, DATA)
     assert the_only_count("After filtering, 53000 samples were used for training.", DATA)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "want"),
+    [
+        # a count spelled with a scale word counts any noun, and a hyphenated number modifies the noun after it
+        ("We use a cluster of ten thousand 4-processor machines", MACHINES, 10000),
+        ("We use a cluster of 10,000 4-core machines", MACHINES, 10000),
+        ("fifteen participants took part", PEOPLE, 15),
+        ("A dozen volunteers wore the band.", PEOPLE, 12),
+        ("The study enrolled one hundred and twenty participants.", PEOPLE, 120),
+        ("Jobs ran on two thousand machines in three data centres.", MACHINES, 2000),
+        ("We ran the job on 64 eight-core servers.", MACHINES, 64),
+    ],
+)
+def test_number_words_count_and_a_modifier_leaves_the_count_to_the_number_before(
+    text: str, kind, want: float
+) -> None:
+    assert value(text, kind) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("each machine has 16 cores", MACHINES),  # a figure per machine, not how many machines
+        ("Every node holds 8 GPUs and 512 GB of memory.", MACHINES),
+        ("Each participant completed 12 trials in one session.", DATA),  # per person, not the trials' total
+        ("The experiments use 16-node clusters.", MACHINES),  # a modifier with no count before it
+        ("We used 4-processor machines throughout.", MACHINES),
+    ],
+)
+def test_a_figure_per_item_or_a_modifier_is_no_count(text: str, kind) -> None:
+    assert value(text, kind) is None
+
+
+def test_a_total_before_each_is_still_a_count() -> None:
+    assert value("Each of the 24 subjects completed two sessions.", PEOPLE) == 24
+    assert value("24 subjects each completed 12 trials.", PEOPLE) == 24

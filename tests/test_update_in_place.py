@@ -228,3 +228,20 @@ def test_a_changed_file_is_still_parsed_and_embedded_again(live, indexes) -> Non
     assert (summary.indexed, summary.updated_in_place) == (1, 1)
     assert len(index.resources.state.pages_of(attachment.key)) == 5
     assert_same_as_a_full_build(index, zotero, indexes("fresh"))
+
+
+def test_a_cleared_title_removes_the_metadata_point_and_a_new_one_brings_it_back(live, indexes) -> None:
+    """An item with no words of its own has no metadata point ("Untitled journalArticle" is no evidence);
+    the state's count of its points follows, so the integrity check finds nothing missing."""
+    zotero, k, index = live
+    store, state = index.resources.store, index.resources.state
+    edits = LocalEdits(zotero / "zotero.sqlite")
+    edits.set_field(k["e"], "title", "")
+    index.update(zotero)
+    assert store.get_by_item(k["e"]) == []
+    assert state.points_recorded().get(k["e"], 0) == 0
+    assert_same_as_a_full_build(index, zotero, indexes("fresh"))
+
+    edits.set_field(k["e"], "title", "Notes on fjord ecology")
+    index.update(zotero)
+    assert len(store.get_by_item(k["e"])) == 1 and state.points_recorded()[k["e"]] == 1

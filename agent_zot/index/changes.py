@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_zot.index.chunking import metadata_text
+from agent_zot.index.chunking import has_own_words, metadata_text
 from agent_zot.index.store import item_payload
 from agent_zot.zotero.models import Attachment, Item, Library
 
@@ -50,8 +50,10 @@ def _graph_fields(item: Item) -> str:
 
 
 def text_fingerprint(item: Item) -> str:
-    """A hash of the item's metadata text: what its metadata point and its graph facts are made from."""
-    return f"t{_digest(metadata_text(item))}"
+    """A hash of the item's metadata text: what its metadata point and its graph facts are made from. An
+    item with no words of its own has no point, so its text hashes as empty: an index written while such
+    items had an "Untitled" point sees them changed once, and its next update removes the point."""
+    return f"t{_digest(metadata_text(item) if has_own_words(item) else '')}"
 
 
 def creators_fingerprint(item: Item) -> str:

@@ -329,8 +329,26 @@ def metadata_text(item: Item) -> str:
     return "\n".join(lines)
 
 
-def metadata_chunk(item: Item) -> Chunk:
-    """One chunk describing the item itself, so papers without full text are still found."""
+# A title that names nothing ("Untitled", "No title", "[untitled document]"): boilerplate, not words.
+_BOILERPLATE_TITLE = re.compile(r"^\W*(?:untitled|no\s+title|none|n/?a)(?:\s+\w+)?\W*$", re.IGNORECASE)
+_CONTENT_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def has_own_words(item: Item) -> bool:
+    """Whether the item says anything of its own to match or quote: an abstract, or a title that is not
+    boilerplate. Authors, venue and year alone are filters, not a passage."""
+    if _CONTENT_WORD.search(item.abstract):
+        return True
+    title = item.title.strip()
+    return bool(_CONTENT_WORD.search(title)) and not _BOILERPLATE_TITLE.match(title)
+
+
+def metadata_chunk(item: Item) -> Chunk | None:
+    """One chunk describing the item itself, so papers without full text are still found; None for an
+    item with no words of its own ("Untitled journalArticle" would be offered as evidence and found by
+    any query)."""
+    if not has_own_words(item):
+        return None
     text = metadata_text(item)
     return Chunk(
         id=chunk_id(item.key, None, None, 0, text),

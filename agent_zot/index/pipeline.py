@@ -17,9 +17,10 @@ from agent_zot.index.changes import METADATA, ItemWork, item_fingerprint
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
-from agent_zot.index.store import Point, item_payload
+from agent_zot.index.store import Point, SearchFilter, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
+from agent_zot.ingest.section_kinds import section_kind
 from agent_zot.state.index import UNPARSED, AttachmentRecord, PageRecord
 from agent_zot.zotero.file_metadata import FrontMatter, apply_front_matter
 from agent_zot.zotero.models import Attachment, Item
@@ -92,7 +93,9 @@ class IndexPipeline:
             item = apply_front_matter(item, found)
         if item is not entry.item:
             ready.work = replace(entry, item=item, fingerprint=item_fingerprint(item))
-        ready.chunks.insert(0, metadata_chunk(item))
+        described = metadata_chunk(item)
+        if described is not None:
+            ready.chunks.insert(0, described)
         return ready
 
     def store(self, batch: list[ParsedItem]) -> StoredBatch:
@@ -146,12 +149,18 @@ class IndexPipeline:
             return stats
         resources, times = self.resources, self.times
         retext = [w for w in entries if w.scope == METADATA]
-        chunks = [metadata_chunk(w.item) for w in retext]
+        described = [(w, metadata_chunk(w.item)) for w in retext]
+        # An item whose title and abstract were cleared has no metadata point any more.
+        emptied = [w.item.key for w, c in described if c is None]
+        if emptied:
+            with times.measure("vector store writes"):
+                resources.store.delete_items(emptied, kinds=["metadata"])
+        pairs = [(w, c) for w, c in described if c is not None]
         # A point's id hashes its text: one already stored has that text (an index from before the
         # fingerprint kept its parts tells no more than "something changed")
-        stored = resources.store.existing_ids([c.id for c in chunks])
-        retext = [w for w, c in zip(retext, chunks, strict=True) if c.id not in stored]
-        chunks = [c for c in chunks if c.id not in stored]
+        stored = resources.store.existing_ids([c.id for _, c in pairs])
+        retext = [w for w, c in pairs if c.id not in stored]
+        chunks = [c for _, c in pairs if c.id not in stored]
         if retext:
             texts = [c.text for c in chunks]
             with times.measure("model load (waited for)"):
@@ -172,8 +181,13 @@ class IndexPipeline:
             stats.chunks = len(points)
         with times.measure("vector store writes"):
             resources.store.set_payloads({w.item.key: item_payload(w.item) for w in entries})
+        # A metadata point may have come or gone (an item gained or lost its title): the state's count of
+        # the item's points follows what the store holds, as the integrity check compares them.
+        recount = [*emptied, *(w.item.key for w in retext)]
+        counts = {key: resources.store.count(SearchFilter(item_keys=(key,))) for key in recount}
         with times.measure("state writes"):
             resources.state.update_fingerprints({w.item.key: w.fingerprint for w in entries})
+            resources.state.update_points(counts)
         stats.items = len(entries)
         return stats
 
@@ -238,6 +252,7 @@ def _point(chunk: Chunk, item: Item, dense: Any, sparse: Any) -> Point:
             "page_start": chunk.page_start,
             "page_end": chunk.page_end,
             "section": chunk.section,
+            "section_kind": section_kind(chunk.section),  # decided once here; older indexes compute it
             **({"ocr": True} if chunk.ocr else {}),  # only where true: most chunks are not OCR'd
             **({"paragraph": chunk.paragraph} if chunk.paragraph is not None else {}),  # web pages
             **{key: value for key, value in item_payload(item).items() if value is not None},

@@ -219,6 +219,14 @@ class IndexState:
                     [(fingerprint, key) for key, fingerprint in fingerprints.items()],
                 )
 
+    def update_points(self, counts: dict[str, int]) -> None:
+        """Record how many points items updated in place now have (a metadata point came or went)."""
+        if counts:
+            with self._transaction() as conn:
+                conn.executemany(
+                    "UPDATE items SET chunks = ? WHERE item_key = ?", [(n, key) for key, n in counts.items()]
+                )
+
     def forget_items(self, item_keys: Iterable[str]) -> None:
         keys = list(item_keys)
         if keys:

@@ -20,7 +20,7 @@ __all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_on
 _NUMBER = re.compile(
     r"(?<![\w.\[/-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<scale>k|K|thousand|million)\b)?(?![\d.,]*\d)"
 )
-# A count spelled out, as papers write small ones: "ten participants", "three healthy male individuals".
+# A count spelled out: "ten participants", "twenty-four volunteers", "ten thousand machines", "a dozen".
 _UNITS = ("two", "three", "four", "five", "six", "seven", "eight", "nine")
 _TEENS = (
     "ten",
@@ -41,12 +41,20 @@ _SPELLED_VALUES = (
     | {w: n for n, w in enumerate(_TEENS, 10)}
     | {w: 10 * n for n, w in enumerate(_TENS, 2)}
 )
+# Words that multiply what comes before them (or one, after "a"): "a hundred", "ten thousand", "a dozen".
+_SPELLED_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = rf"(?:{'|'.join(sorted((*_SPELLED_VALUES, *_SPELLED_SCALES), key=len, reverse=True))})"
+_SCALE_WORD = rf"(?:{'|'.join(_SPELLED_SCALES)})\b"
+# A scale word alone is no number ("10 thousand" is read with its digits; "a thousand" is one); "and"
+# joins only after a scale ("one hundred and twenty"), never two counts ("two and three").
 _SPELLED = re.compile(
-    rf"\b(?P<tens>{'|'.join(_TENS)})(?:[-\s](?P<unit>one|{'|'.join(_UNITS)}))?\b"
-    rf"|\b(?P<word>{'|'.join(_UNITS + _TEENS)})\b|\b(?:a|one)\s+(?P<hundred>hundred)\b",
+    rf"\b(?:an?\s+(?={_SCALE_WORD})|(?!{_SCALE_WORD})){_NUMBER_WORD}"
+    rf"(?:(?:-|\s+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_NUMBER_WORD})*\b",
     re.IGNORECASE,
 )
-# Spelled out, a count is read only of people: "ten participants", not "two cases" or "three clusters".
+_SPELLED_WORDS = re.compile(r"[a-z]+")
+# Spelled out with no scale word, a count is read only of people: "ten participants", not "two cases" or
+# "three clusters"; "ten thousand machines" is a count of anything.
 _SPELLED_NOUNS = PEOPLE_NOUNS - {"case", "control"}
 _FOLLOWING = re.compile(r"[A-Za-z][A-Za-z-]*")
 COUNT_WINDOW = 4  # words after the number in which the counted noun may come
@@ -87,7 +95,14 @@ _BEFORE_YEAR = re.compile(r"\b(?:in|since|by|from|until|during|of|before|after)\
 _WORDS_NOT_NUMBERS = re.compile(r"^(?:\d+(?:\.\d+)*\s+[A-Z][a-z]+)")  # "2 Related Work", a heading
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _DIGIT = re.compile(r"\d")
-_NEXT_NUMBER = re.compile(r"(?<!\w)\d")  # "the 9 papers", not "RTX A6000 GPUs"
+# "the 9 papers", not "RTX A6000 GPUs", nor a modifier: "10,000 4-core machines" counts 10,000 machines.
+_NEXT_NUMBER = re.compile(r"(?<!\w)\d(?![\d.,]*-[A-Za-z])")
+# A number hyphenated to a word modifies the noun after it ("4-processor machines", "16-node"): no count.
+_MODIFIER = re.compile(r"-[A-Za-z]")
+# "each machine has 16 cores", "every participant completed 12 trials": a figure per item, not a total
+# ("each of the 24 subjects" is a total).
+_PER_ITEM = re.compile(r"\b(?:each|every|per)\s+(?!of\b)([A-Za-z]+)", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?]\s")
 
 
 def has_number(text: str) -> bool:
@@ -110,7 +125,7 @@ def counts_in(text: str, kind: QuestionKind) -> Iterator[Quantity]:
     for match, value in _numbers(text):
         raw = match.group(0)
         after = text[match.end() :]
-        if _NOT_A_COUNT.match(after):
+        if _NOT_A_COUNT.match(after) or _MODIFIER.match(after):
             continue
         if _YEAR.match(raw) and _BEFORE_YEAR.search(text[max(0, match.start() - 8) : match.start()]):
             continue  # "in 2019 patients were enrolled"
@@ -126,8 +141,10 @@ def counts_in(text: str, kind: QuestionKind) -> Iterator[Quantity]:
         noun = _counted_noun(following, kind, single=False)
         if noun is None or any(w.lower() in _NOT_COUNTED for w in following[: following.index(noun)]):
             continue
-        if match.re is _SPELLED and stem(noun) not in _SPELLED_NOUNS:
+        if match.re is _SPELLED and stem(noun) not in _SPELLED_NOUNS and not _scaled(match.group(0)):
             continue  # "two nodes", "three cases", "two runs": prose more often than a count
+        if _per_item(text[: match.start()], kind):
+            continue
         if stem(noun) in MACHINE_NOUNS and any(
             w.lower() in _NOT_COUNTED
             for w in _FOLLOWING.findall(text[max(0, match.start() - 40) : match.start()])
@@ -149,11 +166,35 @@ def _numbers(text: str) -> list[tuple[re.Match[str], float]]:
         value = float(match.group("n").replace(",", ""))
         scale = match.group("scale")
         found.append((match, value * _SCALES[scale.lower()] if scale else value))
-    for match in _SPELLED.finditer(text):
-        spelled = [match.group(g).lower() for g in ("tens", "unit", "word") if match.group(g)]
-        value = 100 if match.group("hundred") else sum(_SPELLED_VALUES[w] for w in spelled)
-        found.append((match, float(value)))
+    found += [(match, float(_spelled_value(match.group(0)))) for match in _SPELLED.finditer(text)]
     return sorted(found, key=lambda pair: pair[0].start())
+
+
+def _spelled_value(spelled: str) -> int:
+    """The value of a number in words: "twenty-four" 24, "ten thousand" 10000, "one hundred and twenty"
+    120, "a dozen" 12."""
+    total = group = 0
+    for word in _SPELLED_WORDS.findall(spelled.lower()):
+        if word in _SPELLED_VALUES:
+            group += _SPELLED_VALUES[word]
+        elif word in ("dozen", "hundred"):
+            group = max(group, 1) * _SPELLED_SCALES[word]
+        elif word in _SPELLED_SCALES:  # thousand, million close a group: "two hundred thousand and five"
+            total += max(group, 1) * _SPELLED_SCALES[word]
+            group = 0
+    return total + group
+
+
+def _scaled(spelled: str) -> bool:
+    return any(word in _SPELLED_SCALES for word in _SPELLED_WORDS.findall(spelled.lower()))
+
+
+def _per_item(before: str, kind: QuestionKind) -> bool:
+    """Whether the clause before a number gives it per item of a counted thing ("each machine has 16
+    cores"), so it is no total. Per item of anything else ("each experiment ran on 32 servers") it is."""
+    clause = _CLAUSE_START.split(_SENTENCE_END.split(before)[-1])[-1]
+    carriers = kind.nouns | PEOPLE_NOUNS | MACHINE_NOUNS
+    return any(stem(m.group(1)) in carriers for m in _PER_ITEM.finditer(clause))
 
 
 def _counted_noun(words: list[str], kind: QuestionKind, *, single: bool) -> str | None:
