@@ -57,7 +57,7 @@ def load_corpus() -> dict[str, dict[str, object]]:
 
 
 def sentences_of(doc: dict[str, object]) -> list[str]:
-    from agent_zot.index.passages import sentence_spans
+    from agent_zot.index.sentences import sentence_spans
 
     text = str(doc["text"])
     return [text[a:b] for a, b in sentence_spans(text)]

@@ -13,8 +13,8 @@ from fastmcp import Client
 from fpdf import FPDF
 
 from agent_zot.config import Settings
-from agent_zot.index.passages import sentence_spans
 from agent_zot.index.sections import sentence_sections
+from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import find_headings, heading_lines
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of

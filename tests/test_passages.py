@@ -19,13 +19,10 @@ from agent_zot.index.passages import (
     ChunkHit,
     Passage,
     PassagePicker,
-    asks_a_question,
-    focus_of,
-    prose_share,
-    sentence_spans,
     windows,
 )
 from agent_zot.index.retrieval import PaperHit
+from agent_zot.index.sentences import asks_a_question, focus_of, prose_share, sentence_spans
 from agent_zot.index.store import Hit
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK

@@ -22,11 +22,11 @@ from agent_zot.index.passages import (
     Passage,
     PassagePicker,
     WindowShape,
-    focus_of,
     passage_of,
 )
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
 from agent_zot.text import has_cjk
 

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.graph.model import Node
-from agent_zot.index.passages import sentence_spans
+from agent_zot.index.sentences import sentence_spans
 from agent_zot.services.resolve.works import WorkMatch
 from agent_zot.services.response import ToolResponse, clip, more_line, plural
 from agent_zot.state.index import IndexState

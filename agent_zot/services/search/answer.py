@@ -14,9 +14,10 @@ from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
-from agent_zot.index.passages import DETAILS, asks_a_question
+from agent_zot.index.passages import DETAILS
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import PaperHit, search_papers
+from agent_zot.index.sentences import asks_a_question
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import author_surnames, identified_items, resolve_collection

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from agent_zot.index.passages import SENTENCE_AVG_TERMS, prose_share, sentence_spans
 from agent_zot.index.retrieval import search_papers
+from agent_zot.index.sentences import SENTENCE_AVG_TERMS, prose_share, sentence_spans
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext

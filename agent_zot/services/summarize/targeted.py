@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from agent_zot.index.passages import focus_of
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import Passage, search_papers
+from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import estimate_tokens

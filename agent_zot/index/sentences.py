@@ -1,0 +1,131 @@
+"""The sentences of a chunk: where they end, which are headings or stubs, how much of one reads as prose,
+their BM25 against a question, and what a question asks within the paper it names. passages.py builds
+passages from them; the matrix, the claim check and the cited-work view split text the same way."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+
+from agent_zot.index.sparse import Bm25Encoder
+
+SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
+
+_PUNCTUATION = ".,;:()[]\"'“”‘’!?"
+
+# A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and a capital, digit,
+# quote or bracket; a blank line or a short heading-like line also ends one.
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"”’')\]]?\s+(?=[A-Z0-9\"“‘(\[])|\n[^\S\n]*\n")
+# "e.g. The", "Fig. 3", "et al. 2019", "vs. B": not sentence ends.
+_ABBREVIATIONS = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Tab|No|Nos|Dr|Mr|Ms|Prof|approx|resp|al|ca|Ch|pp|p|vol)"
+    r"|\b[A-Z])\.$",
+    re.IGNORECASE,
+)
+_HEADING_LINE = re.compile(r"\n(\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60})\n")
+NUMBERED_HEADING = re.compile(
+    r"^\d+(?:\.\d+)*\.?\s+[A-Z][^\n.!?]{2,60}$"
+)  # a sentence that is a numbered heading
+_STUB_WORDS = 6  # a line this short with no end mark is a running title or a label, not a statement
+
+
+def is_stub(sentence: str) -> bool:
+    """A fragment that says nothing on its own ("Lo et al. - 2020 - S2ORC" above an abstract): kept out of
+    passages, as headings are."""
+    return not sentence.rstrip().endswith((".", "!", "?", ":", ";", '"', "”", ")")) and (
+        len(re.findall(r"\w+", sentence)) < _STUB_WORDS
+    )
+
+
+# "In the study that used a deep belief network on ICU recordings, how many subjects were used for
+# training?": the words before the comma say which paper, the question after it what to find in it.
+_FOCUS = re.compile(
+    r"^(?:in|for|according\s+to|on|with|from|across|using|within|among|regarding|about|of)\b[^?]{12,}?,\s+"
+    r"(?P<focus>(?:how|what|which|why|when|where|who|whose|whom|did|does|do|is|are|was|were|can|could|has|have"
+    r"|had|should|would)\b.{8,})$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_QUESTION = re.compile(
+    r"\?\s*$|^(?:how|what|which|why|when|where|who|whom|whose|did|does|do|is|are|was|were|can|could|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_a_question(query: str) -> bool:
+    """Whether ``query`` asks something (a question mark, a question word first, or a clause naming the
+    paper before one) rather than naming a topic."""
+    query = query.strip()
+    return bool(_QUESTION.search(query)) or focus_of(query) != query
+
+
+def focus_of(query: str) -> str:
+    """What a question asks within the paper it names: the question after a leading clause that only says
+    which paper ("In the ImageNet CNN paper, why was ..."), else the whole query. Inside the right paper
+    the naming words match every passage and drown the words of what is asked."""
+    match = _FOCUS.match(" ".join(query.split()))
+    return match.group("focus") if match else query
+
+
+def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``, whitespace trimmed; numbered headings on their own
+    line ("2.4 Assembling the corpus") and the spans ``breaks`` (other heading lines) are kept apart from
+    the sentence that follows them."""
+    cuts = [0, *(offset for span in breaks for offset in span)]
+    for match in _BOUNDARY.finditer(text):
+        if _ABBREVIATIONS.search(text[max(0, match.start() - 8) : match.start()]):
+            continue
+        cuts.append(match.end())
+    for match in _HEADING_LINE.finditer(text):
+        cuts += [match.start(1), match.end(1)]
+    cuts.append(len(text))
+    ordered = sorted(set(cuts))
+    spans = []
+    for start, end in itertools.pairwise(ordered):
+        piece = text[start:end]
+        left = len(piece) - len(piece.lstrip())
+        right = len(piece.rstrip())
+        if right > left:
+            spans.append((start + left, start + right))
+    return spans
+
+
+class SentenceScorer:
+    """BM25 of sentences against one question, with IDF from the sentences being compared."""
+
+    def __init__(self, question: str, encoder: Bm25Encoder | None = None) -> None:
+        self.encoder = encoder or Bm25Encoder(avg_len=SENTENCE_AVG_TERMS)
+        self.terms = set(self.encoder.encode_query(question).indices)
+
+    def score(self, sentences: Sequence[str]) -> list[float]:
+        return self.matches(sentences)[0]
+
+    def matches(self, sentences: Sequence[str]) -> tuple[list[float], list[set[int]], dict[int, float]]:
+        """Each sentence's score and the question's terms it holds, and the IDF of every question term
+        (a term no sentence holds gets the highest)."""
+        total = len(sentences)
+        if not self.terms or not sentences:
+            return [0.0] * total, [set() for _ in sentences], {}
+        vectors = self.encoder.encode_documents(list(sentences))
+        weights = [
+            {i: v for i, v in zip(vec.indices, vec.values, strict=True) if i in self.terms} for vec in vectors
+        ]
+        frequency = dict.fromkeys(self.terms, 0)
+        for found in weights:
+            for term in found:
+                frequency[term] += 1
+        idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
+        scores = [sum(idf[t] * w for t, w in found.items()) for found in weights]
+        return scores, [set(found) for found in weights], idf
+
+
+def prose_share(sentence: str) -> float:
+    """How much of a sentence reads as words: 1.0 for prose, low for table cells, running titles and
+    affiliations; short fragments count as less than prose."""
+    tokens = sentence.split()
+    stripped = (t.strip(_PUNCTUATION) for t in tokens)
+    words = sum(1 for t in stripped if len(t) > 1 and t.isalpha())
+    return min(1.0, words / 8) * words / max(1, len(tokens))
