@@ -198,3 +198,24 @@ def write_front_page(
     _body_page(pdf, 1, two_columns=False, hyphen=False)
     pdf.output(str(path))
     return path
+
+
+def write_sectioned_paper(
+    path: Path, sections: list[tuple[str | None, str]], title: str | None = None
+) -> bytes:
+    """One page of sections: each (heading or None, text), the heading bold on its own line, an optional
+    title above them; the PDF's bytes, for an attachment."""
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    if title is not None:
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.multi_cell(0, 8, title, new_x="LMARGIN", new_y="NEXT")
+    for heading_text, text in sections:
+        if heading_text is not None:
+            pdf.set_font("Helvetica", "B", 11)
+            pdf.cell(0, 7, heading_text, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+    pdf.output(str(path))
+    return path.read_bytes()

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from fpdf import FPDF
 
 from agent_zot.config import Settings
 from agent_zot.index.sections import sentence_sections
@@ -18,6 +17,7 @@ from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import find_headings, heading_lines
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
+from tests.pdf_factory import write_sectioned_paper
 
 TITLE = "Relay: Batch Computation on Shared Clusters"
 # The features list names failures, workers and handling in passing; the section that answers is headed
@@ -142,17 +142,7 @@ def test_a_sentence_is_under_the_last_heading_before_it_and_that_heading_under_i
 
 
 def _pdf(path: Path) -> bytes:
-    pdf = FPDF(format="A4")
-    pdf.add_page()
-    for heading, text in PAPER:
-        if heading is not None:
-            pdf.set_font("Helvetica", "B", 11)
-            pdf.cell(0, 7, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=10)
-        pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.output(str(path))
-    return path.read_bytes()
+    return write_sectioned_paper(path, PAPER)
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from fpdf import FPDF
 
 from agent_zot.config import Settings
 from agent_zot.ingest.section_kinds import reads_as_biography, section_kind
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
+from tests.pdf_factory import write_sectioned_paper
 
 
 @pytest.mark.parametrize(
@@ -123,19 +123,7 @@ PAPER: list[tuple[str | None, str]] = [
 
 
 def _pdf(path: Path) -> bytes:
-    pdf = FPDF(format="A4")
-    pdf.add_page()
-    pdf.set_font("Helvetica", "B", 14)
-    pdf.multi_cell(0, 8, TITLE, new_x="LMARGIN", new_y="NEXT")
-    for heading, text in PAPER:
-        if heading is not None:
-            pdf.set_font("Helvetica", "B", 11)
-            pdf.cell(0, 7, heading, new_x="LMARGIN", new_y="NEXT")
-        pdf.set_font("Helvetica", size=10)
-        pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
-        pdf.ln(2)
-    pdf.output(str(path))
-    return path.read_bytes()
+    return write_sectioned_paper(path, PAPER, TITLE)
 
 
 @pytest.fixture(scope="module")
