@@ -193,8 +193,11 @@ PAXOS = "Paxos made simple"
 def _snapshot() -> str:
     """A paper saved as a web page: sections, then its bibliography in small capitals (a span for the
     capitals after the first of each surname, as converters write them)."""
-    para = "<p>Chubby provides coarse-grained locking and reliable storage for a loosely-coupled system. " * 6
-    body = "".join(f"<h2>{n} {h}</h2>\n{para}</p>\n" for n, h in enumerate(("Introduction", "Design"), 1))
+    para = "<p>Chubby provides coarse-grained locking and reliable storage for a loosely-coupled system ({}).</p>"
+    body = "".join(  # distinct paragraphs: the main-content extractor keeps one of repeated ones
+        f"<h2>{n} {h}</h2>\n" + "".join(para.format(f"{n}.{i}") for i in range(6)) + "\n"
+        for n, h in enumerate(("Introduction", "Design"), 1)
+    )
     entries = "\n".join(
         '<p class="bib">\n'
         + re.sub(r"\b([A-Z]) ([A-Z]{2,})", r'\1 <span class="sc">\2</span>', line)

@@ -14,6 +14,7 @@ from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database, index_library
+from tests.snapshot_pages import BLOG, BLOG_CHROME, BLOG_CONTENT, BLOG_SECTIONS, BLOG_TITLE
 
 pytestmark = pytest.mark.slow
 
@@ -71,6 +72,10 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, dict[st
         content_type="text/html",
         title="Snapshot",
     )
+    keys["blog"] = b.add_item("webpage", title=BLOG_TITLE, date="2024")
+    b.add_attachment(
+        keys["blog"], filename="blog.html", content=BLOG.encode(), content_type="text/html", title="Snapshot"
+    )
     db = guard_database(b.build())
     settings = Settings(zotero_data_dir=db.parent, data_dir=root / "state", export_dir=root / "exports")
     return index_library(settings, root / "home", graph=True), keys
@@ -122,3 +127,28 @@ async def test_a_web_pages_reference_list_reaches_the_graph(
         "Online Algorithms and Stochastic Approximations",
         "Stochastic Estimation of the Maximum of a Regression Function",
     }
+
+
+async def test_a_saved_blog_post_is_read_without_its_page_chrome(
+    library: tuple[Settings, dict[str, str]], tmp_path: Path
+) -> None:
+    """Issue 54: the cookie banner, menus, sharing links, sidebar and footer are not indexed; the
+    article's paragraphs are, in its sections."""
+    settings, keys = library
+    ctx = AppContext(settings, home=tmp_path / "home")
+    try:
+        async with Client(build_server(ctx)) as client:
+            read = await client.call_tool("zot_summarize", {"item_key": keys["blog"], "force_mode": "full"})
+            asked = await client.call_tool(
+                "zot_summarize",
+                {"item_key": keys["blog"], "query": "why does silk fail?", "force_mode": "targeted"},
+            )
+    finally:
+        ctx.close()
+    text = read.content[0].text
+    assert [chrome for chrome in BLOG_CHROME if chrome in text] == []
+    assert all(sentence in text for sentence in BLOG_CONTENT)
+    assert f"--- § {BLOG_SECTIONS[1]} ---" in text
+    passages = asked.structured_content["passages"]
+    assert passages[0]["pages"] == f"§ {BLOG_SECTIONS[1]}, ¶ 1"
+    assert [chrome for chrome in BLOG_CHROME if chrome in asked.content[0].text] == []

@@ -12,6 +12,7 @@ from urllib.parse import unquote
 from xml.etree import ElementTree as ET
 
 from agent_zot.ingest.document import build_document
+from agent_zot.ingest.main_content import main_paragraphs, place_paragraphs
 from agent_zot.ingest.models import SECTION_MARK, ParsedDocument, ParseError
 
 _SKIPPED_TAGS = frozenset({"script", "style", "nav", "noscript", "template", "head", "svg"})
@@ -25,6 +26,11 @@ _BLOCK_TAGS = frozenset(
 _HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _SECTION_TAGS = frozenset({"h1", "h2", "h3"})  # a web page's sections begin at these; h4-h6 stay inside
 _SECTION_LABEL_CHARS = 60
+_MIN_MAIN_SHARE = 0.05  # main content this much smaller than the visible text is not the article
+_RETRY_SHARE = 0.2  # main content under this share of the visible text: trafilatura's balanced mode too
+# A page of a few lines (a note, a fragment) is indexed whole: trafilatura's measures of boilerplate have
+# too little to go on there and drop its lists and headings (500: twice its own minimum extraction).
+_MIN_PAGE_CHARS = 500
 _EDIT_LINK = re.compile(r"\s*\[edit\]", re.IGNORECASE)  # Wikipedia's "History[edit]"
 # <meta charset=...>, <meta http-equiv content="...; charset=...">, <?xml ... encoding="..."?>
 _CHARSET = re.compile(rb"""(?:charset|encoding)\s*=\s*["']?([A-Za-z0-9_\-:.]+)""", re.IGNORECASE)
@@ -116,12 +122,42 @@ def html_to_text(markup: str) -> tuple[str, list[str]]:
     return parser.text(), parser.headings
 
 
-def html_sections(markup: str) -> list[tuple[str | None, str]]:
-    """An HTML document's sections, (heading, text), those without any text left out."""
+def visible_sections(markup: str) -> list[tuple[str | None, str]]:
+    """All the visible text of an HTML document by sections, (heading, text), those without any text left
+    out: the page's chrome (menus, banners, footers) with its article."""
     parser = _HtmlText()
     parser.feed(markup)
     parser.close()
     return [(heading, text) for heading, text in parser.section_texts() if text.strip()]
+
+
+def html_sections(markup: str) -> list[tuple[str | None, str]]:
+    """A web page's sections, (heading, text): the paragraphs of its main content (ingest/main_content.py)
+    in the sections the page has, or all its visible text where no main content is found or what is found
+    is far too little to be the article."""
+    visible = visible_sections(markup)
+    seen = sum(len(text) for _, text in visible)
+    if seen < _MIN_PAGE_CHARS:
+        return visible
+    main = main_paragraphs(markup)
+    if _chars(main) < _RETRY_SHARE * seen:  # maybe one small box taken for the article: balanced retries
+        main = max(main, main_paragraphs(markup, recall=False), key=_chars)
+    main = [_EDIT_LINK.sub("", paragraph) for paragraph in main]
+    if not _is_article(main, seen):
+        return visible
+    return place_paragraphs(main, visible)
+
+
+def _chars(paragraphs: list[str]) -> int:
+    return sum(len(paragraph) for paragraph in paragraphs)
+
+
+def _is_article(main: list[str], seen: int) -> bool:
+    """Whether what the extractor kept can stand for the page: it finds nothing on some pages without an
+    article, and on an odd one it keeps one stray box of a page whose text lies elsewhere. The whole
+    visible text indexes those, as before."""
+    kept = _chars(main)
+    return kept > 0 and kept >= _MIN_MAIN_SHARE * seen
 
 
 def section_label(heading: str | None) -> str:
