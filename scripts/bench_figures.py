@@ -106,6 +106,8 @@ def score(
                 misses.append(f"missed  {pdf} {key} {row.get('caption', '')[:60]}")
             elif row.get("caption") and _same_caption(element.caption, row["caption"]):
                 captions["right"] += 1
+            elif row.get("caption"):
+                misses.append(f"caption {pdf} {key} got {element.caption[:60]!r} want {row['caption'][:60]!r}")
         for key, element in got.items():
             if element.caption:
                 captions["found"] += 1

@@ -7,6 +7,7 @@ which text landed on which page.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -219,3 +220,71 @@ def write_sectioned_paper(
         pdf.ln(2)
     pdf.output(str(path))
     return path.read_bytes()
+
+
+STAMP_FOOTER = (
+    "Downloaded from https://academic.example.org/jsd/article/7/2/101/5551234 by guest on 12 March 2019"
+)
+
+
+ARXIV_STAMP = "arXiv:2001.01123v2 [cs.CL] 3 Jan 2020"  # set sideways in the margin of page 1
+
+BESIDE = "Beside the drawing, this paragraph explains the protocol in plain words."
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"]
+
+
+def write_stamped_paper(path: Path, labels: list[str], caption: str, pages: int = 3) -> Path:
+    """A paper as a repository hands it out: an arXiv identifier set sideways in the left margin of
+    page 1 and a "Downloaded from …" line at the foot of every page; on page 2 a vector drawing (boxes and arrows,
+    each box with a short ``labels`` entry, a legend under it) beside a body paragraph, its ``caption``
+    under it. Every page has its marker sentence (``marker``)."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(auto=False)
+    for page in range(1, pages + 1):
+        pdf.add_page()
+        pdf.set_xy(25, 25)
+        pdf.set_font("Helvetica", "B", 12)
+        pdf.cell(0, 8, heading(page), new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        pdf.set_x(25)
+        opening = f"The {_ORDINALS[page - 1]} page opens with words of its own. {marker(page)} "
+        pdf.multi_cell(160, 5, opening + _BODY, new_x="LEFT", new_y="NEXT")
+        # the stamps come between the paragraphs in content order: not among a page's first or last lines
+        if page == 1:
+            pdf.set_font("Helvetica", size=18)
+            with pdf.rotation(90, x=14, y=200):
+                pdf.text(14, 200, ARXIV_STAMP)
+        pdf.set_font("Helvetica", size=7)
+        pdf.text(30, 287, STAMP_FOOTER)
+        pdf.set_font("Helvetica", size=10)
+        if page != 2:
+            pdf.set_x(25)
+            pdf.multi_cell(160, 5, _BODY + " " + _BODY, new_x="LEFT", new_y="NEXT")
+            continue
+        top = pdf.get_y() + 6
+        _drawing(pdf, 25, top, labels)
+        pdf.set_font("Helvetica", size=9)
+        pdf.set_xy(25, top + 78)
+        pdf.multi_cell(80, 4.5, caption, new_x="LEFT", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        pdf.set_xy(112, top)
+        pdf.multi_cell(73, 5, BESIDE + " " + _BODY, new_x="LEFT", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+def _drawing(pdf: FPDF, left: float, top: float, labels: list[str]) -> None:
+    """Boxes in two rows joined by arrows, each with a label in small type, step numbers by the arrows
+    and a legend: the text a vector diagram leaves in a PDF's text layer."""
+    pdf.set_draw_color(40, 40, 40)
+    pdf.set_font("Helvetica", size=7)
+    boxes = [(left + 4 + (i % 2) * 44, top + 6 + (i // 2) * 26) for i in range(len(labels))]
+    for (x, y), label in zip(boxes, labels, strict=True):
+        pdf.rect(x, y, 32, 12)
+        pdf.text(x + 3, y + 7, label)
+    for step, ((x1, y1), (x2, y2)) in enumerate(itertools.pairwise(boxes), start=1):
+        pdf.line(x1 + 16, y1 + 12, x2 + 16, y2)
+        pdf.text((x1 + x2) / 2 + 18, (y1 + y2) / 2 + 8, str(step))
+    pdf.line(left, top + 62, left + 80, top + 62)
+    for i, entry in enumerate(["Legend:", "Control", "Data"]):
+        pdf.text(left + 2 + i * 24, top + 68, entry)

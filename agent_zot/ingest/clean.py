@@ -126,3 +126,17 @@ def strip_running_lines(pages: Sequence[str], labels: Sequence[str | None]) -> l
         kept = [line for i, line in enumerate(lines) if i not in drop]
         cleaned.append(_BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip())
     return cleaned
+
+
+def drop_listed(text: str, lines: Sequence[str]) -> str:
+    """``text`` (normalised) without ``lines`` (raw lines of it, each taken out once)."""
+    if not lines:
+        return text
+    wanted = Counter(normalise_text(line) for line in lines)
+    kept = []
+    for line in text.split("\n"):
+        if wanted[line] > 0:
+            wanted[line] -= 1
+        else:
+            kept.append(line)
+    return _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from agent_zot.ingest.clean import normalise_text, strip_running_lines
+from agent_zot.ingest.clean import drop_listed, normalise_text, strip_running_lines
 from agent_zot.ingest.headings import find_headings
 from agent_zot.ingest.ligatures import restore_words
 from agent_zot.ingest.models import PageText, ParsedDocument, ParseError
@@ -23,15 +23,21 @@ def build_document(
     running_lines: bool = False,
     warnings: Sequence[str] = (),
     ocr_pages: Collection[int] = (),
+    drop_lines: Sequence[Sequence[str]] = (),
 ) -> ParsedDocument:
     """Clean each page, drop running headers/footers (``running_lines``, for paginated sources), mend
     words broken at lost ligatures or gaps (ingest/ligatures.py), split off the references section and
     find headings. Raises ParseError when no page has any text.
-    ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so."""
+    ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so.
+    ``drop_lines`` (per page) are lines to leave out (page chrome, text inside figures: line_roles.py),
+    taken out after the running headers and footers, which are found among the page's first and last
+    lines as printed."""
     labels = list(labels) if labels is not None else [None] * len(raw_pages)
     texts = [normalise_text(raw) for raw in raw_pages]
     if running_lines:
         texts = strip_running_lines(texts, labels)
+    if drop_lines:
+        texts = [drop_listed(text, drop) for text, drop in zip(texts, drop_lines, strict=True)]
     texts = restore_words(texts)  # before references and headings: "5. Reerences" is the references heading
     all_warnings = list(warnings)
     empty = sum(1 for text in texts if not text)

@@ -49,6 +49,9 @@ class ParsedDocument:
     ocr_engine: str | None = None  # the engine that read the pages marked ``ocr``
     ocr_seconds: float = 0.0  # time spent on OCR (rendering, layout, recognition)
     front_matter: FrontMatter | None = None  # asked for (a PDF without a parent item) and found
+    # lines of the text layer kept out of the page texts, as (page, role, text): role "chrome" (stamps,
+    # licence lines, margin text) or "figure_text" (labels inside a drawing); ingest/line_roles.py
+    set_aside: list[tuple[int, str, str]] = field(default_factory=list)
 
     @property
     def ocr_pages(self) -> list[int]:

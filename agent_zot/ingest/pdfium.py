@@ -16,6 +16,7 @@ import pypdfium2.raw as pdfium_c
 from agent_zot.ingest.document import build_document
 from agent_zot.ingest.models import ParsedDocument, ParseError
 from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.ingest.text_geometry import TextLine, text_lines
 
 if TYPE_CHECKING:
     from agent_zot.ingest.ocr.pages import OcrResult
@@ -62,33 +63,57 @@ def open_pdf(path: Path) -> pdfium.PdfDocument:
         raise ParseError(f"cannot read {path.name}: {err.strerror or err}") from err
 
 
-def _page_text(pdf: pdfium.PdfDocument, index: int) -> str:
+def _page_lines(pdf: pdfium.PdfDocument, index: int) -> tuple[str, list[TextLine], tuple[float, float]]:
+    """The page's raw text, its lines with their geometry, and the page's size."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
         try:
-            return textpage.get_text_bounded()
+            size = (page.get_width(), page.get_height())
+            return (*text_lines(textpage, size[1]), size)
         finally:
             textpage.close()
     finally:
         page.close()
 
 
-def read_pages(path: Path, ocr: OcrConfig | None = None) -> tuple[OcrResult, list[str | None], list[str]]:
+def _set_aside(pages: list[list[TextLine]], sizes: list[tuple[float, float]]) -> list[tuple[int, str, str]]:
+    """The lines that are page chrome or text inside a figure (line_roles.py), as (page, role, text)."""
+    from agent_zot.ingest.line_roles import SET_ASIDE, document_roles  # imports figures.py, which imports us
+
+    return [
+        (number, role, line.text)
+        for number, (lines, roles) in enumerate(zip(pages, document_roles(pages, sizes), strict=True), 1)
+        for line, role in zip(lines, roles, strict=True)
+        if role in SET_ASIDE
+    ]
+
+
+def read_pages(
+    path: Path, ocr: OcrConfig | None = None, aside: list[tuple[int, str, str]] | None = None
+) -> tuple[OcrResult, list[str | None], list[str]]:
     """Text and label of every page (pages without a usable text layer read by OCR when ``ocr`` is
-    given), plus warnings for pages that could not be read."""
+    given), plus warnings for pages that could not be read. With ``aside`` given, the lines that are page
+    chrome or text inside a figure are added to it as (page, role, text); build_document leaves them out."""
     pdf = open_pdf(path)
     texts: list[str] = []
+    pages: list[list[TextLine]] = []
+    sizes: list[tuple[float, float]] = []
     labels: list[str | None] = []
     unreadable: list[int] = []
     try:
         for index in range(len(pdf)):
             labels.append(pdf.get_page_label(index) or None)
             try:
-                texts.append(_page_text(pdf, index))
+                raw, lines, size = _page_lines(pdf, index)
             except pdfium.PdfiumError:
                 unreadable.append(index + 1)
-                texts.append("")
+                raw, lines, size = "", [], (0.0, 0.0)
+            texts.append(raw)
+            pages.append(lines)
+            sizes.append(size)
+        if aside is not None:
+            aside.extend(_set_aside(pages, sizes))
         from agent_zot.ingest.ocr.pages import ocr_pages  # OCR's modules and numpy: loaded when a PDF is read
 
         result = ocr_pages(pdf, texts, ocr)
@@ -108,7 +133,12 @@ class PdfiumParser:
         self.ocr = ocr
 
     def parse(self, path: Path, attachment_key: str) -> ParsedDocument:
-        result, labels, warnings = read_pages(path, self.ocr)
+        aside: list[tuple[int, str, str]] = []
+        result, labels, warnings = read_pages(path, self.ocr, aside)
+        aside = [entry for entry in aside if entry[0] - 1 not in result.pages]  # OCR read those pages anew
+        drop: list[list[str]] = [[] for _ in result.texts]
+        for number, _, text in aside:
+            drop[number - 1].append(text)
         doc = build_document(
             attachment_key,
             self.name,
@@ -117,7 +147,9 @@ class PdfiumParser:
             running_lines=True,
             warnings=warnings,
             ocr_pages=result.pages,
+            drop_lines=drop,
         )
+        doc.set_aside = aside
         if result.pages:
             doc.ocr_engine, doc.ocr_seconds = result.engine, result.seconds
         return doc
