@@ -173,3 +173,24 @@ def test_captions_are_mended_with_the_pages_vocabulary() -> None:
 
     assert elements[0].caption == "Figure 1: Bigtable servers running the benchmark."
     assert elements[1].caption.startswith("Table 2: Difficult cases")
+
+
+def test_a_th_ligature_read_as_a_hyphen_is_mended_where_the_document_shows_it() -> None:
+    # Some publishers' fonts map the "Th" ligature to a hyphen: "-e University", "-erefore", "-ey".
+    pages = [
+        "2.1. Online Database. -e University of Queensland collected the data. -is set is open.",
+        "-erefore the features were dropped. -ey were collinear, and -ree of them remain.",
+        "A -test of the -admissable set and the -ed suffix stay as printed.",
+    ]
+    mended = restore_words(pages)
+    assert (
+        mended[0]
+        == "2.1. Online Database. The University of Queensland collected the data. This set is open."
+    )
+    assert mended[1] == "Therefore the features were dropped. They were collinear, and Three of them remain."
+    assert mended[2] == pages[2]
+
+
+def test_a_lone_leading_hyphen_is_not_read_as_a_lost_th() -> None:
+    pages = ["The suffix -e marks the plural here; see the -ed form below."]
+    assert restore_words(pages) == pages

@@ -22,6 +22,9 @@ gives one, by word frequencies (``ocr.words``), so names, acronyms and foreign w
   only a lowercase fragment ("r unning", not "R n" or "to u"); a pair the document hyphenates elsewhere
   ("limb-darkening") stays apart.
 
+- A hyphen standing for the "Th" ligature ("-e University", "-erefore"), where the document shows it three
+  times or more.
+
 Tokens next to hyphens, digits, slashes, dots inside a name, or a detached accent ("M ´ uller") are left
 alone: identifiers, URLs, compounds and mis-extracted diacritics are not lost ligatures.
 """
@@ -60,6 +63,9 @@ _AFTER_VARIABLE = frozenset(
 # A token of ASCII letters standing alone: after a space, a line start or an opening bracket or quote;
 # before a space, a closing mark, or a dot that ends a sentence (not "file.py", "www.heart.org").
 _TOKEN = re.compile(r"(?:^|(?<=[\s(\[{\"“‘]))[A-Za-z]+(?=[\s,;:!?)\]}\"”’]|\.(?!\w)|$)")
+# "-e", "-erefore": a word whose "Th" ligature the text layer reads as a hyphen, standing alone.
+_HYPHEN_TH = re.compile(r"(?:^|(?<=[\s(\[{\"“‘]))-([a-z]+)(?=[\s,;:!?)\]}\"”’]|\.(?!\w)|$)")
+_TH_EVIDENCE = 3  # a document shows the hyphen for "Th" this often before any is mended
 # Words and hyphenated compounds, for the document's vocabulary.
 _WORDS = re.compile(r"(?<![\w-])[A-Za-z]+(?:-[A-Za-z]+)*(?![\w-])")
 
@@ -265,8 +271,26 @@ def _shows_loss(pages: Sequence[_Page], vocabulary: _Vocabulary) -> bool:
     return next(islice(mended, _EVIDENCE - 1, None), None) is not None
 
 
+def _th_for_hyphen(texts: Sequence[str]) -> list[str]:
+    """ "-e" -> "The", "-erefore" -> "Therefore": some publishers' fonts map the "Th" ligature to a hyphen.
+    Mended only in a document that shows it at least ``_TH_EVIDENCE`` times (a lone "-e" is a suffix
+    being discussed), and only where "-" + the rest is no word and "Th" + the rest a common one."""
+
+    def repair(match: re.Match[str]) -> str:
+        word = "Th" + match.group(1)
+        return word if _rank_of(word) < _COMMON else match.group()
+
+    found = sum(
+        repair(match) != match.group() for text in texts if "-" in text for match in _HYPHEN_TH.finditer(text)
+    )
+    if found < _TH_EVIDENCE:
+        return list(texts)
+    return [_HYPHEN_TH.sub(repair, text) if "-" in text else text for text in texts]
+
+
 def restore_words(texts: Sequence[str]) -> list[str]:
     """The cleaned page texts of one document with words broken at ligatures or gaps mended."""
+    texts = _th_for_hyphen(texts)
     pages = [_Page(text) for text in texts]
     vocabulary = _Vocabulary(texts)
     shown = _shows_loss(pages, vocabulary)
