@@ -33,6 +33,8 @@ def value(text: str, kind=PEOPLE) -> float | None:
         ("This study was carried out in three healthy male individuals.", PEOPLE, 3),
         ("Twenty-four volunteers wore the band for a week.", PEOPLE, 24),
         ("The models are trained on 2 RTX A6000 GPUs of an internal cluster.", MACHINES, 2),
+        ("We recruited 27 dyads of teachers and students.", PEOPLE, 27),  # a unit of people
+        ("The build ran on 16 cores.", classify("how many cores were used?"), 16),  # parts, when asked
     ],
 )
 def test_a_count_of_what_the_question_counts_is_the_value(text: str, kind, want: float) -> None:
@@ -65,6 +67,7 @@ def test_a_count_of_what_the_question_counts_is_the_value(text: str, kind, want:
         ("The other two cases are straightforward.", PEOPLE),
         ("Given two nodes of the graph, a path joins them.", MACHINES),
         ("We expect the tool to appeal to two groups of users.", PEOPLE),  # it counts groups
+        ("The prototype server has 16 cores and 64 GB of memory.", MACHINES),  # parts of a machine
     ],
 )
 def test_no_number_rather_than_a_wrong_one(text: str, kind) -> None:

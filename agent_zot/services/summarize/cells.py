@@ -27,13 +27,14 @@ from functools import cache
 from importlib import resources
 
 from agent_zot.index.retrieval import search_papers
-from agent_zot.index.sentences import SENTENCE_AVG_TERMS, prose_share, sentence_spans
+from agent_zot.index.sentences import SENTENCE_AVG_TERMS, prose_share
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in, the_only_count
 from agent_zot.services.summarize.quantities import Quantity, asks_quantity
 from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words
+from agent_zot.services.summarize.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
 
@@ -63,6 +64,20 @@ WEIGHTS: dict[str, float] = {
     "prior": -0.65,  # of earlier work ("approaches have been proposed", "previous studies")
     "words": 2.95,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
     "figure": -0.4,  # about a figure or table ("Figure 5 shows ...")
+    "role": 1.5,  # in a section of a kind that answers the question (roles.ANSWERED_BY)
+    "off_role": -1.0,  # in a recognised section of a kind that does not
+    "setup": 0.8,  # a count stated as the paper's own setup ("we recruited 27 dyads")
+    "cites": -0.8,  # a count in a sentence that cites other work ("[12] used 16 cores")
+}
+# Section kinds that neither answer a question kind nor speak against it: a count or the data is often
+# stated in the abstract too.
+_NEUTRAL: dict[str, frozenset[str]] = {
+    "count": frozenset({"abstract", FRONT, "appendix"}),
+    "data": frozenset({"abstract", FRONT, "appendix"}),
+    "method": frozenset({"introduction", "appendix"}),
+    "problem": frozenset({"appendix"}),
+    "result": frozenset({"appendix"}),
+    "limitation": frozenset({"results", "appendix"}),
 }
 MIN_SCORE = 0.6  # below this the cell is "not found"
 MIN_WORDS = (
@@ -72,36 +87,10 @@ ALTERNATIVE = 0.6  # a second or third candidate is shown when it scores this sh
 MEASURED_FIRST = 12  # a measure question reads the quantities of this many of its best sentences
 # Features of a sentence whatever the question (PaperText.static), computed once per paper.
 _STATIC = ("prose", "front_matter", "related_work", "roadmap", "prior", "figure")
+_SETUP_KINDS = frozenset({"methods", "results"})
 FRAGMENT_CHARS = 70  # a shorter sentence takes the next one along
 MAX_SENTENCE_CHARS = 600
 
-_HEADING = re.compile(
-    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+)?(?P<name>abstract|introduction|background|related\s+work|prior\s+work"
-    r"|previous\s+work|literature\s+review|methods?|methodology|materials\s+and\s+methods|approach|experiments?"
-    r"|experimental\s+(?:setup|results)|evaluation|results?(?:\s+and\s+discussion)?|discussion|conclusions?"
-    r"|limitations?|future\s+work|summary|acknowledge?ments?)\b",
-    re.IGNORECASE,
-)
-# Any other numbered heading ("2 Problem statement", "III. SIMULATIONS"): a section the names above do not
-# know, which ends the one before it. Alone on its line, or glued in capitals to the sentence after it.
-_NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][^.!?]{2,58})$")
-_GLUED_CAPITALS = re.compile(
-    r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][A-Z&,\- ]{3,58}?)\s+(?=[A-Z][a-z])"
-)
-# A heading glued to the first sentence under it: "I. INTRODUCTION The rapid advances ...".
-_HEADING_PREFIX = re.compile(
-    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-H]\.)\s+)?(?P<name>Abstract|ABSTRACT|Introduction|INTRODUCTION|Background"
-    r"|BACKGROUND|Related\s+[Ww]ork|RELATED\s+WORK|Methods?|METHODS?|Methodology|Materials\s+and\s+[Mm]ethods"
-    r"|Experiments?|EXPERIMENTS?|Evaluation|EVALUATION|Results?|RESULTS?|Discussion|DISCUSSION|Conclusions?"
-    r"|CONCLUSIONS?|Limitations?|LIMITATIONS?|Future\s+[Ww]ork|Objectives?|Main\s+results|Significance"
-    r"|Approach|Summary)\b\s*[.:—–-]?\s+(?=[A-Z])"
-)
-_SECTION_NAMES = {
-    "objective": "abstract",
-    "objectives": "abstract",
-    "main results": "results",
-    "significance": "conclusion",
-}
 # The front matter and page furniture: affiliations, addresses, dates, licences. No answer is in them.
 _FRONT_MATTER = re.compile(
     r"@\w|https?://|www\.|\bdoi\s*[:.]?\s*10\.\d|doi\.org|\barXiv:\s*\d|©|\b[Cc]opyright\b|\bCorrespond"
@@ -111,8 +100,8 @@ _FRONT_MATTER = re.compile(
     r"|\backnowledge?ments?\b|\bwe\s+thank\b"
 )
 _WORD = re.compile(r"[a-z]+")
-_EARLY = ("abstract", "introduction", "background")
-_LATE = ("discussion", "conclusion", "limitation", "future work", "summary")
+_EARLY = frozenset({"abstract", "introduction", "background", FRONT})
+_LATE = frozenset({"discussion", "conclusion", "limitations"})
 _RELATED = ("related work", "prior work", "previous work", "literature review")
 _REFERENCE = re.compile(r"\[\d+(?:[,–-]\s*\d+)*\]")
 # About other papers: "Smith et al. [12] used ...", "(Jones et al., 2019) showed".
@@ -148,19 +137,19 @@ _MEASURED = re.compile(
     r"|speed-?up|faster|mmhg)\b[^.]{0,40}\d|\d[^.]{0,20}\b(?:mmhg|times\s+faster)\b",
     re.IGNORECASE,
 )
+# The paper's own setup: "we recruited", "were collected", "our experiments ran on".
+_OWN_SETUP = re.compile(
+    r"\b(?:we\s+(?:\w+ly\s+)?(?:used|use|recruited|collected|enrolled|ran|run|deployed|evaluated|gathered|obtained"
+    r"|selected|sampled|recorded|analy[sz]ed|included|interviewed|surveyed|trained|tested|conducted|built)"
+    r"|(?:were|was)\s+(?:\w+ly\s+)?(?:recruited|collected|enrolled|used|included|selected|sampled|recorded"
+    r"|gathered|interviewed|surveyed|deployed)|our\s+(?:experiments?|study|cluster|testbed|data\s*set|sample))\b",
+    re.IGNORECASE,
+)
 _FUTURE = re.compile(
     r"\b(?:future\s+(?:work|research|study|studies)|we\s+plan|will\s+be\s+(?:needed|required)"
     r"|further\s+(?:work|research|testing|studies)|is\s+(?:needed|required))\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    text: str
-    page: int | None  # None: the abstract of a paper without indexed full text
-    index: int  # position in the paper
-    section: str  # the heading it falls under ("" before the first)
 
 
 @dataclass(slots=True)
@@ -177,33 +166,13 @@ class PaperText:
 
     @classmethod
     def of(cls, attachment_key: str | None, pages: list[tuple[int | None, str]]) -> PaperText:
-        sentences: list[Sentence] = []
-        section = ""
-        for number, text in pages:
-            for start, end in sentence_spans(text):
-                piece = " ".join(text[start:end].split())
-                heading = _HEADING.match(piece)
-                if heading and len(piece) < 60:
-                    section = _section(heading.group("name"))
-                    continue
-                numbered = _NUMBERED_HEADING.match(piece)
-                if numbered and len(piece) < 60:
-                    section = _section(numbered.group("name"))
-                    continue
-                glued = _HEADING_PREFIX.match(piece) or _GLUED_CAPITALS.match(piece)
-                if glued:
-                    section = _section(glued.group("name"))
-                    piece = piece[glued.end() :]
-                if len(piece) < 15 or len(piece) > MAX_SENTENCE_CHARS * 2:
-                    continue
-                sentences.append(Sentence(piece, number, len(sentences), section))
-        return cls(attachment_key, sentences)
+        return cls(attachment_key, paper_sentences(pages))
 
     def abstract_order(self) -> dict[int, int]:
         """The first sentences of the paper's abstract (or its opening, when no heading says where the
         abstract is), by their place in it: problem statements and main results open a paper."""
         opening = [
-            s for s in self.sentences if s.section in ("", "abstract") and not _FRONT_MATTER.search(s.text)
+            s for s in self.sentences if s.kind in (FRONT, "abstract") and not _FRONT_MATTER.search(s.text)
         ]
         return {s.index: n for n, s in enumerate(opening[:8])}
 
@@ -224,9 +193,8 @@ class PaperText:
                         "front_matter": float(
                             bool(_FRONT_MATTER.search(text)) and sentence.page in (None, 1)
                         ),
-                        "related_work": float(
-                            sentence.section in _RELATED or bool(_CITES_OTHERS.search(text))
-                        ),
+                        "related_work": float(_about_others(sentence)),
+                        "cites": float(bool(_REFERENCE.search(text) or _CITES_OTHERS.search(text))),
                         "roadmap": float(bool(_ROADMAP.search(text))),
                         "prior": float(bool(_PRIOR_WORK.search(text))),
                         "figure": float(bool(_FIGURE.match(text))),
@@ -301,7 +269,7 @@ def candidates(
     scored = [
         (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
         for sentence, (values, count) in zip(sentences, found, strict=True)
-        if _answers(kind, sentence.text, values, count, telling)
+        if not excluded(sentence.kind, kind.name) and _answers(kind, sentence.text, values, count, telling)
     ]
     scored.sort(key=lambda entry: (-entry[0], entry[1].index))
     if kind.name != "count" and asks_quantity(question):
@@ -314,6 +282,8 @@ def candidates(
         if sentence.index in taken:
             continue
         text, used = _window(sentences, sentence)
+        if not _distinct(text, chosen):
+            continue
         taken.update(used)
         taken.update({sentence.index - 1, sentence.index + 1})
         # a count was read from the sentence, a measure from the whole candidate: each is checked in its own
@@ -358,7 +328,13 @@ def features(
             count = count_in(text, kind)
         else:
             count = measure_in(question, kind, text) if measures else None
+        role, off_role = _role(kind, sentence)
+        counted = kind.name == "count" and count is not None
         values = {
+            "role": role,
+            "off_role": off_role,
+            "setup": float(counted and (sentence.kind in _SETUP_KINDS or bool(_OWN_SETUP.search(text)))),
+            "cites": float(counted and static["cites"] > 0),
             "lexical": matched,
             "chunk": ranked.get(sentence.index, 0.0),
             "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
@@ -431,22 +407,39 @@ def chunk_ranks(ctx: AppContext, item_key: str, question: str, paper: PaperText)
     return ranks
 
 
-def _section(name: str) -> str:
-    plain = " ".join(name.lower().split())
-    known = _HEADING.match(plain)
-    plain = _SECTION_NAMES.get(plain, plain)
-    return (
-        " ".join(known.group("name").lower().split())
-        if known and plain not in _SECTION_NAMES.values()
-        else plain
-    )
-
-
 def _place(sentence: Sentence, position: float) -> tuple[float, float]:
-    """Whether a sentence is early in the paper (abstract, introduction) and whether it is late."""
-    early = sentence.section in _EARLY or (not sentence.section and position < 0.1)
-    late = any(sentence.section.startswith(name) for name in _LATE) or position > 0.85
+    """Whether a sentence is early in the paper (front, abstract, introduction) and whether it is late
+    (discussion, conclusion); by its position where its section's kind is unknown."""
+    unknown = sentence.kind == "body"
+    early = sentence.kind in _EARLY or (unknown and position < 0.1)
+    late = sentence.kind in _LATE or (unknown and position > 0.85)
     return float(early), float(late)
+
+
+def _about_others(sentence: Sentence) -> bool:
+    """A sentence of a related-work section, or one that cites another paper as its subject."""
+    return sentence.section.startswith(_RELATED) or bool(_CITES_OTHERS.search(sentence.text))
+
+
+def _role(kind: QuestionKind, sentence: Sentence) -> tuple[float, float]:
+    """(in a section of a kind that answers the question, in a recognised section of another kind); a
+    sentence under no recognised heading is neither, and is placed by position."""
+    answering = ANSWERED_BY.get(kind.name)
+    if answering is None or sentence.kind == "body":
+        return 0.0, 0.0
+    if sentence.kind in answering:
+        return 1.0, 0.0
+    return 0.0, float(sentence.kind not in _NEUTRAL.get(kind.name, ()))
+
+
+def _distinct(text: str, chosen: list[Candidate]) -> bool:
+    """Whether ``text`` is not the same as, or within, or around, a candidate already chosen."""
+    plain = _plain(text)
+    return all(plain not in _plain(c.text) and _plain(c.text) not in plain for c in chosen)
+
+
+def _plain(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
 
 
 def _window(sentences: list[Sentence], sentence: Sentence) -> tuple[str, list[int]]:
@@ -458,6 +451,7 @@ def _window(sentences: list[Sentence], sentence: Sentence) -> tuple[str, list[in
         len(text) < FRAGMENT_CHARS
         and following < len(sentences)
         and sentences[following].page == sentence.page
+        and not excluded(sentences[following].kind, "")
     ):
         text = f"{text} {sentences[following].text}"
         used.append(following)
@@ -482,7 +476,7 @@ def _own_value(sentence: Sentence, text: str, quantity: Quantity, kind: Question
     comprises 112120 images"), not an average or a bound ("on average 15", "at least 256"), not a world
     statistic ("17.3 million people"), not one of several counts of the same things ("six subjects for
     training, the remaining 24 for testing")."""
-    if sentence.section in _RELATED or _REFERENCE.search(text) or _CITES_OTHERS.search(text):
+    if _about_others(sentence) or _REFERENCE.search(text) or _CITES_OTHERS.search(text):
         return False
     if kind.name == "count" and not the_only_count(text, kind):
         return False

@@ -118,7 +118,8 @@ OTHER = QuestionKind("other", "", None, early=0.0, late=0.0)
 # Things a review counts, and the words papers count them with (singular stems; plurals match).
 _NOUN_GROUPS: tuple[tuple[str, ...], ...] = (
     ("participant", "subject", "patient", "volunteer", "people", "person", "individual", "user", "respondent",
-     "adult", "child", "student", "worker", "man", "men", "woman", "women", "healthy", "case", "control"),
+     "adult", "child", "student", "worker", "man", "men", "woman", "women", "healthy", "case", "control",
+     "dyad", "triad", "couple", "household"),
     ("machine", "server", "node", "computer", "processor", "host", "worker", "core", "cpu", "gpu",
      "workstation", "cluster", "pc"),
     ("record", "sample", "document", "example", "instance", "item", "image", "recording", "signal", "segment",
@@ -130,6 +131,8 @@ _NOUN_GROUPS: tuple[tuple[str, ...], ...] = (
      "transaction", "reading", "datum", "data point", "observation", "spectrum", "spectra", "lightcurve"),
 )  # fmt: skip
 PEOPLE_NOUNS, MACHINE_NOUNS, RECORD_NOUNS = (frozenset(group) for group in _NOUN_GROUPS)
+# Parts of a counted thing, counted only when the question names them: "16 cores" is no number of machines.
+_PARTS = frozenset({"core"})
 _COUNT_QUESTION = re.compile(
     r"\bhow\s+(?:many|large|big)\b|\bnumber\s+of\b|\bsample\s+sizes?\b|\bsize\s+of\s+the\s+(?:data|sample|corpus)"
     r"|\bhow\s+much\s+data\b",
@@ -198,7 +201,7 @@ def counted_nouns(question: str) -> frozenset[str]:
     nouns = set(named)
     for group in _NOUN_GROUPS:
         if named & set(group):
-            nouns |= set(group)
+            nouns |= set(group) - _PARTS
     if not nouns and re.search(r"\bsample\s+sizes?\b", question, re.IGNORECASE):
         nouns |= set(_NOUN_GROUPS[0]) | set(_NOUN_GROUPS[2])  # people in a trial, records in a data set
     elif not nouns and _DATA_SIZE.search(question):

@@ -1,0 +1,222 @@
+"""The role of each sentence of a paper for the review matrix: the section kind (ingest/section_kinds.py)
+of the heading it is under, read from the indexed page texts with the ingest's own heading rules, and
+what each review question kind is answered by.
+
+A review question has places where papers answer it: the problem in the abstract and introduction, the
+method and the setup (data, participants, machines) in the methods, results in the results, abstract and
+conclusion, limitations in the discussion. Many PDFs show few headings the rules recognise, so a sentence
+under no recognised heading ("body") is placed by position instead, and the text of the first page before
+its first heading is the paper's front: its abstract when no "Abstract" heading says so. Thanks,
+reference entries and author biographies share a paper's words but answer none of its questions; they are
+recognised by heading and, where the heading was missed, by how the sentence reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from agent_zot.index.sentences import sentence_spans
+from agent_zot.ingest.headings import PARAGRAPH_LEVEL, heading_level, heading_lines
+from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
+
+__all__ = ["ANSWERED_BY", "FRONT", "Sentence", "excluded", "paper_sentences"]
+
+FRONT = "front"  # the first page's text before its first heading: title block and abstract
+# The section kinds that answer each question kind; a sentence of another recognised kind is off its role.
+ANSWERED_BY: dict[str, frozenset[str]] = {
+    "problem": frozenset({"abstract", "introduction", FRONT}),
+    "method": frozenset({"methods", "abstract", FRONT}),
+    "data": frozenset({"methods", "results"}),
+    "count": frozenset({"methods", "results"}),
+    "result": frozenset({"results", "abstract", "conclusion", "discussion", FRONT}),
+    "limitation": frozenset({"discussion", "limitations", "conclusion"}),
+}
+MAX_SENTENCE_CHARS = 1200
+_MIN_CHARS = 15
+_TOP_NUMBER = re.compile(r"^(\d+)(?:\.\d+)*\.?\s")
+_OPENING = frozenset({FRONT, "abstract", "introduction"})
+OPENING_SHARE = 0.3  # an introduction runs past this share of a paper only when a heading was missed
+OPENING_SENTENCES = 40  # ... and past this many sentences (a short paper's introduction is most of it)
+THANKS_SENTENCES = 12
+CLOSING_SHARE = 0.5  # the pages from here on are where thanks, references and biographies are printed
+_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s")
+# A reference entry is split at its full stops: its title and venue follow its start as short pieces.
+_ENTRY_PIECES = 4
+_ENTRY_PIECE_CHARS = 120
+
+# The names a heading glued to the first sentence under it may have ("I. INTRODUCTION The rapid ..."),
+# and numbered headings alone in a sentence of their own: the line rules see neither.
+_HEADING_PREFIX = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-H]\.)\s+)?(?P<name>Abstract|ABSTRACT|Introduction|INTRODUCTION|Background"
+    r"|BACKGROUND|Related\s+[Ww]ork|RELATED\s+WORK|Methods?|METHODS?|Methodology|Materials\s+and\s+[Mm]ethods"
+    r"|Experiments?|EXPERIMENTS?|Evaluation|EVALUATION|Results?|RESULTS?|Discussion|DISCUSSION|Conclusions?"
+    r"|CONCLUSIONS?|Limitations?|LIMITATIONS?|Future\s+[Ww]ork|Objectives?|Main\s+results|Significance"
+    r"|Approach|Summary|Acknowledge?ments?|ACKNOWLEDGE?MENTS?|References|REFERENCES)\b\s*[.:—–-]?\s+(?=[A-Z])"
+)
+_STRUCTURED = {"objective": "abstract", "objectives": "abstract", "main results": "results"}
+_NUMBERED_HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][^.!?]{2,58})$")
+_GLUED_CAPITALS = re.compile(
+    r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][A-Z&,\- ]{3,58}?)\s+(?=[A-Z][a-z])"
+)
+_HEADING_CHARS = 60
+# Thanks and funding, wherever they are printed (a footnote on page 1, an unheaded last paragraph).
+_THANKS = re.compile(
+    r"\b(?:we\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+grateful)|grateful\s+to"
+    r"|(?:supported|funded|sponsored|financed)\s+(?:in\s+part\s+|partially\s+|partly\s+)?(?:by|through|under)\b"
+    r"[^.]{0,80}?\b(?:grants?|foundation|fund|council|commission|agency|programme|program|ministry|award"
+    r"|fellowship|NSF|NIH|ERC|DARPA|EPSRC|DFG)\b|grant\s+(?:agreement|no\.?|number)|acknowledge?ments?\b)",
+    re.IGNORECASE,
+)
+# A reference entry left in the body (a list the ingest did not recognise): "[12] A. Smith, B. Jones. Title.
+# In Proc. ..., 2003." or "Smith, J., & Jones, K. (2019). Title. Journal, 12(3), 45-67."
+_ENTRY_START = re.compile(
+    r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*)+|(?:[A-Z]\.\s*)+[A-Z][\w'’-]+)"
+    r"|^[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*)+(?:,|&|and\b)"
+)
+_ENTRY_MARKS = re.compile(
+    r"\b(?:19|20)\d\d[a-z]?\b|\bIn\s+Proc|\bProceedings\b|\bvol\.|\bpp\.\s*\d|\bJournal\b|\bConference\b"
+    r"|\bdoi\b|\bet\s+al\.|\d+\s*\(\d+\)\s*[:,]\s*\d+"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    text: str
+    page: int | None  # None: the abstract of a paper without indexed full text
+    index: int  # position in the paper
+    section: str  # the heading it falls under ("" before the first)
+    kind: str = "body"  # its role: a section kind (section_kinds.KINDS) or FRONT
+
+
+def paper_sentences(pages: list[tuple[int | None, str]]) -> list[Sentence]:
+    """The sentences of a paper's pages, each with the heading it is under and its role. A subsection
+    whose heading names no kind ("3.3 Fault Tolerance") takes its section's ("3 Implementation")."""
+    sentences: list[Sentence] = []
+    section, kind, parent = "", FRONT, (FRONT, None)
+    entry, entry_pieces = False, 0  # in a reference entry, and how many of its pieces followed its start
+    first_page = next((number for number, _ in pages), None)
+    for page_index, (number, text) in enumerate(pages):
+        closing = page_index >= CLOSING_SHARE * len(pages)
+        breaks = heading_lines(text)
+        heads = {start for start, _ in breaks}
+        if number is None:  # an abstract alone
+            kind = "abstract"
+        for start, end in sentence_spans(text, breaks):
+            piece = " ".join(text[start:end].split())
+            heading = _heading_of(piece) if start in heads or len(piece) < _HEADING_CHARS else None
+            glued = None if heading else _HEADING_PREFIX.match(piece) or _GLUED_CAPITALS.match(piece)
+            if glued:
+                heading = glued.group("name")
+                piece = piece[glued.end() :]
+            if heading:
+                section = heading
+                named, under = _kind_under(heading, parent, closing=closing)
+                # a title or a journal's name in capitals on the first page is no section
+                if not (kind == FRONT and named == "body" and not _NUMBER.match(heading)):
+                    kind, parent = named, under
+                if not glued:
+                    continue
+            elif kind == FRONT and number != first_page:
+                kind, parent = "body", ("body", None)  # the front ends with the first page
+            if len(piece) < _MIN_CHARS or len(piece) > MAX_SENTENCE_CHARS:
+                continue
+            role = _own_role(piece, kind)
+            if (
+                role == kind
+                and entry
+                and entry_pieces < _ENTRY_PIECES
+                and _entry_goes_on(piece, number, sentences)
+            ):
+                role, entry_pieces = "references", entry_pieces + 1
+            else:
+                entry, entry_pieces = role == "references", 0
+            sentences.append(Sentence(piece, number, len(sentences), _plain(section), role))
+    return _bounded(sentences)
+
+
+def _bounded(sentences: list[Sentence]) -> list[Sentence]:
+    """Sections whose end was missed made "body": an opening section (front, abstract, introduction)
+    past the first OPENING_SHARE of the paper, thanks past THANKS_SENTENCES. A heading the rules did not
+    see leaves the section above it running to the next one they do see."""
+    bounded, thanks = [], 0
+    last = len(sentences) - 1
+    for sentence in sentences:
+        thanks = thanks + 1 if sentence.kind == "acknowledgements" else 0
+        past = sentence.index > max(OPENING_SHARE * last, OPENING_SENTENCES)
+        overrun = (sentence.kind in _OPENING and past) or (
+            thanks > THANKS_SENTENCES and not _THANKS.search(sentence.text)
+        )
+        bounded.append(replace(sentence, kind="body") if overrun else sentence)
+    return bounded
+
+
+def excluded(kind: str, question_kind: str) -> bool:
+    """Whether a sentence of role ``kind`` may not answer a question of ``question_kind``: thanks,
+    reference entries and biographies answer no review question (a question the kinds do not know,
+    "who funded it", may be answered by the thanks)."""
+    if question_kind == "other":
+        return kind in EXCLUDED - {"acknowledgements"}
+    return kind in EXCLUDED
+
+
+def _heading_of(piece: str) -> str | None:
+    """The heading a short sentence is, if it is one: a known section name, a numbered heading."""
+    if len(piece) >= _HEADING_CHARS:
+        return piece if section_kind(piece) != "body" else None
+    if section_kind(piece) != "body" or _NUMBERED_HEADING.match(piece) or _STRUCTURED.get(piece.lower()):
+        return piece
+    return piece if heading_lines(piece) and not piece.rstrip().endswith((".", ":", ";", ",")) else None
+
+
+def _kind_under(
+    heading: str, parent: tuple[str, str | None], *, closing: bool
+) -> tuple[str, tuple[str, str | None]]:
+    """(the kind of the sentences under ``heading``, the (kind, section number) a later subheading falls
+    back to) under the section ``parent``. A subsection numbered under another section ("2.1" after "1
+    Introduction") follows a section heading the rules missed: its kind is unknown. A paragraph heading
+    that names thanks, references or authors ("Citations", "Funding") opens such a section only in the
+    ``closing`` part of a paper, where they are printed; earlier it is a topic of the body."""
+    name = " ".join(heading.split())
+    kind = _STRUCTURED.get(name.lower().rstrip(" .:")) or section_kind(name)
+    top = _TOP_NUMBER.match(name)
+    number = top.group(1) if top else None
+    paragraph = heading_level(name) == PARAGRAPH_LEVEL
+    # The indexed pages lost their reference list at indexing (ingest/references.py): a "References" or
+    # "Citations" heading left in them heads prose, and entries left behind are known by how they read.
+    if kind == "references" or (paragraph and kind in EXCLUDED and not closing):
+        kind = "body"
+    if heading_level(name) > 1 and kind == "body":
+        if number is None or parent[1] is None or number == parent[1]:
+            return parent[0], parent
+        return "body", ("body", number)
+    return kind, (kind, number)
+
+
+def _own_role(sentence: str, kind: str) -> str:
+    """A sentence's role where it reads as thanks, a reference entry or a biography whatever its heading."""
+    if kind in EXCLUDED:
+        return kind
+    if reads_as_biography(sentence):
+        return "biography"
+    if _ENTRY_START.match(sentence) and (len(sentence) < _ENTRY_PIECE_CHARS or _ENTRY_MARKS.search(sentence)):
+        return "references"
+    if _THANKS.search(sentence):
+        return "acknowledgements"
+    return kind
+
+
+def _entry_goes_on(piece: str, page: int | None, sentences: list[Sentence]) -> bool:
+    """Whether ``piece`` continues the reference entry before it: on its page, short or with a year or venue."""
+    return (
+        bool(sentences)
+        and sentences[-1].page == page
+        and (len(piece) < _ENTRY_PIECE_CHARS or bool(_ENTRY_MARKS.search(piece)))
+        and not _ENTRY_START.match(piece)
+    )
+
+
+def _plain(heading: str) -> str:
+    """A heading without its number, lower case: "3.2 Experimental Setup" -> "experimental setup"."""
+    words = re.sub(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-H]\.)\s+", "", " ".join(heading.split()))
+    return words.lower().rstrip(" .:")
