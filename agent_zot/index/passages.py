@@ -27,7 +27,13 @@ from typing import Any
 from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.sections import SectionScorer, kept_text, sentence_kinds, sentence_sections
+from agent_zot.index.sections import (
+    UNCITED,
+    SectionScorer,
+    kept_text,
+    sentence_kinds,
+    sentence_sections,
+)
 from agent_zot.index.sentences import (
     NUMBERED_HEADING,
     SentenceScorer,
@@ -37,7 +43,7 @@ from agent_zot.index.sentences import (
 )
 from agent_zot.index.store import Hit
 from agent_zot.ingest.headings import heading_lines
-from agent_zot.ingest.section_kinds import EXCLUDED, payload_kind
+from agent_zot.ingest.section_kinds import payload_kind
 from agent_zot.state.index import PageRecord
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
@@ -261,9 +267,10 @@ class PassagePicker:
         ]
         if self.detail == "full":  # whole chunks (less thanks, references, bios), in retrieval's order
             return self._whole(chunks, texts, spans, kinds, count)
-        # A sentence of thanks, a reference or a biography is passed over as a heading is: never a passage.
+        # A sentence of thanks, a reference, a biography, a caption or page chrome is passed over as a heading
+        # is: never a passage.
         headings = [
-            heads | {i for i, kind in enumerate(found) if kind in EXCLUDED}
+            heads | {i for i, kind in enumerate(found) if kind in UNCITED}
             for heads, found in zip(headings, kinds, strict=True)
         ]
         scores, fits = self._sentence_scores(texts, spans, sections, chunks[0].hit.payload.get("title"))
@@ -325,7 +332,7 @@ class PassagePicker:
             kept = kept_text(text, found, kind) if found else text
             if kept and len(passages) < count:
                 passage = self._passage(c.hit, kept, c.score)
-                passage.section_kind = next((k for k in kind if k not in EXCLUDED), passage.section_kind)
+                passage.section_kind = next((k for k in kind if k not in UNCITED), passage.section_kind)
                 passages.append(passage)
         return passages
 

@@ -1,4 +1,4 @@
-"""The heading each sentence of a chunk is under, and how much of a question that heading names.
+"""The heading each sentence of a chunk is under, its role, and how much of a question that heading names.
 
 A chunk carries the heading in force where it starts; headings inside its text ("Worker Failure" halfway
 down) take over for the sentences after them, and a deeper heading keeps the one above it as its parent
@@ -16,6 +16,88 @@ from collections.abc import Sequence
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.ingest.headings import heading_level
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
+
+# Roles a sentence may read as whatever its heading: never a passage, like the EXCLUDED section kinds.
+CAPTION, CHROME = "caption", "chrome"
+UNCITED = EXCLUDED | {CAPTION, CHROME}
+
+# A reference entry left in the body (a list the ingest did not take out): "[12] A. Smith, B. Jones. ...",
+# "12. Smith J, Jones K (2019) ...", "Dean, J., and Ghemawat, S. 2004. ...", "Eyring, V., Bony, S. (2016)".
+_ENTRY_START = re.compile(
+    r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.?\s*){1,3}[,.&]|(?:[A-Z]\.\s*)+[A-Z][\w'’-]+)"
+    r"|^[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|&|and\b|\(?(?:19|20)\d\d)"
+)
+_ENTRY_MARK = re.compile(
+    r"\b(?:19|20)\d\d[a-z]?\b|\bIn\s+Proc|\bProceedings\b|\bvol\.|\bpp\.\s*\d|\bJournal\b|\bConference\b"
+    r"|\bdoi\b|\bet\s+al\.|\d+\s*\(\d+\)\s*[:,]\s*\d+"
+)
+# "[3] J. Dean and ..." or "[3] Dean, J., ...": a bracketed number before initials and a surname opens an
+# entry even where the sentence ends before its year.
+_BRACKETED_ENTRY = re.compile(
+    r"^\[\d{1,3}\]\s+(?:(?:[A-Z]\.\s*)+[A-Z][\w'’-]+[\s,]|[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*)+)"
+)
+# An entry's later pieces (its title, "In OSDI, 2004."): short, and never the authors' own voice.
+_ENTRY_GOES_ON = 30  # words
+_OWN_VOICE = re.compile(r"\b(?:we|our|us|this\s+(?:paper|work|study|article))\b", re.IGNORECASE)
+# Thanks and funding wherever printed (an unheaded last paragraph, a first-page footnote); "supported by
+# the data" is no thanks: a funder is named by a capital or a grant.
+_THANKS = re.compile(
+    r"\b(?:[Ww]e\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+(?:very\s+)?grateful)|[Ww]e\s+gratefully\s+acknowledge"
+    r"|(?:is|are|was|were|been)\s+(?:partially\s+|partly\s+|generously\s+)?(?:supported|funded|sponsored)"
+    r"\s+(?:in\s+part\s+)?by\s+(?:the\s+|a\s+|an\s+)?(?:[A-Z]|grants?\b))"
+)
+# "Figure 3: ...", "TABLE II. ...", "Fig. 2 Overview ...": a caption's opening; "Figure 3 shows ..." is
+# the body talking about it.
+_CAPTION_START = re.compile(
+    r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
+    r"(?:\s*[:.|—–]|\s+[A-Z])"
+)
+# Page furniture: arXiv stamps, copyright and permission notices, download stamps, running conference
+# lines, bare addresses.
+_CHROME = re.compile(
+    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
+    r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
+    r"|^(?:https?://|www\.)\S+$|^\S+@\S+\.\w+$|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
+    re.IGNORECASE,
+)
+
+
+def reads_as_reference(sentence: str) -> bool:
+    """A sentence that opens a reference entry: a numbered or author-initials start and a year, venue or
+    page mark."""
+    text = " ".join(sentence.split())
+    return bool(_BRACKETED_ENTRY.match(text) or (_ENTRY_START.match(text) and _ENTRY_MARK.search(text)))
+
+
+def reads_as_caption(sentence: str) -> bool:
+    """A sentence that opens a figure's or table's caption."""
+    return bool(_CAPTION_START.match(sentence.lstrip()))
+
+
+def reads_as_chrome(sentence: str) -> bool:
+    """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number."""
+    return bool(_CHROME.search(" ".join(sentence.split())))
+
+
+def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
+    """``kind`` (a sentence's section kind), or the role the sentence reads as whatever its heading:
+    "references" for a reference entry (and the pieces after one, ``previous`` being the role of the
+    sentence before under the same heading), "acknowledgements", "caption", "chrome" or "biography"."""
+    text = " ".join(sentence.split())
+    if kind in EXCLUDED:
+        return kind
+    if reads_as_reference(text) or (
+        previous == "references" and len(text.split()) <= _ENTRY_GOES_ON and not _OWN_VOICE.search(text)
+    ):
+        return "references"
+    if _THANKS.search(text):
+        return "acknowledgements"
+    if reads_as_caption(text):
+        return CAPTION
+    if reads_as_chrome(text):
+        return CHROME
+    return "biography" if reads_as_biography(text) else kind
+
 
 # Words that name the paper a question is asked of, not what it asks of it.
 _NAMING_WORDS = "paper papers study studies article authors author"
@@ -50,9 +132,10 @@ def sentence_kinds(
     (``sections``, by ``sentence_sections``) or that heading's parent where its own names no kind. ``own``
     is the chunk payload's (section, section_kind); the stored kind stands for its section, an older index
     without one has it computed. A sentence that reads as an author biography, and the sentences that go
-    on about that author, are "biography" whatever their heading."""
+    on about that author, are "biography" whatever their heading; reference entries, captions and page
+    chrome are read the same way (``sentence_role``)."""
     kinds: list[str] = []
-    in_bio, previous = False, None
+    in_bio, previous, role = False, None, None
     for (heading, parent), sentence in zip(sections, sentences, strict=True):
         kind = (own[1] or section_kind(heading)) if heading == own[0] else section_kind(heading)
         if kind == "body" and parent:
@@ -60,17 +143,18 @@ def sentence_kinds(
         in_bio = (in_bio and heading == previous and bool(_BIO_GOES_ON.match(sentence))) or (
             reads_as_biography(sentence)
         )
+        role = sentence_role(sentence, kind, role if heading == previous else None)
         previous = heading
-        kinds.append("biography" if in_bio else kind)
+        kinds.append("biography" if in_bio else role)
     return kinds
 
 
 def kept_text(text: str, spans: Sequence[tuple[int, int]], kinds: Sequence[str]) -> str:
-    """``text`` without its sentences of an excluded kind (thanks, references, biographies): the runs of
-    the other sentences, each as written, one per line; "" when nothing is left."""
+    """``text`` without its sentences of an uncited role (thanks, references, biographies, captions,
+    chrome): the runs of the other sentences, each as written, one per line; "" when nothing is left."""
     runs: list[list[tuple[int, int]]] = [[]]
     for span, kind in zip(spans, kinds, strict=True):
-        if kind in EXCLUDED:
+        if kind in UNCITED:
             runs.append([])
         else:
             runs[-1].append(span)

@@ -2,7 +2,7 @@
 
 - quick: metadata, abstract, tags, collections, an APA-like reference, counts of notes and annotations.
 - targeted: the paper's passages that answer the question, with pages.
-- comprehensive: research question, method, findings, conclusions, limitations: top passages per aspect.
+- comprehensive: research question, method, findings, conclusions, limitations: each from its sections' roles.
 - full: the text page by page from the index state database, in windows that fit ``max_tokens``.
 - figures: the figures, tables and equations (figures.py), one of them or a page as an image.
 - matrix: the same questions of every paper of a scope, page-cited cells (matrix.py).
@@ -26,7 +26,8 @@ from agent_zot.services.summarize.common import (
 )
 from agent_zot.services.summarize.fulltext import full, window
 from agent_zot.services.summarize.overview import quick
-from agent_zot.services.summarize.targeted import comprehensive, targeted
+from agent_zot.services.summarize.slots import comprehensive
+from agent_zot.services.summarize.targeted import targeted
 from agent_zot.zotero.models import Item, Library
 
 __all__ = ["DEFAULT_BUDGETS", "run_summarize", "token_budget"]

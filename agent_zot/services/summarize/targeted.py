@@ -1,5 +1,5 @@
-"""`targeted` and `comprehensive` modes: page-cited passages of one paper, retrieved with the hybrid index
-filtered to that item."""
+"""`targeted` mode: page-cited passages of one paper that answer a question, retrieved with the hybrid
+index filtered to that item (slots.py fills the comprehensive summary)."""
 
 from __future__ import annotations
 
@@ -24,28 +24,6 @@ REVIEW_WORDS = 5
 # before the review places: "how does it handle worker failures?" reads like a method question, but the
 # paper's "Worker Failure" section is where it is answered.
 HEADING_LEAD = 0.5
-PER_ASPECT = 2
-ASPECT_FETCH = 8  # candidates per aspect before de-duplication
-
-# The section kinds each aspect is read from first (section_kinds.KINDS); a passage of a kind another
-# aspect prefers, or an appendix, comes after the rest, so conclusions do not stand in for the question.
-ASPECT_KINDS: dict[str, frozenset[str]] = {
-    "research question": frozenset({"abstract", "introduction"}),
-    "method": frozenset({"methods"}),
-    "findings": frozenset({"results", "conclusion", "abstract"}),
-    "conclusions": frozenset({"conclusion", "discussion"}),
-    "limitations": frozenset({"limitations", "discussion", "conclusion"}),
-}
-_NEUTRAL_KINDS = frozenset({"body", "background"})
-
-# One fixed query per aspect: phrased the way papers talk about it, so dense and sparse both match.
-ASPECTS: tuple[tuple[str, str], ...] = (
-    ("research question", "what problem or research question does this paper address and why does it matter"),
-    ("method", "what method, approach, data and experimental setup does the paper use"),
-    ("findings", "what are the main results and findings, with numbers and evaluation"),
-    ("conclusions", "what do the authors conclude and what are the implications and contributions"),
-    ("limitations", "what are the limitations, weaknesses, open problems and future work"),
-)
 
 
 @dataclass(slots=True)
@@ -72,7 +50,7 @@ class Cited:
     def _pages(self) -> str:
         p = self.passage
         if p.page_start is None:
-            return "no page"
+            return "abstract" if p.kind == "metadata" else "no page"  # the item's own abstract field
         start = page_name(p.page_start, self.labels.get(p.page_start))
         if p.page_end in (None, p.page_start):
             return start
@@ -125,7 +103,7 @@ def _cite(passages: list[Passage], labels: dict[str, dict[int, str | None]]) -> 
     return [Cited(p, labels.get(p.attachment_key or "", {})) for p in passages]
 
 
-def _within(blocks: list[Cited], budget: int) -> list[Cited]:
+def within_budget(blocks: list[Cited], budget: int) -> list[Cited]:
     """The first passages that fit ``budget`` tokens (always at least one)."""
     kept, used = [], 0
     for cited in blocks:
@@ -158,7 +136,7 @@ def targeted(
     lead = [c for c in answers if c.passage.heading_fit >= HEADING_LEAD]
     rest = [c for c in answers if c.passage.heading_fit < HEADING_LEAD]
     found = _merged(lead, _merged(_by_kind(ctx, item, full_text, question), rest))
-    kept = _within(found, budget)
+    kept = within_budget(found, budget)
     if not kept:
         return [f"No passage of this paper matches {question!r}."], {"passages": []}
     lines = [f"Passages answering {question!r} (best first, PDF page numbers; labels in brackets):"]
@@ -206,47 +184,3 @@ def _merged(first: list[Cited], rest: list[Cited]) -> list[Cited]:
         if not any(" ".join(m.passage.text.split())[:80] in text for m in first):
             merged.append(cited)
     return merged
-
-
-def comprehensive(
-    ctx: AppContext, item: Item, full_text: FullText, budget: int
-) -> tuple[list[str], dict[str, object]]:
-    """Top passages per aspect (whole chunks); a passage that answers several aspects appears under the
-    aspect that ranks it highest only."""
-    labels = _labels(ctx, full_text)
-    best: dict[str, tuple[float, int, Cited]] = {}
-    for index, (name, query) in enumerate(ASPECTS):
-        # A passage goes to the aspect that ranks it highest: ranks compare across aspects, scores do not;
-        # its section's kind ranks it first within an aspect that prefers that kind.
-        for position, cited in enumerate(_cite(_retrieve(ctx, item, query, ASPECT_FETCH, "full"), labels)):
-            score = -float(_tier(name, cited.passage.section_kind) * ASPECT_FETCH + position)
-            known = best.get(cited.identity)
-            if known is None or score > known[0]:
-                best[cited.identity] = (score, index, cited)
-    per_aspect: list[list[Cited]] = [[] for _ in ASPECTS]
-    for _, index, cited in sorted(best.values(), key=lambda entry: -entry[0]):
-        chosen = per_aspect[index]
-        # An appendix passage only where the aspect has nothing better.
-        if len(chosen) < PER_ASPECT and not (
-            chosen and _tier(ASPECTS[index][0], cited.passage.section_kind) == 3
-        ):
-            chosen.append(cited)
-    share = max(1, budget // len(ASPECTS))  # each aspect gets an equal share of the budget
-    lines: list[str] = []
-    aspects: list[dict[str, object]] = []
-    for (name, query), chosen in zip(ASPECTS, per_aspect, strict=True):
-        kept = _within(chosen, share)
-        lines.append(f"## {name.capitalize()}")
-        lines += [f"- {c.block()}" for c in kept] or ["- (no passage of its own; see the other aspects)"]
-        aspects.append({"aspect": name, "query": query, "passages": [c.to_dict() for c in kept]})
-    return lines, {"aspects": aspects}
-
-
-def _tier(aspect: str, kind: str) -> int:
-    """0 for a passage of a kind ``aspect`` prefers, 1 for plain text, 2 for another aspect's kind, 3 for
-    an appendix (thanks, references and bios never reach here: the passage picker leaves them out)."""
-    if kind in ASPECT_KINDS[aspect]:
-        return 0
-    if kind in _NEUTRAL_KINDS:
-        return 1
-    return 3 if kind == "appendix" else 2

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.index.chunking import has_own_words
 from agent_zot.index.passages import JUDGING, Passage
 from agent_zot.index.retrieval import PaperHit, search_papers
+from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
@@ -50,6 +52,10 @@ DEFAULT_LIMIT = 10
 # deeper and reordered by reciprocal rank over both orders (fused retrieval, bearing): a paper retrieval
 # ranked sixth that speaks to the claim directly moves up.
 RERANK_EXTRA = 5
+# A passage no judge found taking a side bears on a claim when it holds this many of the claim's terms
+# (stemmed, stopwords out): "Other CMIP6 model runs 2070" shares only "runs" with "MapReduce runs on
+# commodity machines".
+MIN_SHARED = 2
 
 # "is there evidence that ...", "does my library support the claim that ...": the request, not the claim.
 _LEAD_IN = re.compile(
@@ -161,7 +167,46 @@ def gather_evidence(
     judge = make_judge(ctx.settings, ask_client=ask_client)
     pool = fuse(rankings, limit=limit + RERANK_EXTRA)
     judge_papers(judge, claim, pool)
-    return Evidence(claim, variants, by_bearing(pool, decisive=judge.decisive)[:limit], judge)
+    items = ctx.library().items
+    titles = {p.item_key: getattr(items.get(p.item_key), "title", "") or "" for p in pool}
+    kept = [
+        paper
+        for paper in relating(claim, by_bearing(pool, decisive=judge.decisive), titles)
+        if _own_words(items.get(paper.item_key), paper)
+    ]
+    return Evidence(claim, variants, kept[:limit], judge)
+
+
+def _own_words(item: Any, paper: EvidencePaper) -> bool:
+    """Whether the paper says something of its own: an index written before an empty record ("Untitled",
+    no abstract) lost its metadata point may still offer that point as a passage."""
+    return item is not None and (
+        has_own_words(item) or any(p.passage.kind != "metadata" for p in paper.passages)
+    )
+
+
+def relating(
+    claim: str, papers: list[EvidencePaper], titles: dict[str, str] | None = None
+) -> list[EvidencePaper]:
+    """The papers with a passage that bears on the claim, each with those passages only: one a judge
+    found taking a side, or one that holds ``MIN_SHARED`` of the claim's own terms (all of a shorter
+    claim's), its paper's title counted in (a passage of the MapReduce paper speaks of MapReduce). A list
+    is never padded with a passage that shares one common word ("runs") with the claim."""
+    encoder = Bm25Encoder()
+    asked = set(encoder.encode_query(claim).indices)
+    need = min(MIN_SHARED, len(asked))
+    kept = []
+    for paper in papers:
+        named = set(encoder.encode_query((titles or {}).get(paper.item_key, "")).indices) & asked
+        paper.passages = [
+            p
+            for p in paper.passages
+            if (p.stance is not None and p.stance.label in ("supports", "contradicts"))
+            or len(asked & (named | set(encoder.encode_document(p.passage.text).indices))) >= need
+        ]
+        if paper.passages:
+            kept.append(paper)
+    return kept
 
 
 def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:

@@ -1,0 +1,172 @@
+"""Summaries and the claim check choose sentences by role (issue 54): each comprehensive slot is filled from
+its own sections (the problem from the abstract or the first page's opening text, not a later section
+that talks about problems), never from thanks or biographies printed without a heading; the claim check
+quotes a paper's own abstract sentence and never a reference entry, a caption, or a paper that shares one
+word with the claim. Real PDFs (pdf_factory), a real library and index, fastmcp's in-memory client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from agent_zot.config import Settings
+from agent_zot.index.sections import sentence_role
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from tests.conftest import connect, guard_database, index_library, library_settings, text_of
+from tests.pdf_factory import write_sectioned_paper
+
+LATTICE = "Lattice: Simplified Batch Processing on Large Clusters"
+# The front: no "Abstract" heading, as many PDFs print it.
+PROBLEM = (
+    "The problem we address is that programmers without experience of parallel systems cannot easily use "
+    "the resources of a large distributed system."
+)
+OWN = "Lattice runs on large clusters of commodity PCs and processes many terabytes of data every day."
+FRONT = f"Lattice is a programming model for processing and generating large data sets. {PROBLEM} {OWN}"
+# A later section full of the research question's words: the report's "§6 Experience" as the question.
+EXPERIENCE = (
+    "Our experience shows which research question and which problem each team wanted to address, the "
+    "challenge and goal of each project, and why the need for a simple model mattered to them."
+)
+THANKS = (
+    "We thank Josh Levenberg for his feedback on the problem and research question we address, on the "
+    "method and approach, and on the main results and findings."
+)
+BIO = (
+    "Jeffrey Dane (jeff@example.com) is a Fellow in the Systems Infrastructure Group at Example Labs, "
+    "where he studies the research question and the results of large clusters."
+)
+
+
+def _more(subject: str) -> str:
+    """Plain sentences about ``subject``, so that each section fills chunks of its own."""
+    return " ".join(
+        f"Cluster {n} of the {subject} ran {n * 7} jobs an hour over {n + 2} weeks." for n in range(1, 9)
+    )
+
+
+LATTICE_PAPER: list[tuple[str | None, str]] = [
+    (None, FRONT),
+    (
+        "1 Introduction",
+        "Over the past five years many special-purpose computations processed raw data. "
+        + _more("introduction"),
+    ),
+    (
+        "2 Programming Model",
+        "The computation takes a set of input pairs and produces output pairs. " + _more("model"),
+    ),
+    ("6 Experience", EXPERIENCE + " " + _more("experience")),
+    (
+        "7 Conclusions",
+        "We conclude that restricting the programming model makes it easy to parallelize computations. "
+        + _more("conclusion")
+        + " "
+        + THANKS
+        + " "
+        + BIO,
+    ),
+]
+
+OCEAN = "Regional Ocean Warming under Emission Scenarios"
+REFERENCE = (
+    "Kumar, R., and Lee, S. 2019. Lattice jobs on clusters of commodity machines at scale. In Proceedings "
+    "of the Symposium on Operating Systems, pp. 12-20."
+)
+CAPTION = "Figure 2: Lattice runs on commodity machines compared with ocean model runs for 2070."
+ONE_WORD = "The regional ocean model runs were repeated for each of the four emission scenarios."
+OCEAN_PAPER: list[tuple[str | None, str]] = [
+    (None, "We project regional ocean warming for four emission scenarios. " + _more("ocean study")),
+    ("2 Methods", ONE_WORD + " " + CAPTION + " " + _more("simulation")),
+    ("5 Conclusions", "Warming is strongest in the north. " + _more("ocean conclusion") + " " + REFERENCE),
+]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("roles-use")
+    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=55)
+    for title, sections, name in ((LATTICE, LATTICE_PAPER, "lattice"), (OCEAN, OCEAN_PAPER, "ocean")):
+        paper = b.add_item("journalArticle", title=title, date="2020-00-00 2020")
+        content = write_sectioned_paper(root / f"{name}.pdf", sections, title)
+        b.add_attachment(paper, filename=f"{name}.pdf", content=content)
+    db = guard_database(b.build())
+    return index_library(library_settings(db.parent, root), root / "home")
+
+
+@pytest.fixture
+async def client(library: Settings, tmp_path: Path) -> AsyncIterator[Client]:
+    async with connect(library, home=tmp_path / "home") as connected:
+        yield connected
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _holds(text: str, piece: str) -> bool:
+    return _words(piece)[:60] in _words(text)
+
+
+async def _key(client: Client, query: str) -> str:
+    found = await client.call_tool("zot_search", {"query": query}, raise_on_error=False)
+    return str(found.structured_content["papers"][0]["key"])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "role"),
+    [
+        ("Dean, J., and Ghemawat, S. 2004. MapReduce. In OSDI.", "references"),
+        ("[3] J. Dean and S. Ghemawat.", "references"),
+        ("Figure 3: Throughput of the cluster.", "caption"),
+        ("arXiv:1903.10676v3 [cs.CL] 10 Sep 2019", "chrome"),
+        ("This work was supported in part by NSF grant 1234.", "acknowledgements"),
+        ("We thank the reviewers for their comments.", "acknowledgements"),
+        ("Figure 3 shows the throughput of the cluster.", "results"),
+        ("The claim is supported by the data we collected in 2004.", "results"),
+        ("[12] showed that clusters of commodity machines fail often.", "results"),
+    ],
+)
+def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:
+    assert sentence_role(sentence, "results") == role
+
+
+@pytest.mark.slow
+async def test_summary_slots_come_from_their_roles_never_from_thanks_or_bios(client: Client) -> None:
+    key = await _key(client, "Lattice batch processing")
+    result = await client.call_tool(
+        "zot_summarize",
+        {"query": "comprehensive summary", "item_key": key, "force_mode": "comprehensive"},
+        raise_on_error=False,
+    )
+    text = text_of(result)
+    assert not result.is_error, text
+    assert not _holds(text, THANKS) and not _holds(text, BIO), text
+    aspects: dict[str, dict[str, Any]] = {a["aspect"]: a for a in result.structured_content["aspects"]}
+    question = text.split("## Research question")[1].split("## ")[0]
+    assert _holds(question, PROBLEM), text  # the front's problem statement, though no heading says so
+    assert not _holds(question, EXPERIENCE), text
+    roles = {p["role"] for p in aspects["research question"]["passages"]}
+    assert roles <= {"abstract", "front", "introduction"}, aspects["research question"]
+
+
+@pytest.mark.slow
+async def test_claim_check_quotes_the_papers_own_sentence_never_references_captions_or_one_word(
+    client: Client,
+) -> None:
+    result = await client.call_tool(
+        "zot_search",
+        {"query": "Lattice runs on commodity machines", "force_mode": "evidence"},
+        raise_on_error=False,
+    )
+    text = text_of(result)
+    assert not result.is_error, text
+    assert _holds(text, OWN), text
+    for junk in (REFERENCE, CAPTION, ONE_WORD):
+        assert not _holds(text, junk), text
+    # The ocean paper holds nothing but a reference entry, a caption and a sentence sharing "runs".
+    assert [p["title"] for p in result.structured_content["papers"]] == [LATTICE], text
