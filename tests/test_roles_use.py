@@ -129,6 +129,12 @@ async def _key(client: Client, query: str) -> str:
         ("Figure 3 shows the throughput of the cluster.", "results"),
         ("The claim is supported by the data we collected in 2004.", "results"),
         ("[12] showed that clusters of commodity machines fail often.", "results"),
+        ("Author Contributions: Y.L. and M.E. performed the statistical analysis.", "acknowledgements"),
+        ("Conflicts of Interest: The authors declare no conflict of interest.", "acknowledgements"),
+        ("Data Availability Statement: The data are on PhysioNet.", "acknowledgements"),
+        ("Note: SBP refers to systolic blood pressure, DBP to diastolic.", "caption"),
+        ("Note that SBP was measured at the arm of each subject.", "results"),
+        ("Funding agencies rarely pay for replication studies.", "results"),
     ],
 )
 def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:

@@ -28,7 +28,6 @@ from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import (
-    UNCITED,
     SectionScorer,
     kept_text,
     sentence_kinds,
@@ -44,6 +43,7 @@ from agent_zot.index.sentences import (
 from agent_zot.index.store import Hit
 from agent_zot.ingest.headings import heading_lines
 from agent_zot.ingest.section_kinds import payload_kind
+from agent_zot.ingest.sentence_roles import UNCITED
 from agent_zot.state.index import PageRecord
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates

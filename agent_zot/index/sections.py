@@ -16,67 +16,19 @@ from collections.abc import Sequence
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.ingest.headings import heading_level
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
+from agent_zot.ingest.sentence_roles import (
+    CAPTION,
+    CHROME,
+    UNCITED,
+    reads_as_caption,
+    reads_as_chrome,
+    reads_as_reference,
+    reads_as_thanks,
+)
 
-# Roles a sentence may read as whatever its heading: never a passage, like the EXCLUDED section kinds.
-CAPTION, CHROME = "caption", "chrome"
-UNCITED = EXCLUDED | {CAPTION, CHROME}
-
-# A reference entry left in the body (a list the ingest did not take out): "[12] A. Smith, B. Jones. ...",
-# "12. Smith J, Jones K (2019) ...", "Dean, J., and Ghemawat, S. 2004. ...", "Eyring, V., Bony, S. (2016)".
-_ENTRY_START = re.compile(
-    r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.?\s*){1,3}[,.&]|(?:[A-Z]\.\s*)+[A-Z][\w'’-]+)"
-    r"|^[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|&|and\b|\(?(?:19|20)\d\d)"
-)
-_ENTRY_MARK = re.compile(
-    r"\b(?:19|20)\d\d[a-z]?\b|\bIn\s+Proc|\bProceedings\b|\bvol\.|\bpp\.\s*\d|\bJournal\b|\bConference\b"
-    r"|\bdoi\b|\bet\s+al\.|\d+\s*\(\d+\)\s*[:,]\s*\d+"
-)
-# "[3] J. Dean and ..." or "[3] Dean, J., ...": a bracketed number before initials and a surname opens an
-# entry even where the sentence ends before its year.
-_BRACKETED_ENTRY = re.compile(
-    r"^\[\d{1,3}\]\s+(?:(?:[A-Z]\.\s*)+[A-Z][\w'’-]+[\s,]|[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*)+)"
-)
 # An entry's later pieces (its title, "In OSDI, 2004."): short, and never the authors' own voice.
 _ENTRY_GOES_ON = 30  # words
 _OWN_VOICE = re.compile(r"\b(?:we|our|us|this\s+(?:paper|work|study|article))\b", re.IGNORECASE)
-# Thanks and funding wherever printed (an unheaded last paragraph, a first-page footnote); "supported by
-# the data" is no thanks: a funder is named by a capital or a grant.
-_THANKS = re.compile(
-    r"\b(?:[Ww]e\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+(?:very\s+)?grateful)|[Ww]e\s+gratefully\s+acknowledge"
-    r"|(?:is|are|was|were|been)\s+(?:partially\s+|partly\s+|generously\s+)?(?:supported|funded|sponsored)"
-    r"\s+(?:in\s+part\s+)?by\s+(?:the\s+|a\s+|an\s+)?(?:[A-Z]|grants?\b))"
-)
-# "Figure 3: ...", "TABLE II. ...", "Fig. 2 Overview ...": a caption's opening; "Figure 3 shows ..." is
-# the body talking about it.
-_CAPTION_START = re.compile(
-    r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
-    r"(?:\s*[:.|—–]|\s+[A-Z])"
-)
-# Page furniture: arXiv stamps, copyright and permission notices, download stamps, running conference
-# lines, bare addresses.
-_CHROME = re.compile(
-    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
-    r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
-    r"|^(?:https?://|www\.)\S+$|^\S+@\S+\.\w+$|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
-    re.IGNORECASE,
-)
-
-
-def reads_as_reference(sentence: str) -> bool:
-    """A sentence that opens a reference entry: a numbered or author-initials start and a year, venue or
-    page mark."""
-    text = " ".join(sentence.split())
-    return bool(_BRACKETED_ENTRY.match(text) or (_ENTRY_START.match(text) and _ENTRY_MARK.search(text)))
-
-
-def reads_as_caption(sentence: str) -> bool:
-    """A sentence that opens a figure's or table's caption."""
-    return bool(_CAPTION_START.match(sentence.lstrip()))
-
-
-def reads_as_chrome(sentence: str) -> bool:
-    """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number."""
-    return bool(_CHROME.search(" ".join(sentence.split())))
 
 
 def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
@@ -90,7 +42,7 @@ def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
         previous == "references" and len(text.split()) <= _ENTRY_GOES_ON and not _OWN_VOICE.search(text)
     ):
         return "references"
-    if _THANKS.search(text):
+    if reads_as_thanks(text):
         return "acknowledgements"
     if reads_as_caption(text):
         return CAPTION

@@ -19,6 +19,15 @@ from dataclasses import dataclass, replace
 from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import PARAGRAPH_LEVEL, heading_level, heading_lines
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
+from agent_zot.ingest.sentence_roles import (
+    CHROME,
+    ENTRY_PIECE_CHARS,
+    has_entry_mark,
+    opens_entry,
+    reads_as_chrome,
+    reads_as_reference,
+    reads_as_thanks,
+)
 
 __all__ = ["ANSWERED_BY", "FRONT", "Sentence", "excluded", "paper_sentences"]
 
@@ -43,7 +52,6 @@ CLOSING_SHARE = 0.5  # the pages from here on are where thanks, references and b
 _NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s")
 # A reference entry is split at its full stops: its title and venue follow its start as short pieces.
 _ENTRY_PIECES = 4
-_ENTRY_PIECE_CHARS = 120
 
 # The names a heading glued to the first sentence under it may have ("I. INTRODUCTION The rapid ..."),
 # and numbered headings alone in a sentence of their own: the line rules see neither.
@@ -60,24 +68,6 @@ _GLUED_CAPITALS = re.compile(
     r"^(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s+(?P<name>[A-Z][A-Z&,\- ]{3,58}?)\s+(?=[A-Z][a-z])"
 )
 _HEADING_CHARS = 60
-# Thanks and funding, wherever they are printed (a footnote on page 1, an unheaded last paragraph).
-_THANKS = re.compile(
-    r"\b(?:we\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+grateful)|grateful\s+to"
-    r"|(?:supported|funded|sponsored|financed)\s+(?:in\s+part\s+|partially\s+|partly\s+)?(?:by|through|under)\b"
-    r"[^.]{0,80}?\b(?:grants?|foundation|fund|council|commission|agency|programme|program|ministry|award"
-    r"|fellowship|NSF|NIH|ERC|DARPA|EPSRC|DFG)\b|grant\s+(?:agreement|no\.?|number)|acknowledge?ments?\b)",
-    re.IGNORECASE,
-)
-# A reference entry left in the body (a list the ingest did not recognise): "[12] A. Smith, B. Jones. Title.
-# In Proc. ..., 2003." or "Smith, J., & Jones, K. (2019). Title. Journal, 12(3), 45-67."
-_ENTRY_START = re.compile(
-    r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.\s*)+|(?:[A-Z]\.\s*)+[A-Z][\w'’-]+)"
-    r"|^[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*)+(?:,|&|and\b)"
-)
-_ENTRY_MARKS = re.compile(
-    r"\b(?:19|20)\d\d[a-z]?\b|\bIn\s+Proc|\bProceedings\b|\bvol\.|\bpp\.\s*\d|\bJournal\b|\bConference\b"
-    r"|\bdoi\b|\bet\s+al\.|\d+\s*\(\d+\)\s*[:,]\s*\d+"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +135,7 @@ def _bounded(sentences: list[Sentence]) -> list[Sentence]:
         thanks = thanks + 1 if sentence.kind == "acknowledgements" else 0
         past = sentence.index > max(OPENING_SHARE * last, OPENING_SENTENCES)
         overrun = (sentence.kind in _OPENING and past) or (
-            thanks > THANKS_SENTENCES and not _THANKS.search(sentence.text)
+            thanks > THANKS_SENTENCES and not reads_as_thanks(sentence.text)
         )
         bounded.append(replace(sentence, kind="body") if overrun else sentence)
     return bounded
@@ -156,8 +146,8 @@ def excluded(kind: str, question_kind: str) -> bool:
     reference entries and biographies answer no review question (a question the kinds do not know,
     "who funded it", may be answered by the thanks)."""
     if question_kind == "other":
-        return kind in EXCLUDED - {"acknowledgements"}
-    return kind in EXCLUDED
+        return kind in (EXCLUDED | {CHROME}) - {"acknowledgements"}
+    return kind in EXCLUDED or kind == CHROME
 
 
 def _heading_of(piece: str) -> str | None:
@@ -199,10 +189,12 @@ def _own_role(sentence: str, kind: str) -> str:
         return kind
     if reads_as_biography(sentence):
         return "biography"
-    if _ENTRY_START.match(sentence) and (len(sentence) < _ENTRY_PIECE_CHARS or _ENTRY_MARKS.search(sentence)):
+    if reads_as_reference(sentence):
         return "references"
-    if _THANKS.search(sentence):
+    if reads_as_thanks(sentence):
         return "acknowledgements"
+    if reads_as_chrome(sentence):
+        return CHROME
     return kind
 
 
@@ -211,8 +203,8 @@ def _entry_goes_on(piece: str, page: int | None, sentences: list[Sentence]) -> b
     return (
         bool(sentences)
         and sentences[-1].page == page
-        and (len(piece) < _ENTRY_PIECE_CHARS or bool(_ENTRY_MARKS.search(piece)))
-        and not _ENTRY_START.match(piece)
+        and (len(piece) < ENTRY_PIECE_CHARS or has_entry_mark(piece))
+        and not opens_entry(piece)
     )
 
 

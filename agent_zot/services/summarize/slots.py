@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_zot.index.passages import Passage
-from agent_zot.index.sections import UNCITED, sentence_role
+from agent_zot.index.sections import sentence_role
 from agent_zot.index.sentences import SentenceScorer, is_stub, prose_share
+from agent_zot.ingest.sentence_roles import UNCITED
 from agent_zot.services.context import AppContext
 from agent_zot.services.summarize.common import FullText, pages_of
 from agent_zot.services.summarize.roles import FRONT, Sentence, paper_sentences

@@ -1,0 +1,111 @@
+"""What a sentence reads as whatever heading it is under: a reference entry, thanks or back matter, a
+caption, or page chrome. One home for these readers: the passages (index/sections.py) and the summaries'
+and matrix's sentence roles (services/summarize/roles.py) both decide by them, so a sentence that is never
+a passage is never a summary's or a cell's either.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_zot.ingest.section_kinds import EXCLUDED
+
+# Roles a sentence may read as whatever its heading; with the EXCLUDED section kinds, never a passage.
+CAPTION, CHROME = "caption", "chrome"
+UNCITED = EXCLUDED | {CAPTION, CHROME}
+
+# A reference entry left in the body (a list the ingest did not take out): "[12] A. Smith, B. Jones. ...",
+# "12. Smith J, Jones K (2019) ...", "Dean, J., and Ghemawat, S. 2004. ...", "Eyring, V., Bony, S. (2016)".
+_ENTRY_START = re.compile(
+    r"^(?:\[\d{1,3}\]|\d{1,3}\.)\s+(?:[A-Z][\w'’-]+,?\s+(?:[A-Z]\.?\s*){1,3}[,.&]|(?:[A-Z]\.\s*)+[A-Z][\w'’-]+)"
+    r"|^[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}(?:,|&|and\b|\(?(?:19|20)\d\d)"
+)
+# What an entry holds and prose seldom does: a year, a venue, volume and pages.
+_ENTRY_MARK = re.compile(
+    r"\b(?:19|20)\d\d[a-z]?\b|\bIn\s+Proc|\bProceedings\b|\bvol\.|\bpp\.\s*\d|\bJournal\b|\bConference\b"
+    r"|\bdoi\b|\bet\s+al\.|\d+\s*\(\d+\)\s*[:,]\s*\d+"
+)
+# "[3] J. Dean and ..." or "[3] Dean, J., ...": a bracketed number before initials and a surname opens an
+# entry even where the sentence ends before its year.
+_BRACKETED_ENTRY = re.compile(
+    r"^\[\d{1,3}\]\s+(?:(?:[A-Z]\.\s*)+[A-Z][\w'’-]+[\s,]|[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*)+)"
+)
+ENTRY_PIECE_CHARS = 120  # an entry split at its full stops leaves pieces shorter than this (title, venue)
+
+# Thanks and funding wherever printed (an unheaded last paragraph, a first-page footnote). "Supported by
+# the data" is no thanks: a funder is named by a capital or by a grant, foundation, council ...
+_THANKS = re.compile(
+    r"\b(?:[Ww]e\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+(?:very\s+)?grateful)|[Ww]e\s+gratefully\s+acknowledge"
+    r"|(?:is|are|was|were|been)\s+(?:partially\s+|partly\s+|generously\s+)?(?:supported|funded|sponsored)"
+    r"\s+(?:in\s+part\s+)?by\s+(?:the\s+|a\s+|an\s+)?(?:[A-Z]|grants?\b))"
+)
+_FUNDING = re.compile(
+    r"\b(?:grateful\s+to|(?:supported|funded|sponsored|financed)\s+(?:in\s+part\s+|partially\s+|partly\s+)?"
+    r"(?:by|through|under)\b[^.]{0,80}?\b(?:grants?|foundation|fund|council|commission|agency|programme"
+    r"|program|ministry|award|fellowship|NSF|NIH|ERC|DARPA|EPSRC|DFG)\b|grant\s+(?:agreement|no\.?|number)"
+    r"|acknowledge?ments?\b)",
+    re.IGNORECASE,
+)
+# A journal's back-matter statements, printed as run-in heads after the conclusion: "Author Contributions:
+# Y.L. performed ...", "Conflicts of Interest: The authors declare ...". They state nothing of the findings.
+_BACK_MATTER = re.compile(
+    r"^(?:Author\s+Contributions?|Authors'?\s+Contributions?|Conflicts?\s+of\s+Interests?|Competing\s+Interests?"
+    r"|Declaration\s+of\s+Competing\s+Interests?|Funding|Data\s+Availability(?:\s+Statement)?"
+    r"|Institutional\s+Review\s+Board\s+Statement|Informed\s+Consent\s+Statement|Ethics\s+(?:Statement|Approval)"
+    r"|Abbreviations|Supplementary\s+Materials)\s*[:.]",
+    re.IGNORECASE,
+)
+
+# "Figure 3: ...", "TABLE II. ...", "Fig. 2 Overview ...": a caption's opening; "Figure 3 shows ..." is
+# the body talking about it. "Note: SBP refers to ..." is a table's note.
+_CAPTION_START = re.compile(
+    r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
+    r"(?:\s*[:.|—–]|\s+[A-Z])|^Notes?\s*[:,.]\s"
+)
+# Page furniture: arXiv stamps, copyright and permission notices, download stamps, bare addresses.
+_CHROME = re.compile(
+    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
+    r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
+    r"|^(?:https?://|www\.)\S+$|^\S+@\S+\.\w+$|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
+    re.IGNORECASE,
+)
+
+
+def _flat(sentence: str) -> str:
+    return " ".join(sentence.split())
+
+
+def opens_entry(sentence: str) -> bool:
+    """A sentence that starts as a reference entry does: a number or a surname before initials."""
+    return bool(_ENTRY_START.match(sentence) or _BRACKETED_ENTRY.match(sentence))
+
+
+def has_entry_mark(sentence: str) -> bool:
+    """A year, venue, volume or page mark: what an entry's pieces hold."""
+    return bool(_ENTRY_MARK.search(sentence))
+
+
+def reads_as_reference(sentence: str) -> bool:
+    """A sentence that opens a reference entry: a numbered or author-initials start, and a year, venue or
+    page mark (or, short, a piece of an entry split at its full stops)."""
+    text = _flat(sentence)
+    if _BRACKETED_ENTRY.match(text):
+        return True
+    return bool(_ENTRY_START.match(text)) and (len(text) < ENTRY_PIECE_CHARS or has_entry_mark(text))
+
+
+def reads_as_thanks(sentence: str) -> bool:
+    """Thanks, funding, or a journal's back-matter statement (author contributions, conflicts of interest,
+    data availability)."""
+    text = _flat(sentence)
+    return bool(_THANKS.search(text) or _FUNDING.search(text) or _BACK_MATTER.match(text))
+
+
+def reads_as_caption(sentence: str) -> bool:
+    """A sentence that opens a figure's or table's caption, or a table's note."""
+    return bool(_CAPTION_START.match(sentence.lstrip()))
+
+
+def reads_as_chrome(sentence: str) -> bool:
+    """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number."""
+    return bool(_CHROME.search(_flat(sentence)))
