@@ -14,7 +14,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.index.sections import sentence_role
+from agent_zot.index.sections import sentence_kinds, sentence_role
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 from tests.pdf_factory import write_sectioned_paper
@@ -139,6 +139,17 @@ async def _key(client: Client, query: str) -> str:
 )
 def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:
     assert sentence_role(sentence, "results") == role
+
+
+def test_a_caption_whose_label_was_split_off_is_still_a_caption() -> None:
+    sentences = [
+        "A total of 121 beats were analysed, as shown in Table 5.",
+        "Table 5.",
+        "The Pearson correlation coefficient between blood pressure and the arterial features.",
+        "PATRb correlated best with systolic pressure, at -0.50.",
+    ]
+    kinds = sentence_kinds([("3. Results", None)] * 4, sentences, ("3. Results", "results"))
+    assert kinds == ["results", "caption", "caption", "results"]
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ from agent_zot.ingest.sentence_roles import (
     CAPTION,
     CHROME,
     UNCITED,
+    is_caption_label,
     reads_as_caption,
     reads_as_chrome,
     reads_as_reference,
@@ -87,7 +88,7 @@ def sentence_kinds(
     on about that author, are "biography" whatever their heading; reference entries, captions and page
     chrome are read the same way (``sentence_role``)."""
     kinds: list[str] = []
-    in_bio, previous, role = False, None, None
+    in_bio, previous, role, label = False, None, None, False
     for (heading, parent), sentence in zip(sections, sentences, strict=True):
         kind = (own[1] or section_kind(heading)) if heading == own[0] else section_kind(heading)
         if kind == "body" and parent:
@@ -96,6 +97,9 @@ def sentence_kinds(
             reads_as_biography(sentence)
         )
         role = sentence_role(sentence, kind, role if heading == previous else None)
+        if label or is_caption_label(sentence):  # "Table 5." split off its caption: both are the caption
+            role = CAPTION if role == kind else role
+        label = is_caption_label(sentence)
         previous = heading
         kinds.append("biography" if in_bio else role)
     return kinds

@@ -62,6 +62,11 @@ _CAPTION_START = re.compile(
     r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
     r"(?:\s*[:.|—–]|\s+[A-Z])|^Notes?\s*[:,.]\s"
 )
+# A caption's label split off as a sentence of its own ("Table 5." then "The Pearson correlation ..."): the
+# sentence after it opens the caption.
+_CAPTION_LABEL = re.compile(
+    r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})\s*[.:|]?$"
+)
 # Page furniture: arXiv stamps, copyright and permission notices, download stamps, bare addresses.
 _CHROME = re.compile(
     r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
@@ -104,6 +109,11 @@ def reads_as_thanks(sentence: str) -> bool:
 def reads_as_caption(sentence: str) -> bool:
     """A sentence that opens a figure's or table's caption, or a table's note."""
     return bool(_CAPTION_START.match(sentence.lstrip()))
+
+
+def is_caption_label(sentence: str) -> bool:
+    """A caption's label standing alone ("Table 5.", "Fig. 3:"): what follows it is the caption."""
+    return bool(_CAPTION_LABEL.match(sentence.strip()))
 
 
 def reads_as_chrome(sentence: str) -> bool:
