@@ -15,16 +15,12 @@ from collections.abc import Sequence
 
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.ingest.headings import heading_level
-from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
+from agent_zot.ingest.section_kinds import EXCLUDED, section_kind
 from agent_zot.ingest.sentence_roles import (
     CAPTION,
-    CHROME,
     UNCITED,
     is_caption_label,
-    reads_as_caption,
-    reads_as_chrome,
-    reads_as_reference,
-    reads_as_thanks,
+    reading,
 )
 
 # An entry's later pieces (its title, "In OSDI, 2004."): short, and never the authors' own voice.
@@ -36,20 +32,14 @@ def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
     """``kind`` (a sentence's section kind), or the role the sentence reads as whatever its heading:
     "references" for a reference entry (and the pieces after one, ``previous`` being the role of the
     sentence before under the same heading), "acknowledgements", "caption", "chrome" or "biography"."""
-    text = " ".join(sentence.split())
     if kind in EXCLUDED:
         return kind
-    if reads_as_reference(text) or (
-        previous == "references" and len(text.split()) <= _ENTRY_GOES_ON and not _OWN_VOICE.search(text)
-    ):
-        return "references"
-    if reads_as_thanks(text):
-        return "acknowledgements"
-    if reads_as_caption(text):
-        return CAPTION
-    if reads_as_chrome(text):
-        return CHROME
-    return "biography" if reads_as_biography(text) else kind
+    read = reading(sentence)
+    if read is None and previous == "references":
+        text = " ".join(sentence.split())
+        if len(text.split()) <= _ENTRY_GOES_ON and not _OWN_VOICE.search(text):
+            return "references"
+    return read or kind
 
 
 # Words that name the paper a question is asked of, not what it asks of it.
@@ -94,12 +84,12 @@ def sentence_kinds(
         if kind == "body" and parent:
             kind = section_kind(parent)
         in_bio = (in_bio and heading == previous and bool(_BIO_GOES_ON.match(sentence))) or (
-            reads_as_biography(sentence)
+            reading(sentence) == "biography"
         )
         role = sentence_role(sentence, kind, role if heading == previous else None)
-        if label or is_caption_label(sentence):  # "Table 5." split off its caption: both are the caption
+        was_label, label = label, is_caption_label(sentence)
+        if was_label or label:  # "Table 5." split off its caption: both are the caption
             role = CAPTION if role == kind else role
-        label = is_caption_label(sentence)
         previous = heading
         kinds.append("biography" if in_bio else role)
     return kinds

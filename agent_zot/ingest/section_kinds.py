@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 KINDS = (
@@ -80,6 +81,7 @@ _BIO_DEGREE = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
 def section_kind(heading: str | None) -> str:
     """The kind of section ``heading`` opens ("5. Acknowledgments" -> "acknowledgements", "Appendix A"
     -> "appendix", "3.3 Fault Tolerance" -> "body"): one of ``KINDS``."""

@@ -7,8 +7,9 @@ a passage is never a summary's or a cell's either.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
-from agent_zot.ingest.section_kinds import EXCLUDED
+from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography
 
 # Roles a sentence may read as whatever its heading; with the EXCLUDED section kinds, never a passage.
 CAPTION, CHROME = "caption", "chrome"
@@ -99,11 +100,24 @@ def reads_as_reference(sentence: str) -> bool:
     return bool(_ENTRY_START.match(text)) and (len(text) < ENTRY_PIECE_CHARS or has_entry_mark(text))
 
 
+# Words one of the thanks or chrome patterns needs: most sentences hold none, and a substring test is much
+# cheaper than the patterns (these run on every sentence of every candidate chunk of a search).
+_THANKS_WORDS = ("thank", "grateful", "acknowledg", "support", "fund", "sponsor", "financ", "grant")
+_CHROME_WORDS = ("arxiv", "permission", "rights reserved", "©", "(c)", "copyright", "downloaded", "licensed")
+_CHROME_SHORT = 24  # a bare page number, address or e-mail is at most this long ... or has these marks:
+_CHROME_MARKS = ("http", "www.", "@")
+
+
 def reads_as_thanks(sentence: str) -> bool:
     """Thanks, funding, or a journal's back-matter statement (author contributions, conflicts of interest,
     data availability)."""
     text = _flat(sentence)
-    return bool(_THANKS.search(text) or _FUNDING.search(text) or _BACK_MATTER.match(text))
+    if _BACK_MATTER.match(text):
+        return True
+    lower = text.lower()
+    return any(word in lower for word in _THANKS_WORDS) and bool(
+        _THANKS.search(text) or _FUNDING.search(text)
+    )
 
 
 def reads_as_caption(sentence: str) -> bool:
@@ -118,4 +132,28 @@ def is_caption_label(sentence: str) -> bool:
 
 def reads_as_chrome(sentence: str) -> bool:
     """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number."""
-    return bool(_CHROME.search(_flat(sentence)))
+    text = _flat(sentence)
+    lower = text.lower()
+    if not (
+        len(text) <= _CHROME_SHORT
+        or any(word in lower for word in _CHROME_WORDS)
+        or any(mark in lower for mark in _CHROME_MARKS)
+    ):
+        return False
+    return bool(_CHROME.search(text))
+
+
+@lru_cache(maxsize=32_768)
+def reading(sentence: str) -> str | None:
+    """What ``sentence`` reads as whatever its heading, in the order the readings win: "references",
+    "acknowledgements" (thanks, funding, back matter), CAPTION, CHROME, "biography"; None for a sentence
+    of the body. Cached: a search reads the same candidate sentences again and again."""
+    if reads_as_reference(sentence):
+        return "references"
+    if reads_as_thanks(sentence):
+        return "acknowledgements"
+    if reads_as_caption(sentence):
+        return CAPTION
+    if reads_as_chrome(sentence):
+        return CHROME
+    return "biography" if reads_as_biography(sentence) else None
