@@ -107,7 +107,9 @@ def score(
             elif row.get("caption") and _same_caption(element.caption, row["caption"]):
                 captions["right"] += 1
             elif row.get("caption"):
-                misses.append(f"caption {pdf} {key} got {element.caption[:60]!r} want {row['caption'][:60]!r}")
+                misses.append(
+                    f"caption {pdf} {key} got {element.caption[:60]!r} want {row['caption'][:60]!r}"
+                )
         for key, element in got.items():
             if element.caption:
                 captions["found"] += 1
