@@ -19,12 +19,9 @@ per place, so three candidates are three different readings of the paper.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 
 from agent_zot.index.retrieval import search_papers
 from agent_zot.index.sentences import SENTENCE_AVG_TERMS, prose_share
@@ -38,36 +35,34 @@ from agent_zot.services.summarize.roles import ANSWERED_BY, FRONT, Sentence, exc
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
 
-ANSWER_WORDS = "answer_words.json"
 MAX_CANDIDATES = 3
 CHUNKS = 8  # the question's best chunks in the paper, for the rank signal
 # What each feature of a sentence (``features``) adds to its score; fitted on the dev papers of
 # scripts/bench_cells.py (scripts/fit_cells.py), the test third set aside.
 WEIGHTS: dict[str, float] = {
-    "lexical": 0.8,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
-    "chunk": 0.42,  # the rank of the retrieved chunks holding it
-    "cue": 1.13,  # reads like an answer of the question's kind
-    "early": 1.2,  # in the abstract or introduction, for kinds answered there
-    "late": 0.85,  # in the discussion or conclusion, for kinds answered there
-    "prose": 0.26,  # how much of it is words (not a table row or a formula)
-    "count": 2.32,  # a number next to the thing counted
+    "lexical": 1.44,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
+    "chunk": 0.84,  # the rank of the retrieved chunks holding it
+    "cue": 1.85,  # reads like an answer of the question's kind
+    "early": 1.47,  # in the abstract or introduction, for kinds answered there
+    "late": 0.95,  # in the discussion or conclusion, for kinds answered there
+    "prose": 0.43,  # how much of it is words (not a table row or a formula)
+    "count": 2.81,  # a number next to the thing counted
     "measure": 1.99,  # a quantity of the kind a measure question asks for ("what dose" → 500 mg)
-    "total": 0.68,  # ... said as a total ("a total of", "consisted of")
-    "number": 0.18,  # any other number, for a count question
-    "measured": 0.59,  # a measured result (±, %, an error with its number), for a result question
-    "opening": 1.22,  # among the first sentences of the abstract, for problem, method and result questions
-    "front_matter": -1.37,  # affiliations, addresses, licences
-    "off_kind": -0.52,  # plans for future work read as a result
-    "related_work": -0.9,  # about other papers
-    "roadmap": -0.95,  # the paper's outline ("Section 4 presents ...")
-    "own": 0.81,  # the paper speaks of itself ("this study", "we", "our")
-    "prior": -0.65,  # of earlier work ("approaches have been proposed", "previous studies")
-    "words": 2.95,  # the words answers of the question's kind use (ANSWER_WORDS, learned from labelled answers)
-    "figure": -0.4,  # about a figure or table ("Figure 5 shows ...")
-    "role": 1.5,  # in a section of a kind that answers the question (roles.ANSWERED_BY)
+    "total": 0.95,  # ... said as a total ("a total of", "consisted of")
+    "number": 0.21,  # any other number, for a count question
+    "measured": 0.77,  # a measured result (±, %, an error with its number), for a result question
+    "opening": 1.47,  # among the first sentences of the abstract, for problem, method and result questions
+    "front_matter": -1.38,  # affiliations, addresses, licences
+    "off_kind": -0.53,  # plans for future work read as a result
+    "related_work": -0.92,  # about other papers
+    "roadmap": -1.02,  # the paper's outline ("Section 4 presents ...")
+    "own": 1.14,  # the paper speaks of itself ("this study", "we", "our")
+    "prior": -0.64,  # of earlier work ("approaches have been proposed", "previous studies")
+    "figure": -0.45,  # about a figure or table ("Figure 5 shows ...")
+    "role": 1.54,  # in a section of a kind that answers the question (roles.ANSWERED_BY)
     "off_role": -1.0,  # in a recognised section of a kind that does not
-    "setup": 0.8,  # a count stated as the paper's own setup ("we recruited 27 dyads")
-    "cites": -0.8,  # a count in a sentence that cites other work ("[12] used 16 cores")
+    "setup": 1.06,  # a count stated as the paper's own setup ("we recruited 27 dyads")
+    "cites": -0.81,  # a count in a sentence that cites other work ("[12] used 16 cores")
 }
 # Section kinds that neither answer a question kind nor speak against it: a count or the data is often
 # stated in the abstract too.
@@ -80,10 +75,7 @@ _NEUTRAL: dict[str, frozenset[str]] = {
     "limitation": frozenset({"results", "appendix"}),
 }
 MIN_SCORE = 0.6  # below this the cell is "not found"
-MIN_WORDS = (
-    0.3  # a sentence without its kind's cues answers a review question when its words read this much like one
-)
-ALTERNATIVE = 0.6  # a second or third candidate is shown when it scores this share of the first
+ALTERNATIVE = 0.5  # a second or third candidate is shown when it scores this share of the first
 MEASURED_FIRST = 12  # a measure question reads the quantities of this many of its best sentences
 # Features of a sentence whatever the question (PaperText.static), computed once per paper.
 _STATIC = ("prose", "front_matter", "related_work", "roadmap", "prior", "figure")
@@ -161,8 +153,6 @@ class PaperText:
     encoder: Bm25Encoder = field(default_factory=lambda: Bm25Encoder(avg_len=SENTENCE_AVG_TERMS))
     _vectors: list[dict[int, float]] | None = None
     _static: list[dict[str, float]] | None = None
-    _words: dict[str, list[float]] = field(default_factory=dict)
-    _stems: list[set[str]] | None = None
 
     @classmethod
     def of(cls, attachment_key: str | None, pages: list[tuple[int | None, str]]) -> PaperText:
@@ -203,14 +193,6 @@ class PaperText:
                     }
                 )
         return self._static
-
-    def answer_words(self, kind: str) -> list[float]:
-        """Each sentence's answer-word score for ``kind`` (``answer_words``), kept per kind."""
-        if kind not in self._words:
-            if self._stems is None:
-                self._stems = [word_stems(s.text) for s in self.sentences]
-            self._words[kind] = [stems_read_as(kind, stems) for stems in self._stems]
-        return self._words[kind]
 
     def vectors(self) -> list[dict[int, float]]:
         if self._vectors is None:
@@ -320,9 +302,8 @@ def features(
     lexical = paper.lexical(query_of(question))
     ranked = ranked or {}
     opening = paper.abstract_order() if kind.name in ("problem", "method", "result") else {}
-    words = paper.answer_words(kind.name)
     found = []
-    for sentence, matched, static, read in zip(paper.sentences, lexical, paper.static(), words, strict=True):
+    for sentence, matched, static in zip(paper.sentences, lexical, paper.static(), strict=True):
         text = sentence.text
         if kind.name == "count":
             count = count_in(text, kind)
@@ -348,7 +329,6 @@ def features(
             "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
             "off_kind": float(_off_kind(kind, text)),
             "own": float(kind.name != "count" and static["own"] > 0),
-            "words": read,
         } | {name: static[name] for name in _STATIC}
         found.append((values, count))
     return found
@@ -360,30 +340,9 @@ def front_matter(text: str) -> bool:
 
 
 def word_stems(text: str) -> set[str]:
-    """The words of a sentence as the answer-word model counts them: lower case, three letters or more,
-    cut to six (a crude stem: "collected" and "collection" agree)."""
+    """The words of a sentence as a question's telling words are matched: lower case, three letters or
+    more, cut to six (a crude stem: "collected" and "collection" agree)."""
     return {w[:6] for w in _WORD.findall(text.lower()) if len(w) > 2}
-
-
-def answer_words(kind: str, text: str) -> float:
-    """How much a sentence's words read like an answer of ``kind``: the sum of their log-odds in labelled
-    answers against the other sentences of the same papers (answer_words.json, written by
-    scripts/fit_cells.py --words from the dev papers; only words found in answers of three or more
-    papers, so a topic's vocabulary does not count), over the square root of the sentence's length."""
-    return stems_read_as(kind, word_stems(text))
-
-
-def stems_read_as(kind: str, stems: set[str]) -> float:
-    """``answer_words`` of a sentence whose stems are known."""
-    weights = _answer_words().get(kind)
-    if not weights:
-        return 0.0
-    return sum(weights.get(w, 0.0) for w in stems) / math.sqrt(1 + len(stems))
-
-
-@cache
-def _answer_words() -> dict[str, dict[str, float]]:
-    return json.loads(resources.files(__package__).joinpath(ANSWER_WORDS).read_text(encoding="utf-8"))
 
 
 def chunk_ranks(ctx: AppContext, item_key: str, question: str, paper: PaperText) -> dict[int, float]:
@@ -462,13 +421,14 @@ def _answers(
     kind: QuestionKind, text: str, values: dict[str, float], count: Quantity | None, telling: set[str]
 ) -> bool:
     """Whether a sentence can answer at all, so that a paper that never speaks of the question's subject
-    answers "not found": a count question needs the count; a review question the words of its kind or of
-    the question; any other question one of its telling words."""
+    answers "not found": a count question needs the count; a review question its kind's cues, a word of the
+    question or of its kind's expansion, or a place where its kind is answered (a problem statement need
+    say no "problem"); any other question one of its telling words."""
     if kind.name == "count":
         return count is not None
     if telling & word_stems(text):
         return True
-    return kind.name != "other" and (values["cue"] > 0 or values["words"] > MIN_WORDS)
+    return kind.name != "other" and any(values[name] > 0 for name in ("cue", "lexical", "role", "opening"))
 
 
 def _own_value(sentence: Sentence, text: str, quantity: Quantity, kind: QuestionKind) -> bool:
