@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from agent_zot.ingest.figures import opens_caption
+from agent_zot.ingest.sentence_roles import opens_entry
 from agent_zot.ingest.text_geometry import TextLine
 from agent_zot.ingest.text_lines import is_prose
 
@@ -31,6 +32,15 @@ _STAMP = re.compile(
     r"|\bpermission\s+to\s+make\s+digital\b|\bcreative\s+commons\b|\bcc[\s-]by\b|\ball\s+rights\s+reserved\b"
     r"|^(?:©|\(c\)|copyright\b)|©\s*\d{4}|^doi\b|\bpublished\s+online\b|\bfor\s+personal\s+use\s+only\b"
     r"|^arxiv:\s*\d{4}\.\d{4,5}|\bdoi\.org/|^(?:https?://|www\.)\S+$",
+    re.IGNORECASE,
+)
+# The phrases only a stamp or a licence block holds: a line with one takes its neighbours of the same type
+# along (_spread_chrome). The others above (an address, "published online", a DOI link, a licence's name)
+# are also printed inside reference entries, so a line with one is chrome by itself and spreads to nothing.
+_SPREADING_STAMP = re.compile(
+    r"\bdownloaded\s+(?:from|by|on)\b|\bheruntergeladen\s+am\b|\bbereitgestellt\s+von\b|^angemeldet\b"
+    r"|\bauthori[sz]ed\s+licensed\s+use\b|\brestrictions\s+apply\b|\ball\s+use\s+subject\s+to\b"
+    r"|\bpermission\s+to\s+make\s+digital\b|\ball\s+rights\s+reserved\b|^(?:©|\(c\)|copyright\b)|©\s*\d{4}",
     re.IGNORECASE,
 )
 # The stamp phrases' key words, looked for first: the full pattern is slow, and most lines have none.
@@ -189,6 +199,7 @@ def page_roles(
 ) -> list[str]:
     """The role of each line of one page."""
     roles = [BODY] * len(lines)
+    seeds: set[int] = set()  # chrome lines whose neighbours of the same type go with them
     width, height = page_size
     for index, line in enumerate(lines):
         box = line.box
@@ -198,32 +209,42 @@ def page_roles(
         if line.vertical and not off_page:
             # sideways in the margin: a repository's stamp; inside the page: an axis title, a rotated label
             roles[index] = CHROME if outside[index] else FIGURE_TEXT
+        elif opens_entry(line.text):
+            continue  # a reference entry's first line, whatever address or licence it names
         elif (
             off_page
             or (outside[index] and _BARE_NUMBER.fullmatch(line.text))  # a page or line number in the margin
-            or (_STAMP_WORDS.search(line.text.lower()) and _STAMP.search(line.text))
             or (index in repeated and not (line.size >= SMALL * size and is_prose(line.text)))
         ):
             roles[index] = CHROME
-    _spread_chrome(lines, roles, apart)
+            seeds.add(index)
+        elif _STAMP_WORDS.search(line.text.lower()) and _STAMP.search(line.text):
+            roles[index] = CHROME
+            if _SPREADING_STAMP.search(line.text):
+                seeds.add(index)
+    _spread_chrome(lines, roles, apart, seeds)
     for index in _label_runs(lines, size, width):
         if roles[index] == BODY:
             roles[index] = FIGURE_TEXT
     return roles
 
 
-def _spread_chrome(lines: Sequence[TextLine], roles: list[str], apart: Sequence[bool]) -> None:
-    """A stamp's other lines: next to a chrome line in content order, set in the same size and close by
-    (a licence paragraph, "Angemeldet" under "Bereitgestellt von | …"), and, like it, set apart from the
-    body (``apart``: sideways, in smaller type or in the margin)."""
+def _spread_chrome(
+    lines: Sequence[TextLine], roles: list[str], apart: Sequence[bool], seeds: set[int]
+) -> None:
+    """A stamp's other lines: next to a chrome line that spreads (``seeds``, and the lines taken from
+    them) in content order, set in the same size and close by (a licence paragraph, "Angemeldet" under
+    "Bereitgestellt von | …"), and, like it, set apart from the body (``apart``: sideways, in smaller type
+    or in the margin). A reference entry's first line is never taken: a reference list is set in smaller
+    type, line after line, and would go whole."""
     changed = True
     while changed:
         changed = False
         for index, line in enumerate(lines):
-            if roles[index] != BODY or line.box is None or not apart[index]:
+            if roles[index] != BODY or line.box is None or not apart[index] or opens_entry(line.text):
                 continue
             for other in (index - 1, index + 1):
-                if not 0 <= other < len(lines) or roles[other] != CHROME:
+                if not 0 <= other < len(lines) or other not in seeds:
                     continue
                 near = lines[other]
                 if near.box is None or near.vertical != line.vertical or abs(near.size - line.size) > 0.3:
@@ -233,6 +254,7 @@ def _spread_chrome(lines: Sequence[TextLine], roles: list[str], apart: Sequence[
                     gap = max(line.box[0] - near.box[2], near.box[0] - line.box[2])
                 if gap <= 1.5 * max(line.size, 1.0):
                     roles[index] = CHROME
+                    seeds.add(index)
                     changed = True
                     break
 
