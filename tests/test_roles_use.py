@@ -135,6 +135,11 @@ async def _key(client: Client, query: str) -> str:
         ("Note: SBP refers to systolic blood pressure, DBP to diastolic.", "caption"),
         ("Note that SBP was measured at the arm of each subject.", "results"),
         ("Funding agencies rarely pay for replication studies.", "results"),
+        (
+            "Faculty of Engineering, The University of Adelaide, SA 5005, Australia; derek.abbott@adelaide.edu.au",
+            "chrome",
+        ),
+        ("The cuff (Omron HEM-7201) was placed at the upper arm of each subject.", "results"),
     ],
 )
 def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:

@@ -68,11 +68,12 @@ _CAPTION_START = re.compile(
 _CAPTION_LABEL = re.compile(
     r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})\s*[.:|]?$"
 )
-# Page furniture: arXiv stamps, copyright and permission notices, download stamps, bare addresses.
+# Page furniture: arXiv stamps, copyright and permission notices, download stamps, bare addresses, and the
+# authors' e-mail and affiliation lines (a sentence holding an e-mail address is front matter, not content).
 _CHROME = re.compile(
     r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
     r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
-    r"|^(?:https?://|www\.)\S+$|^\S+@\S+\.\w+$|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
+    r"|^(?:https?://|www\.)\S+$|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
     re.IGNORECASE,
 )
 
