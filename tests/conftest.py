@@ -18,6 +18,7 @@ from agent_zot.config import Settings
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.factories import FullLibrary, build_full_library
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +60,36 @@ def index_library(settings: Settings, home: Path, *, graph: bool = False) -> Set
     finally:
         ctx.close()
     return settings
+
+
+@dataclass(frozen=True)
+class SectionedPaper:
+    """A one-page paper for a fixture library: its Zotero title, its sections as (heading or None, text),
+    and its attachment's file name; ``title_in_pdf`` sets the title above the sections too."""
+
+    title: str
+    sections: list[tuple[str | None, str]]
+    filename: str
+    date: str = "2020-00-00 2020"
+    title_in_pdf: bool = True
+
+
+def sectioned_library(
+    root: Path, papers: Sequence[SectionedPaper], *, seed: int, collection: str | None = None
+) -> Settings:
+    """A z7 library of ``papers`` (each a journal article with its PDF, all filed in ``collection`` when
+    given), guarded against writes and indexed with the real embedded stack."""
+    from tests.pdf_factory import write_sectioned_paper  # fpdf2 and Pillow: only for the modules using it
+
+    builder = ZoteroLibraryBuilder(root / "library", shape="z7", seed=seed)
+    collections = [builder.add_collection(collection)] if collection else []
+    for paper in papers:
+        item = builder.add_item("journalArticle", title=paper.title, date=paper.date, collections=collections)
+        title = paper.title if paper.title_in_pdf else None
+        content = write_sectioned_paper(root / paper.filename, paper.sections, title)
+        builder.add_attachment(item, filename=paper.filename, content=content)
+    db = guard_database(builder.build())
+    return index_library(library_settings(db.parent, root), root / "home")
 
 
 def shared_reason(path: Path) -> str:

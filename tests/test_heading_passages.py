@@ -15,9 +15,12 @@ from agent_zot.config import Settings
 from agent_zot.index.sections import sentence_sections
 from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import find_headings, heading_lines
-from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import connect, guard_database, index_library, library_settings, text_of
-from tests.pdf_factory import write_sectioned_paper
+from tests.conftest import (
+    SectionedPaper,
+    connect,
+    sectioned_library,
+    text_of,
+)
 
 TITLE = "Relay: Batch Computation on Shared Clusters"
 # The features list names failures, workers and handling in passing; the section that answers is headed
@@ -141,18 +144,10 @@ def test_a_sentence_is_under_the_last_heading_before_it_and_that_heading_under_i
     ]
 
 
-def _pdf(path: Path) -> bytes:
-    return write_sectioned_paper(path, PAPER)
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    root = tmp_path_factory.mktemp("headings")
-    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=11)
-    relay = b.add_item("journalArticle", title=TITLE, date="2004-00-00 2004")
-    b.add_attachment(relay, filename="relay.pdf", content=_pdf(root / "relay.pdf"))
-    db = guard_database(b.build())
-    return index_library(library_settings(db.parent, root), root / "home")
+    paper = SectionedPaper(TITLE, PAPER, "relay.pdf", date="2004-00-00 2004", title_in_pdf=False)
+    return sectioned_library(tmp_path_factory.mktemp("headings"), [paper], seed=11)
 
 
 @pytest.fixture

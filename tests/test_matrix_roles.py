@@ -12,9 +12,12 @@ import pytest
 
 from agent_zot.config import Settings
 from agent_zot.services.summarize.roles import FRONT, paper_sentences
-from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import call_tool, guard_database, index_library, library_settings, text_of
-from tests.pdf_factory import write_sectioned_paper
+from tests.conftest import (
+    SectionedPaper,
+    call_tool,
+    sectioned_library,
+    text_of,
+)
 
 PROBLEM_Q = "What problem does the paper address?"
 COUNT_Q = "How many machines were used in the experiments?"
@@ -96,15 +99,13 @@ PAPERS = {
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    root = tmp_path_factory.mktemp("matrix-roles")
-    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=54)
-    field = b.add_collection("Field studies")
-    for n, (title, sections) in enumerate(PAPERS.items()):
-        item = b.add_item("journalArticle", title=title, date="2022-00-00 2022", collections=[field])
-        pdf = write_sectioned_paper(root / f"paper{n}.pdf", sections, title)
-        b.add_attachment(item, filename=f"paper{n}.pdf", content=pdf)
-    db = guard_database(b.build())
-    return index_library(library_settings(db.parent, root), root / "home")
+    papers = [
+        SectionedPaper(title, sections, f"paper{n}.pdf", date="2022-00-00 2022")
+        for n, (title, sections) in enumerate(PAPERS.items())
+    ]
+    return sectioned_library(
+        tmp_path_factory.mktemp("matrix-roles"), papers, seed=54, collection="Field studies"
+    )
 
 
 def _words(text: str) -> str:

@@ -15,9 +15,12 @@ from fastmcp import Client
 
 from agent_zot.config import Settings
 from agent_zot.index.sections import sentence_kinds, sentence_role
-from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import connect, guard_database, index_library, library_settings, text_of
-from tests.pdf_factory import write_sectioned_paper
+from tests.conftest import (
+    SectionedPaper,
+    connect,
+    sectioned_library,
+    text_of,
+)
 
 LATTICE = "Lattice: Simplified Batch Processing on Large Clusters"
 # The front: no "Abstract" heading, as many PDFs print it.
@@ -88,14 +91,11 @@ OCEAN_PAPER: list[tuple[str | None, str]] = [
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    root = tmp_path_factory.mktemp("roles-use")
-    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=55)
-    for title, sections, name in ((LATTICE, LATTICE_PAPER, "lattice"), (OCEAN, OCEAN_PAPER, "ocean")):
-        paper = b.add_item("journalArticle", title=title, date="2020-00-00 2020")
-        content = write_sectioned_paper(root / f"{name}.pdf", sections, title)
-        b.add_attachment(paper, filename=f"{name}.pdf", content=content)
-    db = guard_database(b.build())
-    return index_library(library_settings(db.parent, root), root / "home")
+    papers = [
+        SectionedPaper(LATTICE, LATTICE_PAPER, "lattice.pdf"),
+        SectionedPaper(OCEAN, OCEAN_PAPER, "ocean.pdf"),
+    ]
+    return sectioned_library(tmp_path_factory.mktemp("roles-use"), papers, seed=55)
 
 
 @pytest.fixture

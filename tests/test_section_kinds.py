@@ -12,9 +12,12 @@ from fastmcp import Client
 
 from agent_zot.config import Settings
 from agent_zot.ingest.section_kinds import reads_as_biography, section_kind
-from agent_zot.zotero.builder import ZoteroLibraryBuilder
-from tests.conftest import connect, guard_database, index_library, library_settings, text_of
-from tests.pdf_factory import write_sectioned_paper
+from tests.conftest import (
+    SectionedPaper,
+    connect,
+    sectioned_library,
+    text_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -122,18 +125,10 @@ PAPER: list[tuple[str | None, str]] = [
 ]
 
 
-def _pdf(path: Path) -> bytes:
-    return write_sectioned_paper(path, PAPER, TITLE)
-
-
 @pytest.fixture(scope="module")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    root = tmp_path_factory.mktemp("section-kinds")
-    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=54)
-    paper = b.add_item("journalArticle", title=TITLE, date="2021-00-00 2021")
-    b.add_attachment(paper, filename="tessera.pdf", content=_pdf(root / "tessera.pdf"))
-    db = guard_database(b.build())
-    return index_library(library_settings(db.parent, root), root / "home")
+    paper = SectionedPaper(TITLE, PAPER, "tessera.pdf", date="2021-00-00 2021")
+    return sectioned_library(tmp_path_factory.mktemp("section-kinds"), [paper], seed=54)
 
 
 @pytest.fixture
