@@ -171,7 +171,9 @@ def gather_evidence(
     titles = {p.item_key: getattr(items.get(p.item_key), "title", "") or "" for p in pool}
     kept = [
         paper
-        for paper in relating(claim, by_bearing(pool, decisive=judge.decisive), titles)
+        for paper in relating(
+            claim, by_bearing(pool, decisive=judge.decisive), ctx.index_resources().bm25, titles
+        )
         if _own_words(items.get(paper.item_key), paper)
     ]
     return Evidence(claim, variants, kept[:limit], judge)
@@ -186,13 +188,13 @@ def _own_words(item: Any, paper: EvidencePaper) -> bool:
 
 
 def relating(
-    claim: str, papers: list[EvidencePaper], titles: dict[str, str] | None = None
+    claim: str, papers: list[EvidencePaper], encoder: Bm25Encoder, titles: dict[str, str] | None = None
 ) -> list[EvidencePaper]:
     """The papers with a passage that bears on the claim, each with those passages only: one a judge
     found taking a side, or one that holds ``MIN_SHARED`` of the claim's own terms (all of a shorter
     claim's), its paper's title counted in (a passage of the MapReduce paper speaks of MapReduce). A list
-    is never padded with a passage that shares one common word ("runs") with the claim."""
-    encoder = Bm25Encoder()
+    is never padded with a passage that shares one common word ("runs") with the claim. ``encoder`` is the
+    index's (its model is built once a process)."""
     asked = set(encoder.encode_query(claim).indices)
     need = min(MIN_SHARED, len(asked))
     kept = []
