@@ -206,6 +206,9 @@ def test_doi_and_arxiv() -> None:
         ("recent work on RNA", THIS_YEAR - 3, None),
         ("what was published recently on RNA", THIS_YEAR - 3, None),
         ("this year", THIS_YEAR, THIS_YEAR),
+        ("2019 papers on attention", 2019, 2019),
+        ("papers in 2019 about attention", 2019, 2019),
+        ("Smith 2019 attention", 2019, 2019),
     ],
 )
 def test_years(query: str, start: int | None, end: int | None) -> None:
@@ -222,6 +225,10 @@ def test_years(query: str, start: int | None, end: int | None) -> None:
         "the year 1850 and the year 2150",
         "most recent additions",  # library recency, not publication years
         "recently added papers",
+        # a year inside a phrase names an event, not when a paper appeared
+        "how much coverage avoids drifts in 2029 transit predictions?",
+        "effects of the 2008 financial crisis on banks",
+        "mobility during 2020 lockdowns",
     ],
 )
 def test_not_years(query: str) -> None:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from agent_zot.services.catalog import MAX_DAYS
+from agent_zot.text import STOPWORDS
 
 from .scan import HAS_DIGIT, Scan
 
@@ -86,6 +87,37 @@ _NOT_PUBLICATION = re.compile(
     r"annotations?|entries|activity|highlights?|tags?))\b"
 )
 _BARE_YEAR_RE = re.compile(rf"{_YB}({_Y}){_YA}")
+# The word after a bare year: "2029 transit predictions", "the 2008 financial crisis" name an event, not
+# when a paper appeared — unless that word is what a library holds ("2019 papers").
+_WORD_AFTER_RE = re.compile(r"[^\W\d_][\w-]*")
+PHRASE_WORDS = 3  # how far after the year a noun like "paper" still makes it a publication year
+_PREVIOUS_WORD_RE = re.compile(r"\b([^\W\d_]+)\s+$")
+_PUBLICATION_NOUNS = frozenset(
+    [
+        "paper",
+        "papers",
+        "article",
+        "articles",
+        "study",
+        "studies",
+        "work",
+        "works",
+        "publication",
+        "publications",
+        "item",
+        "items",
+        "preprint",
+        "preprints",
+        "review",
+        "reviews",
+        "book",
+        "books",
+        "thesis",
+        "theses",
+        "report",
+        "reports",
+    ]
+)
 # "Deutsch et al. (2021)", "(Wang et al., 2022)", "Smith and Jones 2019": a work the request cites.
 _CITED_WORK_RE = re.compile(
     rf"\(?\b[^\W\d_][\w'’-]*\s+(?:et\s+al\.?|(?:and|&)\s+[^\W\d_][\w'’-]*),?\s*\(?{_Y}\)?"
@@ -199,12 +231,28 @@ def extract_years(scan: Scan, params: dict[str, Any], *, recent_means_years: boo
     if _HAS_YEAR_WORD.search(scan.masked):
         _relative_years(scan, bounds, datetime.date.today().year, recent_means_years)
     if _HAS_YEAR_DIGITS.search(scan.masked):
-        found = [(m.span(), int(m.group(1))) for m in _BARE_YEAR_RE.finditer(scan.masked)]
+        found = [
+            (m.span(), int(m.group(1)))
+            for m in _BARE_YEAR_RE.finditer(scan.masked)
+            if not _names_an_event(scan.masked, m.start(), m.end())
+        ]
         scan.consume(span for span, _ in found)
         bare = [year for _, year in found]
     years = _combine(bounds, bare)
     if years:
         params["years"] = years
+
+
+def _names_an_event(text: str, start: int, end: int) -> bool:
+    """A bare year inside a phrase, modifying the content words after it ("in 2029 transit predictions",
+    "the 2008 financial crisis"); "Smith 2019 attention" and "the 2017 transformer paper" keep their year."""
+    before = _PREVIOUS_WORD_RE.search(text, 0, start)
+    if before is None or before.group(1).casefold() not in STOPWORDS:
+        return False
+    following = [w.casefold() for w in _WORD_AFTER_RE.findall(text, end)[:PHRASE_WORDS]]
+    if not following or following[0] in STOPWORDS:
+        return False
+    return not any(word in _PUBLICATION_NOUNS for word in following)
 
 
 def _absolute_years(scan: Scan, bounds: list[tuple[int | None, int | None]]) -> None:
