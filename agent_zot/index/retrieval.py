@@ -45,6 +45,7 @@ PAPER_CANDIDATES = 16
 
 __all__ = [
     "ChunkHit",
+    "Depth",
     "PaperHit",
     "Passage",
     "QueryVectors",
@@ -69,7 +70,7 @@ def search_papers(
     *,
     limit: int,
     search_filter: SearchFilter | None = None,
-    passages_per_paper: int | Sequence[int] = 3,
+    passages_per_paper: int | Sequence[int] | Depth = 3,
     fusion: str = "rrf",
     reranker: Reranker | None = None,
     rerank_candidates: int = 50,
@@ -78,10 +79,10 @@ def search_papers(
 ) -> list[PaperHit]:
     """The best ``limit`` papers for ``query`` with their passages: sentence windows that answer the query
     (``detail="sentences"``) or whole chunks (``"full"``). ``passages_per_paper`` is a count, or counts by
-    rank (the last one repeats: ``(4, 2, 1)`` gives the first paper 4, the second 2, every other 1). With a
+    rank (the last one repeats: ``(4, 2, 1)`` gives the first paper 4, the second 2, every other 1), or a
+    ``Depth`` that chooses the counts once the papers' scores are known. With a
     reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first. ``shape``
     is how large a sentence window grows."""
-    counts = [passages_per_paper] if isinstance(passages_per_paper, int) else list(passages_per_paper)
     if detail not in DETAILS:
         raise ValueError(f"unknown detail {detail!r}")
     fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
@@ -90,6 +91,12 @@ def search_papers(
     if reranker is not None and chunks:
         chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
     papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)  # passages are picked below
+    if isinstance(passages_per_paper, Depth):
+        counts = passages_per_paper.counts([p.score for p in papers])
+    elif isinstance(passages_per_paper, int):
+        counts = [passages_per_paper]
+    else:
+        counts = list(passages_per_paper)
     pools: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
@@ -105,6 +112,30 @@ def search_papers(
             pool = vectors.within_paper(paper.item_key, pool)
         paper.passages = picker.pick(pool, counts[min(rank, len(counts) - 1)])
     return papers
+
+
+@dataclass(frozen=True, slots=True)
+class Depth:
+    """Passages per paper by rank, chosen from the papers' scores: ``by_rank`` when the first paper stands
+    out; when the next ones score within ``close`` of it (a close call between papers), ``shared`` — the
+    depth is split between the first paper and up to ``len(shared) - 2`` close ones, every other paper
+    keeping the last count."""
+
+    by_rank: tuple[int, ...]
+    shared: tuple[int, ...]
+    close: float
+
+    def counts(self, scores: Sequence[float]) -> list[int]:
+        if len(scores) < 2 or scores[0] <= 0:
+            return list(self.by_rank)
+        contenders = 0
+        for score in scores[1 : len(self.shared) - 1]:
+            if score < self.close * scores[0]:
+                break
+            contenders += 1
+        if not contenders:
+            return list(self.by_rank)
+        return [*self.shared[: contenders + 1], self.shared[-1]]
 
 
 def _with_full_text(resources: IndexResources, item_keys: list[str]) -> set[str]:
