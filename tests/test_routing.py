@@ -695,6 +695,9 @@ def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) ->
         "storm damage or flood losses in coastal towns",
         "a decrease of serum ferritin in athletes",
         "interest rate increases, bank lending and house prices",
+        # a clause naming the paper (with a claim verb in it), then the question: a question, not a claim
+        "For the deep RNN that predicts blood pressure from PPG, how much did a bidirectional layer reduce error?",
+        "In the trial where exercise improves mood, what was the sample size?",
     ],
 )
 def test_a_plain_topic_stays_a_search(query: str) -> None:
@@ -717,6 +720,7 @@ def test_a_plain_topic_stays_a_search(query: str) -> None:
         "hepcidin is regulated by iron stores",
         "ozone damages lung tissue",
         "heat waves damage crops and reduce yields",
+        "sleep improves memory, which is well known",
     ],
 )
 def test_a_claim_goes_to_evidence(query: str) -> None:
