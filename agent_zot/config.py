@@ -253,6 +253,40 @@ class Settings(BaseSettings):
     zotero_local_api_url: str = Field(
         default="http://127.0.0.1:23119/api", description="Base URL of Zotero's local API."
     )
+    registry_doi_url: str = Field(
+        default="https://doi.org",
+        description="DOI resolver asked for a paper's metadata (CSL-JSON by content negotiation) when "
+        "you add it by DOI.",
+    )
+    registry_crossref_url: str = Field(
+        default="https://api.crossref.org",
+        description="Crossref REST API, asked for a DOI's metadata when the DOI resolver cannot answer.",
+    )
+    registry_arxiv_url: str = Field(
+        default="https://export.arxiv.org/api",
+        description="arXiv API, asked when you add a paper by arXiv id.",
+    )
+    registry_pubmed_url: str = Field(
+        default="https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+        description="PubMed E-utilities, asked when you add a paper by PMID.",
+    )
+    registry_openlibrary_url: str = Field(
+        default="https://openlibrary.org", description="Open Library, asked when you add a book by ISBN."
+    )
+    registry_mailto: str | None = Field(
+        default=None,
+        description="Your e-mail address, sent to the registries (User-Agent mailto; PubMed's email) as "
+        "Crossref and NCBI ask of clients, so they can reach you instead of blocking.",
+    )
+    registry_timeout_s: float = Field(
+        default=20.0, gt=0, le=300, description="Seconds to wait for one registry answer."
+    )
+    zotero_local_authorize_timeout_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="How long `agent-zot authorize` (or a first local write) waits for you to answer "
+        "Zotero's authorization dialog; Zotero itself never gives up on it.",
+    )
     http_host: str = Field(
         default="127.0.0.1", description="Address `agent-zot serve --transport http` binds."
     )

@@ -78,3 +78,34 @@ def find_arxiv(text: str) -> str | None:
 def find_item_keys(text: str) -> list[str]:
     """The Zotero item keys in ``text``, in order, without repeats."""
     return list(dict.fromkeys(m.group() for m in ITEM_KEY.finditer(text)))
+
+
+# PubMed ids: digits named as such ("PMID 31452104", "PMID: …") or in a PubMed URL; bare digits are not taken.
+PMID = re.compile(
+    r"\b(?:pmid\s*:?\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b", re.IGNORECASE
+)
+# ISBNs: after "ISBN", or an ISBN-13 (978/979) on its own; hyphens and spaces between digit groups.
+ISBN = re.compile(
+    r"\bisbn(?:-1[03])?\s*:?\s*((?:\d[\s-]?){9}[\dx]|(?:\d[\s-]?){12}\d)(?![\w-])"
+    r"|(?<![\w-])(97[89](?:[\s-]?\d){10})(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def isbn13(raw: str) -> str | None:
+    """The ISBN-13 of an ISBN-10 or ISBN-13 (hyphens and spaces ignored), or None when its check digit
+    is wrong or it has the wrong length."""
+    digits = re.sub(r"[\s-]", "", raw).upper()
+    if re.fullmatch(r"\d{9}[\dX]", digits):
+        total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(digits))
+        if total % 11:
+            return None
+        digits = "978" + digits[:9]
+        return digits + _isbn13_check(digits)
+    if re.fullmatch(r"97[89]\d{10}", digits):
+        return digits if _isbn13_check(digits[:12]) == digits[12] else None
+    return None
+
+
+def _isbn13_check(first12: str) -> str:
+    return str(-sum((3 if i % 2 else 1) * int(c) for i, c in enumerate(first12)) % 10)

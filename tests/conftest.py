@@ -201,7 +201,7 @@ def full_lib(tmp_path_factory: pytest.TempPathFactory) -> FullLibrary:
     return lib
 
 
-@pytest.fixture(params=["z5-early", "z5", "z6", "z7"])
+@pytest.fixture(params=["z5-early", "z5", "z6", "z7", "z8", "z9", "z10"])
 def any_shape_lib(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> FullLibrary:
     lib = build_full_library(tmp_path_factory.mktemp(f"zotero-{request.param}") / "Zotero", request.param)
     guard_database(lib.db_path)

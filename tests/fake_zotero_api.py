@@ -1,8 +1,8 @@
-"""A FAKE of the Zotero web API v3 (and of the Zotero app's local API), for the write tests.
+"""A FAKE of the Zotero web API v3 (the local API's own rules are in tests/fake_zotero_local_api.py).
 
 It is not Zotero: a small stdlib HTTP server on 127.0.0.1 (random port, in a thread) that follows the
 documented behaviour (zotero.org/support/dev/web_api/v3/basics and .../write_requests) for the requests
-agent-zot's writer sends through pyzotero: item and collection reads (format=json, itemKey, start/limit
+agent-zot's writer sends: item and collection reads (format=json, itemKey, start/limit
 with Link rel="next"), multi-object POSTs answering ``successful``/``success``/``unchanged``/``failed``
 maps, PATCH/PUT/DELETE of single items, ``Zotero-API-Key`` or ``Authorization: Bearer`` auth (403 on a bad
 key), ``Last-Modified-Version`` headers, ``If-Unmodified-Since-Version`` (412 when stale, 428 when missing
@@ -98,12 +98,17 @@ class FakeZoteroApi:
     # -- test controls -------------------------------------------------------------------------
 
     def inject(
-        self, method: str, path_part: str, status: int, headers: dict[str, str], times: int = 1
+        self,
+        method: str,
+        path_part: str,
+        status: int,
+        headers: dict[str, str],
+        times: int = 1,
+        body: str | None = None,
     ) -> None:
         """Answer the next ``times`` matching requests with this status instead of serving them."""
-        self.injected.append(
-            Injected(method, path_part, status, headers, json.dumps({"error": status}), times)
-        )
+        text = json.dumps({"error": status}) if body is None else body
+        self.injected.append(Injected(method, path_part, status, headers, text, times))
 
     def edit_concurrently(self, key: str, times: int = 1) -> None:
         """Before the next ``times`` writes that touch ``key``, another client edits it (new version)."""
@@ -159,6 +164,12 @@ class FakeZoteroApi:
                 return key
 
     # -- the API -------------------------------------------------------------------------------
+
+    def handle(self, method: str, path: str, query: dict[str, str], headers: Any, body: Any) -> Answer | None:
+        """One request's answer (None: close the connection without one)."""
+        with self.lock:
+            self.requests.append(Seen(method, path, query, dict(headers), body))
+            return _route(self, method, path, query, headers, body)
 
     def obj(self, data: dict[str, Any]) -> dict[str, Any]:
         kind = "group" if self.prefix.startswith("/groups") else "user"
@@ -277,9 +288,11 @@ def _handler_for(api: FakeZoteroApi) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             body = json.loads(raw) if raw else None
-            with api.lock:
-                api.requests.append(Seen(method, url.path, query, dict(self.headers), body))
-                status, headers, payload = _route(api, method, url.path, query, self.headers, body)
+            answer = api.handle(method, url.path, query, self.headers, body)
+            if answer is None:  # dropped without a response, as Zotero drops browser-like requests
+                self.close_connection = True
+                return
+            status, headers, payload = answer
             data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             self.send_response(status)
             content_type = "text/plain" if isinstance(payload, bytes) else "application/json"

@@ -27,6 +27,7 @@ from tests.factories import FullLibrary
 MODE_ROWS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
     ("zot_manage_collections", "list my collections", {"days": 7}, "recent", {"days": 7}),
     ("zot_manage_collections", "list my collections", {"collection": "Thesis"}, "show_items", {}),
+    ("zot_manage_collections", "list my collections", {"identifiers": ["10.1145/1327452.1327492"], "collection": "Thesis"}, "import", {"identifiers": ["10.1145/1327452.1327492"]}),
     ("zot_manage_tags", "list all my tags", {"tags": "nlp, -to-read"}, "search", {}),
     ("zot_manage_notes", "create a note on this paper", {"note": "Check it.", "item_key": "{s2orc}"}, "create", {}),
     ("zot_manage_notes", "search my notes about corpora", {"note": "Check it.", "item_key": "{s2orc}"}, "create", {}),

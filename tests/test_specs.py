@@ -63,6 +63,7 @@ def test_modes_agree_everywhere() -> None:
             "create": "creating collections",
             "add": "adding items to collections",
             "remove": "removing items from collections",
+            "import": "adding papers by identifier",
         },
         "zot_manage_tags": {"add": "adding tags", "remove": "removing tags"},
         "zot_manage_notes": {"create": "creating notes"},

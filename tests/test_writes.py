@@ -1,4 +1,4 @@
-"""Write modes through a real MCP client, the real pyzotero-based writer and a fake Zotero web API.
+"""Write modes through a real MCP client, the real writer (httpx) and a fake Zotero web API.
 
 zotero.sqlite is guarded for the whole session (conftest.guard_database) and compared byte for byte
 in the tests below: every change goes to the API, never to the database.
@@ -365,56 +365,7 @@ async def test_note_from_the_query_and_refusals(
 # -- routes -------------------------------------------------------------------------------------
 
 
-async def test_local_api_refusing_writes_falls_back_to_the_web_api(
-    full_lib: FullLibrary, tmp_path: Path, fake: FakeZoteroApi, db_bytes: bytes
-) -> None:
-    library = load_library(full_lib.db_path, options=ReadOptions(base_attachment_dir=full_lib.linked_base))
-    with FakeZoteroApi(library, prefix="/users/0", api_key=None, read_only=True, base_path="/api") as local:
-        settings = web_settings(
-            full_lib, tmp_path, fake, zotero_local_api=True, zotero_local_api_url=local.url
-        )
-        result = await call_tool(
-            settings,
-            "zot_manage_tags",
-            force_mode="add",
-            tags=["t"],
-            item_keys=[full_lib.keys["book"]],
-        )
-    assert not result.is_error, text_of(result)
-    assert result.structured_content["write_route"]["kind"] == "web"
-    assert "local API refused" in result.structured_content["skipped_routes"][0]
-    assert [r.method for r in local.requests][-1] == "POST" and "t" not in local.tags_of(
-        full_lib.keys["book"]
-    )
-    assert "t" in fake.tags_of(full_lib.keys["book"])
-
-
-async def test_local_api_that_accepts_writes_is_used(
-    full_lib: FullLibrary, tmp_path: Path, db_bytes: bytes
-) -> None:
-    library = load_library(full_lib.db_path, options=ReadOptions(base_attachment_dir=full_lib.linked_base))
-    with FakeZoteroApi(library, prefix="/users/0", api_key=None, base_path="/api") as local:
-        settings = make_settings(
-            full_lib, tmp_path, writes_enabled=True, zotero_local_api=True, zotero_local_api_url=local.url
-        )
-        result = await call_tool(
-            settings,
-            "zot_manage_tags",
-            force_mode="add",
-            tags=["t"],
-            item_keys=[full_lib.keys["book"]],
-        )
-        assert describe_writes(settings).status == "ok"
-    assert not result.is_error, text_of(result)
-    assert result.structured_content["write_route"] == {
-        "kind": "local",
-        "base_url": local.url,
-        "library": "users/0",
-        "reason": "zotero_local_api is on: the running Zotero app is asked first",
-    }
-    assert result.structured_content["local_reads_lag"] is False and "t" in local.tags_of(
-        full_lib.keys["book"]
-    )
+# Zotero's local API (keys, server ID, Zotero 9 falling back to the web API): tests/test_writes_local.py.
 
 
 def test_doctor_reports_the_write_route(
@@ -519,7 +470,7 @@ def test_rate_limit_transport_waits_within_its_bound() -> None:
     transport = RateLimitTransport(httpx.MockTransport(lambda request: next(answers)), sleep=waits.append)
     with httpx.Client(transport=transport) as client:
         first = client.post("http://127.0.0.1/users/1/items", content=json.dumps([]))
-        assert first.status_code == 200 and "backoff" not in first.headers  # pyzotero must not see it
+        assert first.status_code == 200 and "backoff" not in first.headers  # no second wait above
         assert client.get("http://127.0.0.1/users/1/items").status_code == 200
         with pytest.raises(RateLimitedError, match="120"):
             client.get("http://127.0.0.1/users/1/items")

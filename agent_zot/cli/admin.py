@@ -1,5 +1,5 @@
-"""The maintenance commands: `index move`, `index check`, `graph sync`, `config show`, `config path` and
-`models`."""
+"""The maintenance commands: `index move`, `index check`, `graph sync`, `config show`, `config path`,
+`models` and `authorize`."""
 
 from __future__ import annotations
 
@@ -181,3 +181,30 @@ def models_install(state: State, name: str, as_json: bool) -> None:
         f"Installed {done['name']} in {done['folder']}; set {settings} in {path}.",
         as_json,
     )
+
+
+@click.command()
+@json_option
+@click.pass_obj
+@_guard
+def authorize(state: State, as_json: bool) -> None:
+    """Ask the running Zotero (10 or newer) to let agent-zot write through its local API: Zotero shows a
+    dialog; click Always Allow, and the key is kept in the data folder (readable only by you)."""
+    from agent_zot.services.writes.local_keys import authorize as ask
+
+    settings = state.settings
+    granted = ask(settings, on_wait=lambda text: click.echo(text, err=True))
+    text = granted.describe()
+    if granted.remember and not (settings.writes_enabled and settings.zotero_local_api):
+        text += " Writes are still off: set writes_enabled = true and zotero_local_api = true to use it."
+    elif not granted.remember:
+        text = (
+            "Zotero gave a single-use key (Allow), good for one write; this command ends now, so it is not "
+            "kept. For agent-zot to write, run `agent-zot authorize` again and click Always Allow."
+        )
+    data = {
+        "remember": granted.remember,
+        "server_id": granted.server_id,
+        "key_file": str(granted.stored_in or ""),
+    }
+    _emit(data, text, as_json)

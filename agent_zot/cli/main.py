@@ -481,12 +481,13 @@ def export_cmd(
 
 # Registered last: these modules import nothing from this one, and load their services lazily (no
 # --help cost).
-from agent_zot.cli.admin import config, graph, index, models  # noqa: E402
+from agent_zot.cli.add_cmd import add  # noqa: E402
+from agent_zot.cli.admin import authorize, config, graph, index, models  # noqa: E402
 from agent_zot.cli.matrix_cmd import matrix  # noqa: E402
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
 from agent_zot.cli.view_cmd import view  # noqa: E402
 from agent_zot.cli.watch_cmd import update_worker, watch  # noqa: E402
 
-for command in (index, graph, config, models, setup, watch, update_worker, view, matrix):
+for command in (index, graph, config, models, authorize, setup, watch, update_worker, view, matrix, add):
     cli.add_command(command)
 accept_group_options_anywhere(cli)

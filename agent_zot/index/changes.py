@@ -253,7 +253,8 @@ def plan_update(
         plan.work.append(entry)
     if wanted is None:
         plan.removed = sorted(set(indexed_items) - set(library.items))
-    plan.work.sort(key=lambda w: w.item.date_added, reverse=True)  # newest papers are searchable first
+    # papers read lately (Zotero 9+), then the newest, are searchable first
+    plan.work.sort(key=lambda w: (w.item.last_read, w.item.date_added), reverse=True)
     if limit is not None:
         plan.work = plan.work[:limit]
     return plan

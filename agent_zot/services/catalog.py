@@ -118,14 +118,17 @@ COLLECTION_MODES = (
     Mode("create", writes="creating collections"),
     Mode("add", writes="adding items to collections"),
     Mode("remove", writes="removing items from collections"),
+    Mode("import", writes="adding papers by identifier"),
 )
 
 
 class CollectionsRequest(ToolRequest):
-    collection: str | None = Field(None, description="Collection name, path (A/B) or key.")
+    collection: str | None = Field(None, description="Name, path (A/B) or key.")
     item_keys: ItemKeys = None
-    days: int | None = Field(None, ge=1, le=MAX_DAYS, description="Recent: items added in the last N days.")
-    recursive: bool = Field(False, description="With sub-collections' items.")
+    days: int | None = Field(None, ge=1, le=MAX_DAYS, description="Recent: last N days.")
+    recursive: bool = Field(False, description="With sub-collections.")
+    identifiers: list[str] | None = Field(None, description="DOIs, arXiv ids, PMIDs or ISBNs.")
+    tags: list[str] | None = Field(None, description="Import: tags.")
     limit: int = _limit(20)  # type: ignore[assignment]
     force_mode: modes_literal(COLLECTION_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
@@ -282,15 +285,23 @@ SPECS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec(
         name="zot_manage_collections",
-        description="Zotero collections: list the tree, show items, recent items; create (A/B nested), "
-        "add/remove\nitems (needs writes enabled). Fuzzy names; ambiguous ones return candidates.",
+        description="Zotero collections: tree, items, recent items; create (A/B nested), add/remove items; "
+        "import\npapers by DOI/arXiv/PMID/ISBN (needs writes enabled). Fuzzy names.",
         request=CollectionsRequest,
         modes=COLLECTION_MODES,
         access=Access.REMOVE,
-        fills={"collection": "collection", "item_keys": "item_keys", "days": "days", "limit": "limit"},
+        fills={
+            "collection": "collection",
+            "item_keys": "item_keys",
+            "days": "days",
+            "limit": "limit",
+            "identifiers": "identifiers",
+            "tags": "tags",
+        },
         implies=(
             Implied("days", "recent"),
-            Implied("collection", "show_items", shared=("recent", "create", "add", "remove")),
+            Implied("collection", "show_items", shared=("recent", "create", "add", "remove", "import")),
+            Implied("identifiers", "import"),
         ),
     ),
     ToolSpec(

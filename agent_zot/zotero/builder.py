@@ -12,89 +12,21 @@ import json
 import random
 import sqlite3
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_zot.zotero.attachments import FULLTEXT_CACHE
+from agent_zot.zotero.builder_schema import complete, ddl, finish, version_rows
 from agent_zot.zotero.schema_facts import (
     ANNOTATION_TYPE_IDS,
     CREATOR_TYPES,
     ITEM_TYPE_FIELDS,
     LINK_MODES,
     SHAPES,
-    ZOTERO7_FIELDS,
-    SchemaShape,
+    fields_of,
 )
 
 KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
-
-
-def _ddl(shape: SchemaShape) -> str:
-    """Tables as Zotero lays them out, limited to what agent-zot reads, for one schema era."""
-    suffix = "Combined" if shape.combined_tables else ""
-    type_table = f"itemTypes{suffix}"
-    field_table = f"fields{suffix}"
-    last_processed = ", lastProcessedModificationTime INT" if shape.attachment_last_processed else ""
-    parts = [
-        "CREATE TABLE version (schema TEXT PRIMARY KEY, version INT NOT NULL)",
-        "CREATE TABLE libraries (libraryID INTEGER PRIMARY KEY, type TEXT NOT NULL, editable INT NOT NULL, "
-        "filesEditable INT NOT NULL, version INT NOT NULL DEFAULT 0, storageVersion INT NOT NULL DEFAULT 0, "
-        "lastSync INT NOT NULL DEFAULT 0, archived INT NOT NULL DEFAULT 0)",
-        "CREATE TABLE groups (groupID INTEGER PRIMARY KEY, libraryID INT NOT NULL UNIQUE, name TEXT NOT NULL, "
-        "description TEXT NOT NULL, version INT NOT NULL)",
-        f"CREATE TABLE {type_table} (itemTypeID INTEGER PRIMARY KEY, typeName TEXT NOT NULL)",
-        f"CREATE TABLE {field_table} (fieldID INTEGER PRIMARY KEY, fieldName TEXT NOT NULL)",
-        f"CREATE TABLE baseFieldMappings{suffix} (itemTypeID INT, baseFieldID INT, fieldID INT, "
-        "PRIMARY KEY (itemTypeID, baseFieldID, fieldID))",
-        "CREATE TABLE creatorTypes (creatorTypeID INTEGER PRIMARY KEY, creatorType TEXT)",
-        "CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT NOT NULL, "
-        "dateAdded TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, "
-        "dateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, "
-        "clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, libraryID INT NOT NULL, "
-        "key TEXT NOT NULL, version INT NOT NULL DEFAULT 0, synced INT NOT NULL DEFAULT 0, "
-        "UNIQUE (libraryID, key))",
-        "CREATE TABLE itemDataValues (valueID INTEGER PRIMARY KEY, value UNIQUE)",
-        "CREATE TABLE itemData (itemID INT, fieldID INT, valueID, PRIMARY KEY (itemID, fieldID))",
-        "CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT, fieldMode INT, "
-        "UNIQUE (lastName, firstName, fieldMode))",
-        "CREATE TABLE itemCreators (itemID INT NOT NULL, creatorID INT NOT NULL, "
-        "creatorTypeID INT NOT NULL DEFAULT 1, orderIndex INT NOT NULL DEFAULT 0, "
-        "PRIMARY KEY (itemID, creatorID, creatorTypeID, orderIndex), UNIQUE (itemID, orderIndex))",
-        "CREATE TABLE tags (tagID INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
-        "CREATE TABLE itemTags (itemID INT NOT NULL, tagID INT NOT NULL, type INT NOT NULL, "
-        "PRIMARY KEY (itemID, tagID))",
-        "CREATE TABLE collections (collectionID INTEGER PRIMARY KEY, collectionName TEXT NOT NULL, "
-        "parentCollectionID INT DEFAULT NULL, clientDateModified TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, "
-        "libraryID INT NOT NULL, key TEXT NOT NULL, version INT NOT NULL DEFAULT 0, "
-        "synced INT NOT NULL DEFAULT 0, UNIQUE (libraryID, key))",
-        "CREATE TABLE collectionItems (collectionID INT NOT NULL, itemID INT NOT NULL, "
-        "orderIndex INT NOT NULL DEFAULT 0, PRIMARY KEY (collectionID, itemID))",
-        "CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT, linkMode INT, "
-        "contentType TEXT, charsetID INT, path TEXT, syncState INT DEFAULT 0, storageModTime INT, "
-        f"storageHash TEXT{last_processed})",
-        "CREATE TABLE itemNotes (itemID INTEGER PRIMARY KEY, parentItemID INT, note TEXT, title TEXT)",
-        "CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY, dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL)",
-        "CREATE TABLE relationPredicates (predicateID INTEGER PRIMARY KEY, predicate TEXT UNIQUE)",
-        "CREATE TABLE itemRelations (itemID INT NOT NULL, predicateID INT NOT NULL, object TEXT NOT NULL, "
-        "PRIMARY KEY (itemID, predicateID, object))",
-        "CREATE TABLE settings (setting TEXT, key TEXT, value, PRIMARY KEY (setting, key))",
-    ]
-    if shape.deleted_collections:
-        parts.append(
-            "CREATE TABLE deletedCollections (collectionID INTEGER PRIMARY KEY, "
-            "dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL)"
-        )
-    if shape.annotations:
-        parts.append(
-            "CREATE TABLE itemAnnotations (itemID INTEGER PRIMARY KEY, parentItemID INT NOT NULL, "
-            "type INTEGER NOT NULL, authorName TEXT, text TEXT, comment TEXT, color TEXT, pageLabel TEXT, "
-            "sortIndex TEXT NOT NULL, position TEXT NOT NULL, isExternal INT NOT NULL)"
-        )
-    if shape.retractions:
-        parts.append(
-            "CREATE TABLE retractedItems (itemID INTEGER PRIMARY KEY, data TEXT, flag INT DEFAULT 0, "
-            "FOREIGN KEY (itemID) REFERENCES items(itemID) ON DELETE CASCADE)"
-        )
-    return ";\n".join(parts) + ";"
 
 
 @dataclass
@@ -134,12 +66,15 @@ class ZoteroLibraryBuilder:
         self._libraries: list[tuple[int, str]] = [(1, "user")]
         # Offsets make our ids differ from Zotero's and between shapes.
         offset = 100 + len(self.shape.name) * 7
+        self.type_fields = {
+            t: fields_of(t, citation_key=self.shape.citation_key_field, schema40=self.shape.schema40_fields)
+            for t in ITEM_TYPE_FIELDS
+        }
         fields = sorted(
-            {f for fs in ITEM_TYPE_FIELDS.values() for f in fs}
-            | {b for fs in ITEM_TYPE_FIELDS.values() for b in fs.values() if b}
+            {f for fs in self.type_fields.values() for f in fs}
+            | {b for fs in self.type_fields.values() for b in fs.values() if b}
         )
-        if self.shape.citation_key_field:
-            fields += list(ZOTERO7_FIELDS)
+        self._fulltext_ids: list[int] = []
         self.field_ids = {name: offset + i for i, name in enumerate(fields)}
         self.type_ids = {name: offset * 2 + i for i, name in enumerate(ITEM_TYPE_FIELDS)}
         self.creator_type_ids = {name: offset * 3 + i for i, name in enumerate(CREATOR_TYPES)}
@@ -233,9 +168,7 @@ class ZoteroLibraryBuilder:
         return key
 
     def _set_fields(self, item_id: int, item_type: str, fields: dict[str, str]) -> None:
-        allowed = set(ITEM_TYPE_FIELDS[item_type]) | (
-            set(ZOTERO7_FIELDS) if self.shape.citation_key_field else set()
-        )
+        allowed = self.type_fields[item_type]
         for name, value in fields.items():
             if name not in allowed:
                 raise ValueError(f"{item_type} has no field {name!r} in schema shape {self.shape.name}")
@@ -372,9 +305,13 @@ class ZoteroLibraryBuilder:
         fulltext: str | None = None,
         library_id: int = 1,
         deleted: bool = False,
+        last_read: str | None = None,
     ) -> str:
         """Add an attachment. Stored files: give ``filename`` (+ ``content`` to write it under storage/KEY/).
-        Linked files: give ``path`` as Zotero stores it (absolute, or ``attachments:REL``)."""
+        Linked files: give ``path`` as Zotero stores it (absolute, or ``attachments:REL``). ``last_read``
+        ("YYYY-MM-DD HH:MM:SS", UTC): when it was last opened (Zotero 9+ keeps Unix seconds)."""
+        if last_read is not None and not self.shape.last_read:
+            raise ValueError(f"schema shape {self.shape.name} predates itemAttachments.lastRead")
         item_id, key = self._new_item_row("attachment", library_id, None, "2024-01-16 09:00:00", None, 1)
         raw_path = path
         if filename is not None:
@@ -387,6 +324,10 @@ class ZoteroLibraryBuilder:
             folder = self.data_dir / "storage" / key
             folder.mkdir(parents=True, exist_ok=True)
             (folder / FULLTEXT_CACHE).write_text(fulltext, encoding="utf-8")
+            self._fulltext_ids.append(item_id)
+            self._sql.add(
+                "INSERT INTO fulltextItems (itemID, indexedPages, totalPages) VALUES (?, 1, 1)", item_id
+            )
         parent_id = self._ids[(library_id, parent_key)] if parent_key else None
         self._sql.add(
             "INSERT INTO itemAttachments (itemID, parentItemID, linkMode, contentType, path) VALUES (?, ?, ?, ?, ?)",
@@ -398,6 +339,11 @@ class ZoteroLibraryBuilder:
         )
         fields = {"title": title} | ({"url": url} if url else {})
         self._set_fields(item_id, "attachment", fields)
+        if last_read is not None:
+            stamp = datetime.strptime(last_read, "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+            self._sql.add(
+                "UPDATE itemAttachments SET lastRead = ? WHERE itemID = ?", int(stamp.timestamp()), item_id
+            )
         if deleted:
             self._sql.add("INSERT INTO deletedItems (itemID) VALUES (?)", item_id)
         return key
@@ -471,18 +417,17 @@ class ZoteroLibraryBuilder:
         conn = sqlite3.connect(db_path)
         try:
             self._write(conn)
+            complete(conn, self.shape, self._rng)
             conn.commit()
         finally:
             conn.close()
+        finish(db_path, self.shape, self._fulltext_ids)
         return db_path
 
     def _write(self, conn: sqlite3.Connection) -> None:
         suffix = "Combined" if self.shape.combined_tables else ""
-        conn.executescript(_ddl(self.shape))
-        conn.executemany(
-            "INSERT INTO version VALUES (?, ?)",
-            [("userdata", self.userdata), ("system", 32), ("triggers", 18)],
-        )
+        conn.executescript(ddl(self.shape))
+        conn.executemany("INSERT INTO version VALUES (?, ?)", version_rows(self.shape, self.userdata))
         conn.executemany(
             "INSERT INTO libraries (libraryID, type, editable, filesEditable) VALUES (?, ?, 1, 1)",
             self._libraries,
@@ -500,17 +445,20 @@ class ZoteroLibraryBuilder:
             f"INSERT INTO baseFieldMappings{suffix} VALUES (?, ?, ?)",
             [
                 (self.type_ids[t], self.field_ids[base], self.field_ids[f])
-                for t, fs in ITEM_TYPE_FIELDS.items()
+                for t, fs in self.type_fields.items()
                 for f, base in fs.items()
                 if base
             ],
         )
         conn.executemany(
-            "INSERT INTO itemDataValues VALUES (?, ?)", [(i, v) for v, i in self._values.items()]
+            "INSERT INTO itemDataValues (valueID, value) VALUES (?, ?)",
+            [(i, v) for v, i in self._values.items()],
         )
-        conn.executemany("INSERT INTO tags VALUES (?, ?)", [(i, n) for n, i in self._tags.items()])
         conn.executemany(
-            "INSERT INTO creators VALUES (?, ?, ?, ?)",
+            "INSERT INTO tags (tagID, name) VALUES (?, ?)", [(i, n) for n, i in self._tags.items()]
+        )
+        conn.executemany(
+            "INSERT INTO creators (creatorID, firstName, lastName, fieldMode) VALUES (?, ?, ?, ?)",
             [(i, f, last, m) for (f, last, m), i in self._creators.items()],
         )
         conn.executemany(

@@ -23,7 +23,18 @@ from agent_zot.zotero.models import (
     TagRef,
 )
 from agent_zot.zotero.schema import SchemaInfo
-from agent_zot.zotero.values import html_to_text
+from agent_zot.zotero.values import html_to_text, unix_time_text
+
+# The itemAttachments columns read (and compared by marks.py); lastRead is Zotero 9's.
+ATTACHMENT_COLUMNS = (
+    "parentItemID",
+    "linkMode",
+    "contentType",
+    "path",
+    "storageModTime",
+    "storageHash",
+    "lastRead",
+)
 
 
 @dataclass(slots=True)
@@ -54,13 +65,10 @@ class ChildLoader:
         self, visible: dict[int, Row], by_id: dict[int, Item], fields: dict[int, dict[str, str]]
     ) -> list[Attachment]:
         """Attachments under their parent items; returns the standalone ones."""
-        cols = ", ".join(
-            self.schema.column_or_null("itemAttachments", c)
-            for c in ("parentItemID", "linkMode", "contentType", "path", "storageModTime", "storageHash")
-        )
+        cols = ", ".join(self.schema.column_or_null("itemAttachments", c) for c in ATTACHMENT_COLUMNS)
         standalone: list[Attachment] = []
         storage = StorageIndex(self.data_dir)
-        for item_id, parent_id, mode, ctype, raw_path, mtime, fhash in self._rows(
+        for item_id, parent_id, mode, ctype, raw_path, mtime, fhash, last_read in self._rows(
             f"SELECT itemID, {cols} FROM itemAttachments" + self._of_items("itemID")
         ):
             row = visible.get(item_id)
@@ -89,6 +97,7 @@ class ChildLoader:
                 version=row.version,
                 storage_mod_time=mtime,
                 storage_hash=fhash,
+                last_read=unix_time_text(last_read),
             )
             if parent is not None:
                 parent.attachments.append(attachment)

@@ -1,5 +1,5 @@
 """Which items carry each identifier: an item's DOI and arXiv id read one way everywhere, and the one table
-of them (with citation keys) that the resolver, the audit and the citation matcher read."""
+of them (with citation keys and PubMed ids) that the resolver, the audit and the citation matcher read."""
 
 from __future__ import annotations
 
@@ -47,6 +47,8 @@ class IdentifierTable:
     dois: dict[str, list[str]] = field(default_factory=dict)
     arxiv: dict[str, list[str]] = field(default_factory=dict)
     citation_keys: dict[str, list[str]] = field(default_factory=dict)
+    pmids: dict[str, list[str]] = field(default_factory=dict)  # PubMed ids, digits only
+    pmcids: dict[str, list[str]] = field(default_factory=dict)  # PubMed Central ids, upper case ("PMC123")
 
     @classmethod
     def of(cls, items: Iterable[Item]) -> IdentifierTable:
@@ -56,6 +58,8 @@ class IdentifierTable:
                 (table.dois, item_doi(item)),
                 (table.arxiv, item_arxiv(item)),
                 (table.citation_keys, item.citation_key.casefold() if item.citation_key else None),
+                (table.pmids, item.pmid.strip() or None),
+                (table.pmcids, item.pmcid.strip().upper() or None),
             ):
                 if value:
                     index.setdefault(value, []).append(item.key)

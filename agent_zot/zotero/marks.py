@@ -17,6 +17,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from agent_zot.zotero.children import ATTACHMENT_COLUMNS
 from agent_zot.zotero.schema import SchemaInfo
 
 Marks = dict[int, int]  # item id -> a hash of what one table holds for it
@@ -127,10 +128,9 @@ def _grouped_queries(schema: SchemaInfo) -> dict[str, str]:
         "notes": f"SELECT itemID, parentItemID, length(note), {schema.column_or_null('itemNotes', 'title')} "
         "FROM itemNotes",
     }
-    attachment_columns = ("parentItemID", "linkMode", "contentType", "path", "storageModTime", "storageHash")
     queries["attachments"] = (
         "SELECT itemID, "
-        + ", ".join(schema.column_or_null("itemAttachments", c) for c in attachment_columns)
+        + ", ".join(schema.column_or_null("itemAttachments", c) for c in ATTACHMENT_COLUMNS)
         + " FROM itemAttachments"
     )
     if schema.has("itemRelations"):

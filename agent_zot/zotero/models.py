@@ -107,6 +107,7 @@ class Attachment:
     version: int = 0
     storage_mod_time: int | None = None
     storage_hash: str | None = None
+    last_read: str = ""  # when Zotero (9+) last opened it, UTC "YYYY-MM-DD HH:MM:SS"; "" never/older Zotero
 
     @property
     def is_pdf(self) -> bool:
@@ -329,6 +330,20 @@ class Item:
         return self.fields.get("DOI", "") or _extra_value(self.fields.get("extra", ""), "DOI")
 
     @property
+    def pmid(self) -> str:
+        """PubMed id: Zotero 8's field, or a "PMID: …" line in Extra (where Zotero 7 and earlier keep it)."""
+        return self.fields.get("PMID", "") or _extra_value(self.extra, "PMID")
+
+    @property
+    def pmcid(self) -> str:
+        return self.fields.get("PMCID", "") or _extra_value(self.extra, "PMCID")
+
+    @property
+    def last_read(self) -> str:
+        """When any of its attachments was last opened in Zotero 9+ ("" when never, or older Zotero)."""
+        return max((a.last_read for a in self.attachments), default="")
+
+    @property
     def abstract(self) -> str:
         return self.fields.get("abstractNote", "")
 
@@ -382,6 +397,7 @@ class Item:
             "url": self.url,
             "abstract": self.abstract,
             "citation_key": self.citation_key,
+            **{name: value for name, value in (("pmid", self.pmid), ("pmcid", self.pmcid)) if value},
             "fields": dict(self.fields),
             "tags": [{"name": t.name, "automatic": t.automatic} for t in self.tags],
             "collections": list(self.collection_keys),

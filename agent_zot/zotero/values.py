@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 from agent_zot.zotero.models import Retraction, ZoteroDate
@@ -37,6 +38,19 @@ def citation_key_from_extra(extra: str) -> str | None:
     """Better BibTeX and Zotero 7 both honour a ``Citation Key: ...`` line in Extra."""
     match = _CITATION_KEY_LINE.search(extra or "")
     return match.group(1) if match else None
+
+
+def unix_time_text(seconds: object) -> str:
+    """A Unix time as stored (Zotero 9's ``lastRead``) -> "YYYY-MM-DD HH:MM:SS" UTC, the form of
+    ``dateAdded``; "" for none or a value that is no time."""
+    if not isinstance(seconds, int | float) or seconds <= 0:
+        return ""
+    if seconds > 100_000_000_000:  # milliseconds, should a writer have stored them
+        seconds /= 1000
+    try:
+        return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return ""
 
 
 def item_key_from_uri(uri: str) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.catalog import WRITE_MODES, CollectionsRequest, TagsRequest
 from agent_zot.services.context import AppContext
-from agent_zot.services.organize import collections, tags
+from agent_zot.services.organize import collections, reading, tags
 from agent_zot.services.response import ToolResponse, clamp_limit, with_route
 from agent_zot.services.routing import Route
 from agent_zot.services.writes.gate import run_write
@@ -16,6 +16,8 @@ def manage_collections(ctx: AppContext, req: CollectionsRequest, decision: Route
     if decision.mode in WRITE_MODES["zot_manage_collections"]:
         keys = req.item_keys or []
         scan = "" if "item_keys" in req.explicit() else req.query  # explicit keys are taken as they are
+        if decision.mode == "import":
+            return run_write(ctx, decision, lambda _: _import(ctx, req))
         if decision.mode == "create":
             path = req.collection if "collection" in req.explicit() else None
             path = path or decision.params.get("new_collection") or req.collection
@@ -35,9 +37,19 @@ def manage_collections(ctx: AppContext, req: CollectionsRequest, decision: Route
         listing = collections.collection_items(library, req.collection, limit=size, recursive=req.recursive)
         return with_route(listing, decision)
     if decision.mode == "recent":
-        recent = collections.recent_items(library, limit=size, days=req.days, collection=req.collection)
+        recent_by = reading.recently_read if reading.asks_for_reading(req.query) else collections.recent_items
+        recent = recent_by(library, limit=size, days=req.days, collection=req.collection)
         return with_route(recent, decision)
     return with_route(collections.collection_tree(library), decision)
+
+
+def _import(ctx: AppContext, req: CollectionsRequest) -> ToolResponse:
+    from agent_zot.services.organize.add.service import add_papers  # the registries' client loads on use
+
+    # Explicit identifiers are taken one per entry; else every identifier in the query is (the route's
+    # parameters show them too).
+    given = req.identifiers if "identifiers" in req.explicit() else None
+    return add_papers(ctx, given, req.query, req.collection, req.tags)
 
 
 def manage_tags(ctx: AppContext, req: TagsRequest, decision: Route) -> ToolResponse:

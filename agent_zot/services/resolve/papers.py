@@ -198,12 +198,26 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
             )
         key = keys[-1]  # the last copy added, as before the table was shared
         return _match(library, index, library.items[key], "DOI")
+    pubmed = _PUBMED.search(request.text)
+    if pubmed:
+        pmid, pmcid = pubmed.group(1), pubmed.group(2)
+        keys = index.ids.pmids.get(pmid) if pmid else index.ids.pmcids.get(pmcid.upper())
+        if not keys:
+            raise NotFoundError(
+                f"No item with {'PMID ' + pmid if pmid else 'PMCID ' + pmcid.upper()} in this library.",
+                hint="Add the paper to Zotero first, or name it by title or item key.",
+            )
+        return _match(library, index, library.items[keys[-1]], "PMID" if pmid else "PMCID")
     for found in ARXIV.findall(request.text):
         keys = index.ids.arxiv.get(found.casefold())
         if keys:
             return _match(library, index, library.items[keys[-1]], "arXiv id")
     cited = _by_citation_key(library, index, request.text)
     return _match(library, index, cited, "citation key") if cited is not None else None
+
+
+# "PMID 31452104", "PMID: 31452104", "pubmed 31452104"; "PMC6712345" (PubMed Central) stands alone.
+_PUBMED = re.compile(r"\b(?:pmid|pubmed(?:\s+id)?)\s*:?\s*(\d{1,9})\b|\b(PMC\d{3,9})\b", re.IGNORECASE)
 
 
 def _doi_in(text: str) -> str | None:

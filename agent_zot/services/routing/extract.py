@@ -22,6 +22,7 @@ from .extract_library import (
     extract_note_text,
     extract_paper_title,
     extract_path,
+    extract_registry_ids,
     extract_tags,
     extract_whole_library,
 )
@@ -88,6 +89,8 @@ def extract_params(query: str, tool: str) -> Extraction:
         extract_color(scan, params)
     quoted = [unquote(m.group(0)) for m in QUOTED_RE.finditer(scan.masked)]
     extract_path(scan, params)
+    if tool == "zot_manage_collections":
+        extract_registry_ids(query, params)
     extract_identifiers(scan, params)
     extract_pages(scan, params)
     extract_days(scan, params)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent_zot.errors import InvalidArgumentError
 from agent_zot.identifiers import ITEM_KEY
+from agent_zot.services.organize.add.requested import parse_identifiers
 from agent_zot.zotero.colors import COLOR_WORDS
 
 from .scan import HAS_DIGIT, QUOTED, Scan, clean_value
@@ -212,6 +214,19 @@ def extract_identifiers(scan: Scan, params: dict[str, Any]) -> None:
     scan.consume(spans)
     if keys:
         params["item_keys"] = keys[:50]
+
+
+def extract_registry_ids(query: str, params: dict[str, Any]) -> None:
+    """Every DOI, arXiv id, PMID and ISBN of a request to add papers (the import mode looks them up)."""
+    if not HAS_DIGIT.search(query):
+        return
+    try:
+        found = parse_identifiers(query)
+    except InvalidArgumentError:
+        params["identifiers"] = []  # a malformed ISBN: the import mode names it when it runs
+        return
+    if found:
+        params["identifiers"] = [ident.label for ident in found]
 
 
 def extract_path(scan: Scan, params: dict[str, Any]) -> None:

@@ -12,6 +12,12 @@ from .rules import Rule, has, rx
 from .rules_search import MATRIX_WORD
 
 _ADD_VERBS = r"add|put|file|save|move|copy|include|place|stick|insert|assign"
+# Papers read rather than added ("what was I reading", "recently opened"): `recent` by Zotero 9's lastRead
+# (services/organize/reading.py reads the sense with this same pattern).
+READING = (
+    r"\b(?:i|i've|i'd|we|we've)\b[^.?!]{0,25}?\b(?:read|reading|opened|opening|viewed|looked at)\b"
+    r"|\b(?:recently|last|just)\s+(?:read|opened|viewed)\b|(?<![-\w])read\s+(?:recently|lately|last)\b"
+)
 
 COLLECTION_RULES: tuple[Rule, ...] = (
     rx(
@@ -47,6 +53,7 @@ COLLECTION_RULES: tuple[Rule, ...] = (
         r"|\blast (?:paper|item|article|thing|entry|pdf)s? (?:i|that i|we)\b"
         r"|\b(?:dropped|put|saved|added|imported|brought)\s+(?:in(?:to)?|to) (?:the|my) (?:library|zotero)\b",
     ),
+    rx("recent", 2.5, READING),
     has("recent", 1.5, "days"),
     rx(
         "create",
@@ -63,6 +70,10 @@ COLLECTION_RULES: tuple[Rule, ...] = (
         r"\b(?:remove|delete|drop|get rid of|unfile|detach|exclude"
         r"|take\b[^.?!]{0,30}?\bout|pull\b[^.?!]{0,30}?\bout)\b",
     ),
+    # a paper named by DOI, arXiv id, PMID or ISBN is added from its registry's record; a question about
+    # one ("is 10.1145/… in Thesis?") is not a request to add it
+    has("import", 3.5, "identifiers"),
+    rx("import", -3.0, r"^\s*(?:is|are|do|does|did|have|has|was|were|which|what|where|show|list)\b"),
 )
 
 TAG_RULES: tuple[Rule, ...] = (

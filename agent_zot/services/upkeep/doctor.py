@@ -15,8 +15,10 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.upkeep.doctor_report import Check
 from agent_zot.services.upkeep.doctor_stack import stack_checks
 from agent_zot.text import has_cjk
-from agent_zot.zotero.connection import file_state
+from agent_zot.zotero.connection import file_state, read_consistently
+from agent_zot.zotero.generation import journal_mode, zotero_generation
 from agent_zot.zotero.models import Library
+from agent_zot.zotero.schema import inspect_schema
 
 
 def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
@@ -48,6 +50,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_lock_state(source.db_path))
     try:
         library = ctx.library()
+        checks.append(_generation(source.db_path))
     except AgentZotError as exc:
         checks.append(Check("read", "fail", exc.message, exc.hint or ""))
         return checks
@@ -195,7 +198,8 @@ def _lock_state(db_path: Path) -> Check:
     Probed with a plain read-only connection, which in rollback-journal mode creates no files; a WAL
     database is not probed because a reader there may create -shm/-wal files.
     """
-    if file_state(db_path).wal_present:
+    # a WAL database (Zotero 10) is never probed, -wal file or not: the probe would create -wal and -shm
+    if file_state(db_path).wal_present or journal_mode(db_path) == "WAL":
         return Check("zotero lock", "ok", "Database uses a write-ahead log; agent-zot reads a private copy.")
     uri = db_path.resolve().as_uri() + "?mode=ro"
     try:
@@ -222,6 +226,15 @@ def _lock_state(db_path: Path) -> Check:
             "are zotero.sqlite.bak and zotero.sqlite.[date].bak in the same folder.",
         )
     return Check("zotero lock", "ok", "Database not locked (Zotero is probably closed).")
+
+
+def _generation(db_path: Path) -> Check:
+    """Which Zotero wrote the library (from its schema versions) and how it journals its commits."""
+    schema = read_consistently(db_path, inspect_schema)
+    generation = zotero_generation(schema) or "an unknown Zotero version"
+    mode = journal_mode(db_path)
+    how = "WAL (recent edits sit in zotero.sqlite-wal)" if mode == "WAL" else "rollback"
+    return Check("zotero", "ok", f"{generation} library (userdata schema {schema.userdata}); journal: {how}")
 
 
 def _attachments(ctx: AppContext) -> Check:

@@ -1,21 +1,26 @@
-"""The HTTP side of writes: a small ZoteroWriter protocol and its pyzotero implementation.
+"""The HTTP side of writes: a small ZoteroWriter protocol and its implementation over httpx.
 
-pyzotero builds the requests (paths, JSON bodies, Zotero-Write-Token, API version and auth headers).
-Rate limits are handled here, in the HTTP transport under pyzotero's client, because pyzotero's own
-handling waits without a bound (it sleeps however long Backoff says) and does not raise on 429.
+The web API v3 and Zotero's local API speak the same protocol for what the writes need (read items by
+key, list collections, multi-object POSTs), so one writer serves both, sending the requests itself
+rather than through pyzotero: pyzotero's local-key support came in 1.14, on httpx, but from 1.15 it runs
+on httpx2 (a fork whose client and exceptions are not httpx's), so the transport below could not sit
+under its client across versions; its authorization request gives up after 30 s while the dialog waits
+for a person; and its errors lose what tells a server-ID 412 from a version 412, or the kinds of 403
+apart. Rate limits are bounded in the transport (Retry-After/Backoff within MAX_WAIT_S).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import httpx
-from pyzotero import zotero
-from pyzotero import zotero_errors as ze
 
+from agent_zot.config import Settings
+from agent_zot.services.writes import local_api, local_keys
 from agent_zot.services.writes.errors import (
     RateLimitedError,
     RouteUnavailableError,
@@ -29,7 +34,7 @@ log = logging.getLogger(__name__)
 BATCH_SIZE = 50  # the web API's limit for multi-object reads and writes
 MAX_WAIT_S = 30.0  # longest single wait we accept from Retry-After/Backoff before reporting instead
 MAX_RETRIES = 2  # 429/503 retries per request
-T = TypeVar("T")
+REQUEST_TIMEOUT_S = 30.0
 
 
 class ZoteroWriter(Protocol):
@@ -40,6 +45,9 @@ class ZoteroWriter(Protocol):
 
     @property
     def waited_s(self) -> float: ...
+
+    @property
+    def notes(self) -> list[str]: ...  # what the person should know beyond the result (a key asked for)
 
     def items(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]: ...
 
@@ -110,7 +118,7 @@ class RateLimitTransport(httpx.BaseTransport):
     def _note_backoff(self, response: httpx.Response) -> httpx.Response:
         wait = _wait_of(response)
         if wait is not None:
-            # Honoured before our next request; removed so pyzotero does not start its own unbounded wait.
+            # Honoured before our next request; removed so no caller starts a wait of its own.
             self._not_before = time.monotonic() + min(wait, self._max_wait)
             for name in ("backoff", "retry-after"):
                 if name in response.headers:
@@ -126,74 +134,157 @@ class RateLimitTransport(httpx.BaseTransport):
         self._inner.close()
 
 
-class PyZoteroWriter:
-    """ZoteroWriter over pyzotero, for the local API or the web API."""
+class ApiWriter:
+    """ZoteroWriter for one route: the web API (its API key) or Zotero's local API (server ID, local key)."""
 
-    def __init__(self, route: WriteRoute, transport: RateLimitTransport | None = None) -> None:
+    def __init__(
+        self, route: WriteRoute, settings: Settings, transport: RateLimitTransport | None = None
+    ) -> None:
         self.route = route
         self.wrote = False
+        self._notes: list[str] = []
+        self._settings = settings
         self._transport = transport or RateLimitTransport()
-        self._zot = zotero.Zotero(route.library_id, route.library_type, route.api_key, local=route.local)
-        # pyzotero hard-codes api.zotero.org / localhost; the settings choose the base URL.
-        self._zot.endpoint = route.base_url
-        self._zot.client.close()
-        self._zot.client = httpx.Client(
-            headers=self._zot.default_headers(), follow_redirects=True, transport=self._transport
+        headers = {"User-Agent": local_api.USER_AGENT, "Zotero-API-Version": "3"}
+        if route.local:
+            headers.update(local_api.LOCAL_HEADERS)
+        elif route.api_key:
+            headers["Zotero-API-Key"] = route.api_key
+        self._client = httpx.Client(
+            base_url=route.base_url,
+            headers=headers,
+            timeout=REQUEST_TIMEOUT_S,
+            transport=self._transport,
+            follow_redirects=True,
+            trust_env=not route.local,  # never send loopback requests through a proxy
         )
 
     @property
     def waited_s(self) -> float:
         return self._transport.waited_s
 
+    @property
+    def notes(self) -> list[str]:
+        return self._notes
+
     def close(self) -> None:
-        self._zot.client.close()
+        self._client.close()
 
     def items(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         found: dict[str, dict[str, Any]] = {}
         for start in range(0, len(keys), BATCH_SIZE):
             chunk = ",".join(keys[start : start + BATCH_SIZE])
-            for obj in self._call(lambda c=chunk: self._zot.items(itemKey=c, limit=BATCH_SIZE)):
+            response = self._read(f"/{self.route.library}/items", {"itemKey": chunk, "limit": BATCH_SIZE})
+            for obj in _json(response, self.route):
                 found[obj["key"]] = obj
         return found
 
     def collections(self) -> list[dict[str, Any]]:
-        return self._call(lambda: self._zot.everything(self._zot.collections(limit=100)))
+        found: list[dict[str, Any]] = []
+        url: str | None = f"/{self.route.library}/collections"
+        params: dict[str, Any] | None = {"limit": 100}
+        while url:
+            response = self._read(url, params)
+            found.extend(_json(response, self.route))
+            url, params = response.links.get("next", {}).get("url"), None  # the next link holds the query
+        return found
 
     def create_collections(self, payload: list[dict[str, Any]]) -> dict[str, Any]:
-        return self._written(self._call(lambda: self._zot.create_collections(payload), writing=True))
+        return self._post(f"/{self.route.library}/collections", payload)
 
     def write_items(self, payload: list[dict[str, Any]]) -> dict[str, Any]:
         if len(payload) > BATCH_SIZE:
             raise ValueError(f"at most {BATCH_SIZE} objects per write")
-        return self._written(self._call(lambda: self._zot.create_items(payload), writing=True))
+        return self._post(f"/{self.route.library}/items", payload)
 
-    def _written(self, response: dict[str, Any]) -> dict[str, Any]:
-        if response.get("success") or response.get("successful"):
+    # -- requests --------------------------------------------------------------------------------
+
+    def _read(self, url: str, params: dict[str, Any] | None) -> httpx.Response:
+        headers = {}
+        if self.route.local and (known := local_api.known_server_id(self.route.base_url)):
+            headers[local_api.SERVER_ID] = known
+        response = self._send(
+            "GET", url, params=({"format": "json"} | params) if params else None, headers=headers
+        )
+        if response.is_success:
+            return response
+        raise self._refused(response, writing=False)
+
+    def _post(self, url: str, payload: list[dict[str, Any]]) -> dict[str, Any]:
+        send = self._local_post if self.route.local else self._web_post
+        result = _json(send(url, payload), self.route)
+        if result.get("success") or result.get("successful"):
             self.wrote = True
-        return response
+        return result
 
-    def _call(self, request: Callable[[], T], *, writing: bool = False) -> T:
+    def _web_post(self, url: str, payload: list[dict[str, Any]]) -> httpx.Response:
+        response = self._send("POST", url, json=payload, headers={"Zotero-Write-Token": uuid.uuid4().hex})
+        if response.is_success:
+            return response
+        raise self._refused(response, writing=True)
+
+    def _local_post(self, url: str, payload: list[dict[str, Any]]) -> httpx.Response:
+        """One write with the server ID and a key: a missing ID (428) is read again and the write sent
+        once more; a refused key (401) is replaced once by asking the person. Never more than that."""
+        base = self.route.base_url
+        server_id = self._server_id()
+        key, asked = local_keys.take_key(self._settings, server_id), False
+        if key is None:
+            key, asked = self._ask(), True
+        refetched = False
+        while True:
+            headers = {
+                local_api.SERVER_ID: server_id,
+                "Zotero-API-Key": key,
+                "Zotero-Write-Token": uuid.uuid4().hex,
+            }
+            response = self._send("POST", url, json=payload, headers=headers)
+            if response.is_success:
+                return response
+            if local_api.is_server_id_missing(response) and not refetched:
+                local_api.forget_server_id(base)
+                server_id, refetched = self._server_id(), True
+                continue
+            if local_api.is_server_id_mismatch(response):
+                raise local_api.server_changed(self._client, base)
+            if response.status_code == 401:
+                local_keys.drop_key(self._settings, server_id, key)
+                if not asked:
+                    key, asked = self._ask(), True
+                    continue
+            raise self._refused(response, writing=True)
+
+    def _server_id(self) -> str:
         try:
-            return request()
-        except ze.PreConditionFailedError as exc:
-            raise VersionConflictError(
-                f"Version conflict (HTTP 412) at {self.route.label}.", status=412
-            ) from exc
-        except ze.PyZoteroError as exc:
-            raise self._refused(writing) from exc
+            return local_api.server_id(self._client, self.route.base_url)
         except httpx.TransportError as exc:
             raise self._unreachable(exc) from exc
-        except ValueError as exc:  # a body that is not the JSON the API documents
-            raise ZoteroWriteError(f"{self.route.label} sent an unreadable response: {exc}") from exc
 
-    def _refused(self, writing: bool) -> ZoteroWriteError:
-        response = self._zot.request
-        status = response.status_code if response is not None else None
-        body = (response.text if response is not None else "").strip()[:200]
-        what = f"HTTP {status}" + (f": {body}" if body else "")
+    def _ask(self) -> str:
+        """Ask the person for a key through Zotero's dialog (blocks until answered or timed out)."""
+        granted = local_keys.authorize(self._settings, keep_once=False)
+        self._notes.append(granted.describe())
+        return granted.key
+
+    def _send(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._client.request(method, url, **kwargs)
+        except httpx.TransportError as exc:
+            raise self._unreachable(exc) from exc
         if self.route.local:
-            action = "a write" if writing else "a request"
-            return RouteUnavailableError(f"Zotero's local API refused {action} ({what}).", status=status)
+            local_api.note_server_id(self.route.base_url, response)
+        return response
+
+    def _refused(self, response: httpx.Response, *, writing: bool) -> ZoteroWriteError:
+        if self.route.local:
+            if local_api.is_server_id_mismatch(response):
+                return local_api.server_changed(self._client, self.route.base_url)
+            return local_api.local_refusal(self.route.base_url, response, writing=writing)
+        status = response.status_code
+        body = response.text.strip()[:200]
+        what = f"HTTP {status}" + (f": {body}" if body else "")
+        if status == 412:
+            return VersionConflictError(f"Version conflict (HTTP 412) at {self.route.label}.", status=412)
         if status in (401, 403):
             return ZoteroWriteError(
                 f"The Zotero web API refused the API key for {self.route.library} ({what}).",
@@ -219,9 +310,16 @@ class PyZoteroWriter:
         if self.route.local:
             return RouteUnavailableError(
                 f"Could not reach Zotero's local API at {self.route.base_url} ({exc}).",
-                hint="Start Zotero and enable its local API (Settings > Advanced).",
+                hint="Start Zotero. " + local_api.ENABLE_LOCAL_HINT,
             )
         return ZoteroWriteError(
             f"Could not reach the Zotero web API at {self.route.base_url} ({exc}).",
             hint="Check the network connection and zotero_api_url.",
         )
+
+
+def _json(response: httpx.Response, route: WriteRoute) -> Any:
+    try:
+        return response.json()
+    except ValueError as exc:  # a body that is not the JSON the API documents
+        raise ZoteroWriteError(f"{route.label} sent an unreadable response: {exc}") from exc

@@ -104,7 +104,7 @@ def finish(
 ) -> ToolResponse:
     """The response for every write: what changed, the route, rate-limit waits and the read-lag note."""
     route = writer.route
-    text = [headline, *lines]
+    text = [headline, *lines, *writer.notes]
     if writer.waited_s:
         text.append(f"Zotero asked to slow down; waited {writer.waited_s:g} s as told.")
     text.append(lag_note(route))

@@ -21,7 +21,7 @@ def run_write(ctx: AppContext, decision: Route, change: Callable[[ModuleType], T
         )
     if not ctx.settings.writes_enabled:
         return _not_enabled(decision)
-    from agent_zot.services.writes import service  # pyzotero loads on the first write
+    from agent_zot.services.writes import service  # the write path loads on the first write
 
     return with_route(change(service), decision)
 

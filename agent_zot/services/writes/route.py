@@ -11,7 +11,10 @@ ENABLE_HINT = (
     "Set AGENT_ZOT_WRITES_ENABLED=true, AGENT_ZOT_ZOTERO_API_KEY (a key with write access, from "
     "zotero.org/settings/keys) and AGENT_ZOT_ZOTERO_LIBRARY_ID (your numeric user ID, or a group ID with "
     "AGENT_ZOT_ZOTERO_LIBRARY_TYPE=group); or writes_enabled, zotero_api_key and zotero_library_id in "
-    "config.toml. With Zotero's local API accepting writes, AGENT_ZOT_ZOTERO_LOCAL_API=true is enough."
+    "config.toml. With Zotero 10 or newer running, AGENT_ZOT_ZOTERO_LOCAL_API=true is enough: check "
+    "“Allow other applications on this computer to communicate with Zotero” in Zotero's Settings › "
+    "Advanced, then run `agent-zot authorize` and click Always Allow (or answer the dialog the first "
+    "write opens)."
 )
 
 

@@ -13,7 +13,7 @@ from agent_zot.identifiers import KEY_SHAPED
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse
 from agent_zot.services.writes import collections, item_changes, notes
-from agent_zot.services.writes.client import PyZoteroWriter, ZoteroWriter
+from agent_zot.services.writes.client import ApiWriter, ZoteroWriter
 from agent_zot.services.writes.common import clean_keys
 from agent_zot.services.writes.errors import RouteUnavailableError
 from agent_zot.services.writes.note_html import note_html
@@ -28,7 +28,7 @@ def run_on_routes(settings: Settings, operation: Operation) -> ToolResponse:
     routes = write_routes(settings)
     skipped: list[str] = []
     for position, route in enumerate(routes):
-        writer = PyZoteroWriter(route)
+        writer = ApiWriter(route, settings)
         try:
             response = operation(writer)
         except RouteUnavailableError as exc:

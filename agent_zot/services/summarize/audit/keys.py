@@ -1,9 +1,9 @@
-"""Which library item a citation names. Tried in order: the item's citation key (Zotero 7's field, or a
-Better BibTeX "Citation Key:" line in Extra), its Zotero item key, the BibTeX key agent-zot's own export
-gives it, its DOI; then author and year, read from an author-year citation or from a key shaped like
-"smith2020deep" / "smithDeepLearning2020" (Better BibTeX keys live in its own database, not in
-zotero.sqlite, so most drafts' keys can only be matched this way). A citation that fits several items
-names them all; one that fits none names the closest items.
+"""Which library item a citation names. Tried in order: the item's citation key (Zotero's field, on every
+item type from Zotero 8, or a Better BibTeX "Citation Key:" line in Extra), its Zotero item key, the BibTeX
+key agent-zot's own export gives it, its DOI; then author and year, read from an author-year citation or
+from a key shaped like "smith2020deep" / "smithDeepLearning2020" (Better BibTeX keys live in its own
+database, not in zotero.sqlite, so most drafts' keys can only be matched this way). A citation that fits
+several items names them all; one that fits none names the closest items.
 """
 
 from __future__ import annotations
