@@ -43,7 +43,7 @@ from agent_zot.index.sentences import (
 from agent_zot.index.store import Hit
 from agent_zot.ingest.headings import heading_lines
 from agent_zot.ingest.section_kinds import payload_kind
-from agent_zot.ingest.sentence_roles import UNCITED
+from agent_zot.ingest.sentence_roles import UNCITED, reading
 from agent_zot.state.index import PageRecord
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
@@ -61,6 +61,13 @@ JOIN_GAP = 1  # chosen windows of one chunk this many sentences apart (or fewer)
 JOINED_CHARS = 1000  # ... while the joined passage stays within this many characters
 _PRIOR_K = 10
 
+# A window that begins inside a sentence (its chunk was cut there): lower case or a clause's punctuation.
+_MID_SENTENCE = re.compile(r"[a-z,;:)\]]")
+# Where a sentence starts in running text: after an end mark (and a closing quote or bracket).
+_SENTENCE_START = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z(\[\"])")
+# Characters looked back for that sentence's start: passages are clipped at 1,000 characters, and a longer
+# run before the cut is more likely a table or a list than half a sentence.
+SENTENCE_REACH = 250
 _QUANTITY_QUESTION = re.compile(
     r"\b(?:how\s+(?:many|much|large|long|big|fast|often|high|low|small|far|old)"
     r"|what\s+(?:share|percentage|percent|fraction|proportion|number|accuracy|score|rate|size|value|range)"
@@ -412,6 +419,10 @@ class PassagePicker:
     def _passage(self, hit: Hit, text: str, score: float) -> Passage:
         payload = hit.payload
         first, last = payload.get("page_start"), payload.get("page_end")
+        if first is not None and payload.get("attachment_key") and _MID_SENTENCE.match(text):
+            start = self._sentence_start(payload["attachment_key"], first, text)
+            if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
+                text = start + text
         if first is not None and last not in (None, first) and payload.get("attachment_key"):
             first, last = self._pages_of(payload["attachment_key"], text, first, last)
         passage = passage_of(hit, score)
@@ -436,12 +447,30 @@ class PassagePicker:
         found = re.search(r"\s+".join(map(re.escape, words)), page.text)
         return paragraph_at(page, found.start()) if found else None
 
-    def _pages_of(self, attachment_key: str, text: str, first: int, last: int) -> tuple[int, int]:
-        """The pages a window of a chunk spanning ``first``..``last`` lies on, found in the page texts."""
+    def _sentence_start(self, attachment_key: str, page: int, text: str) -> str:
+        """The words of the sentence a window begins inside of (a chunk cut mid-sentence: "respectively
+        (Table 4). Artifacts …"), taken from the page before it; empty when they are not found nearby."""
+        words = self._page_texts(attachment_key).get(page, "")
+        at = words.find(" ".join(text.split()[:8]))
+        if at <= 0:
+            return ""
+        before = words[max(0, at - SENTENCE_REACH) : at]
+        starts = list(_SENTENCE_START.finditer(before))
+        if not starts:
+            return ""
+        words = before[starts[-1].end() :]
+        # a footnote or an address the page text holds between the halves is no part of the sentence
+        return words if reading(words) is None else ""
+
+    def _page_texts(self, attachment_key: str) -> dict[int, str]:
         if attachment_key not in self._pages:
             pages = self.resources.state.pages_of(attachment_key)
             self._pages[attachment_key] = {p.number: " ".join(p.text.split()) for p in pages}
-        pages = self._pages[attachment_key]
+        return self._pages[attachment_key]
+
+    def _pages_of(self, attachment_key: str, text: str, first: int, last: int) -> tuple[int, int]:
+        """The pages a window of a chunk spanning ``first``..``last`` lies on, found in the page texts."""
+        pages = self._page_texts(attachment_key)
         words = text.split()
         head, tail = " ".join(words[:8]), " ".join(words[-8:])
         span = range(first, last + 1)
