@@ -145,10 +145,13 @@ def _splice_sentences(first: str, second: str) -> str:
     return ". ".join(a[: max(1, len(a) // 2)] + b[len(b) // 2 :])
 
 
-def build_synthetic(folder: Path, size: int, abstracts: float, pools: Pools, seed: int = 41) -> Path:
-    """A Zotero data folder of ``size`` distinct records (see the module docstring)."""
+def build_synthetic(
+    folder: Path, size: int, abstracts: float, pools: Pools, seed: int = 41, shape: str = "z7"
+) -> Path:
+    """A Zotero data folder of ``size`` distinct records (see the module docstring), in the builder's
+    schema ``shape``."""
     rng = random.Random(seed)
-    builder = ZoteroLibraryBuilder(folder, shape="z7", seed=seed)
+    builder = ZoteroLibraryBuilder(folder, shape=shape, seed=seed)
     collections = _collection_tree(builder, max(3, size // ITEMS_PER_COLLECTION), pools, rng)
     authors = _author_pool(pools, 2 * size, rng)
     # Zipf-like popularity: a few prolific authors (the first on about 1 % of the records) and common

@@ -5,14 +5,15 @@ even read. We open the file with SQLite's ``immutable=1`` URI flag: no locks are
 WAL or shm file is ever created, and ``mode=ro`` makes any write fail. Because immutable readers do not
 see concurrent commits, :func:`read_consistently` brackets each load with a look at the file header's
 change counter and the presence of a hot journal, and retries (finally falling back to a private copy)
-when Zotero committed in the middle of our read.
+when Zotero committed in the middle of our read. Zotero 10 keeps its commits in a WAL while it runs,
+which an immutable reader would not see: such a database is read from a private copy kept between reads
+(private_copy.py).
 """
 
 from __future__ import annotations
 
-import shutil
+import os
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from agent_zot.errors import LibraryReadError, NotAZoteroDatabaseError
+from agent_zot.zotero.private_copy import forget_copy, kept_copy
 
 T = TypeVar("T")
 
@@ -37,8 +39,16 @@ class FileState:
     change_counter: int
     size: int
     mtime_ns: int
+    inode: int  # Zotero 10 swaps in a vacuumed file by renaming it over the old one
     journal_present: bool
     wal_size: int
+    # After a checkpoint the -wal is written again from its start: a commit may leave its size and the
+    # main file as they were, and only its time tells (the change counter does not move in WAL mode).
+    wal_mtime_ns: int
+
+    def stamp(self) -> str:
+        """The state as text, for stamps saying which snapshot of the database a result reflects."""
+        return f"{self.change_counter}:{self.size}:{self.mtime_ns}:{self.inode}:{self.wal_size}:{self.wal_mtime_ns}"
 
     @property
     def wal_present(self) -> bool:
@@ -66,12 +76,15 @@ def file_state(db_path: Path) -> FileState:
             f"{db_path} is not an SQLite database.",
             hint="Point agent-zot at your Zotero data directory (the folder holding zotero.sqlite).",
         )
+    wal = _stat_or_none(_sidecar(db_path, "-wal"))
     return FileState(
         change_counter=int.from_bytes(header[24:28], "big"),
         size=stat.st_size,
         mtime_ns=stat.st_mtime_ns,
+        inode=stat.st_ino,
         journal_present=_journal_live(_sidecar(db_path, "-journal")),
-        wal_size=_size_or_zero(_sidecar(db_path, "-wal")),
+        wal_size=wal.st_size if wal else 0,
+        wal_mtime_ns=wal.st_mtime_ns if wal else 0,
     )
 
 
@@ -83,11 +96,11 @@ def _journal_live(journal: Path) -> bool:
         return False
 
 
-def _size_or_zero(path: Path) -> int:
+def _stat_or_none(path: Path) -> os.stat_result | None:
     try:
-        return path.stat().st_size
+        return path.stat()
     except OSError:
-        return 0
+        return None
 
 
 def _sidecar(db_path: Path, suffix: str) -> Path:
@@ -106,7 +119,8 @@ def read_consistently(db_path: Path, load: Callable[[sqlite3.Connection], T], *,
     """Run ``load`` over a connection to ``db_path`` and return its result, consistent with one commit.
 
     Retries while Zotero is mid-write; after ``attempts`` tries (or when the database uses a WAL, whose
-    contents an immutable reader would miss) it reads a private copy instead. Never writes to ``db_path``.
+    contents an immutable reader would miss) it reads a private copy instead, kept between reads and
+    brought up to date with what changed (private_copy.py). Never writes to ``db_path``.
     """
     return read_at_state(db_path, load, attempts=attempts)[0]
 
@@ -125,9 +139,10 @@ def read_at_state(
             continue
         result = _run(open_immutable(db_path), load, db_path)
         if file_state(db_path) == before:
+            forget_copy(db_path)  # Zotero closed (its -wal checkpointed away): no copy needed now
             return result, before
         time.sleep(_RETRY_DELAY_S * (attempt + 1))
-    return _read_copy(db_path, load)
+    return _read_copy(db_path, load, attempts)
 
 
 def _run(conn: sqlite3.Connection, load: Callable[[sqlite3.Connection], T], db_path: Path) -> T:
@@ -143,19 +158,17 @@ def _run(conn: sqlite3.Connection, load: Callable[[sqlite3.Connection], T], db_p
         conn.close()
 
 
-def _read_copy(db_path: Path, load: Callable[[sqlite3.Connection], T]) -> tuple[T, FileState]:
-    """Copy the database (and its WAL) to a private folder and read the copy; the original is untouched."""
-    with tempfile.TemporaryDirectory(prefix="agent-zot-snapshot-") as tmp:
-        copy = Path(tmp) / db_path.name
+def _read_copy(db_path: Path, load: Callable[[sqlite3.Connection], T], attempts: int) -> tuple[T, FileState]:
+    """Read the private copy of the database and its WAL, brought up to date first; the original is
+    untouched. The result is labelled with the state the copy was made at, checked unchanged after it."""
+    for attempt in range(attempts):
         before = file_state(db_path)
-        shutil.copyfile(db_path, copy)
-        if before.wal_present:
-            shutil.copyfile(_sidecar(db_path, "-wal"), _sidecar(copy, "-wal"))
-        if before.busy or file_state(db_path) != before:
-            raise LibraryReadError(
-                f"{db_path} kept changing while agent-zot read it (Zotero is writing to it).",
-                hint="Try again in a moment; if it persists, wait for Zotero to finish syncing or close it.",
-            )
-        # The copy is ours: a normal connection may replay its WAL.
-        conn = sqlite3.connect(str(copy), check_same_thread=False)
-        return _run(conn, load, db_path), before
+        if not before.busy:
+            with kept_copy(db_path) as copy:
+                if copy.refresh() and file_state(db_path) == before:
+                    return _run(copy.connect(), load, db_path), before
+        time.sleep(_RETRY_DELAY_S * (attempt + 1))
+    raise LibraryReadError(
+        f"{db_path} kept changing while agent-zot read it (Zotero is writing to it).",
+        hint="Try again in a moment; if it persists, wait for Zotero to finish syncing or close it.",
+    )

@@ -85,7 +85,7 @@ def _read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
     with the same stamp hold the same metadata (files on disk may still differ)."""
     libraries = ",".join(map(str, sorted(options.library_ids))) if options.library_ids is not None else "all"
     return (
-        f"{state.change_counter}:{state.size}:{state.mtime_ns}:{state.wal_size}|{data_dir}|"
+        f"{state.stamp()}|{data_dir}|"
         f"trash={int(options.include_trash)}|libraries={libraries}|base={options.base_attachment_dir}"
     )
 

@@ -28,7 +28,7 @@ from typing import IO
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index.locks import open_lock_file, try_lock, unlock
-from agent_zot.zotero.connection import file_state
+from agent_zot.zotero.connection import FileState, file_state
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class UpdaterElection:
 class LibrarySignature:
     """What changes when the library does: the database header and the storage folder's entries."""
 
-    database: tuple[int, int, int, int]
+    database: FileState
     storage: tuple[int, int]
 
 
@@ -104,9 +104,7 @@ def library_signature(db_path: Path, storage: Path) -> LibrarySignature:
                 newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
     except OSError:
         pass  # no storage folder (linked files only): the database alone tells
-    return LibrarySignature(
-        (state.change_counter, state.size, state.mtime_ns, state.wal_size), (count, newest)
-    )
+    return LibrarySignature(state, (count, newest))
 
 
 @dataclass(slots=True)
