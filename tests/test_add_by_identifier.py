@@ -399,3 +399,38 @@ def test_items_zotero_already_shows_are_indexed_at_once(full_lib: FullLibrary, t
         assert newcomer in set(ctx.index_resources().state.item_keys())
     finally:
         ctx.close()
+
+
+async def test_a_paper_added_by_doi_through_zotero_10s_local_api(
+    full_lib: FullLibrary, tmp_path: Path, registries: FakeRegistries, db_bytes: bytes
+) -> None:
+    """The same request through the running Zotero (its local API, with a key from the dialog) instead of
+    the web API: the item lands in Zotero with its collection and tag, and the database is untouched."""
+    from tests.fake_zotero_local_api import FakeZoteroLocalApi
+
+    library = load_library(full_lib.db_path, options=ReadOptions(base_attachment_dir=full_lib.linked_base))
+    with FakeZoteroLocalApi(library) as zotero:
+        zotero.answer_dialog("always")
+        settings = make_settings(
+            full_lib,
+            tmp_path,
+            writes_enabled=True,
+            zotero_local_api=True,
+            zotero_local_api_url=zotero.url,
+            zotero_local_authorize_timeout_s=10,
+            **registries.settings(),
+        )
+        before = set(zotero.items)
+        result = await call_tool(
+            settings,
+            "zot_manage_collections",
+            query=README_REQUEST.replace("Distributed Systems", "Chapter 2"),
+        )
+        assert not result.is_error, text_of(result)
+        [item] = [i for k, i in zotero.items.items() if k not in before and i["itemType"] != "attachment"]
+        assert item["DOI"] == MAPREDUCE_DOI and item["tags"] == [{"tag": "to-read"}]
+        chapter = [k for k, c in zotero.collections.items() if c["name"] == "Chapter 2"]
+        assert item["collections"] == chapter
+        writes = [r for r in zotero.requests if r.method == "POST" and r.path.endswith("/items")]
+        assert writes and all(r.headers["Zotero-Server-ID"] == zotero.server_id for r in writes)
+        assert all(r.headers.get("Zotero-API-Key") in zotero.keys for r in writes)
