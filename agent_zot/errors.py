@@ -63,7 +63,3 @@ class EmbedderError(AgentZotError):
 
 class ExportError(AgentZotError):
     """An export could not be written (path outside the export directory, file exists, ...)."""
-
-
-class WritesDisabledError(AgentZotError):
-    """A write was requested but writes are not enabled (or not implemented yet)."""

@@ -75,11 +75,6 @@ def find_arxiv(text: str) -> str | None:
     return old.group(1).lower() if old else None
 
 
-def find_item_keys(text: str) -> list[str]:
-    """The Zotero item keys in ``text``, in order, without repeats."""
-    return list(dict.fromkeys(m.group() for m in ITEM_KEY.finditer(text)))
-
-
 # PubMed ids: digits named as such ("PMID 31452104", "PMID: …") or in a PubMed URL; bare digits are not taken.
 PMID = re.compile(
     r"\b(?:pmid\s*:?\s*|pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d{1,9})\b", re.IGNORECASE

@@ -37,9 +37,9 @@ from typing import Any
 
 from agent_zot.config import Settings
 from agent_zot.formats import bibtex_keys
+from agent_zot.services.audit.audit_draft import audit_draft
+from agent_zot.services.audit.report import author_year, problems
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.audit.audit_draft import audit_draft
-from agent_zot.services.summarize.audit.report import author_year, problems
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import item_keys_by_file, load_questions, prepare

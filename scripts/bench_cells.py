@@ -47,9 +47,9 @@ from rapidfuzz import fuzz
 from agent_zot.config import Settings
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
+from agent_zot.services.matrix import build as matrix_mode
+from agent_zot.services.matrix.build import DEFAULT_BUDGET, build_matrix, render
 from agent_zot.services.resolve.scope import LibraryScope
-from agent_zot.services.summarize import matrix as matrix_mode
-from agent_zot.services.summarize.matrix import DEFAULT_BUDGET, build_matrix, render
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import item_keys_by_file, item_keys_by_path, prepare_corpus

@@ -11,7 +11,7 @@ numbers better. Whether the cells hold the papers' answers is scripts/bench_cell
 2. --quantities: value + unit read from the labelled sentences of scripts/data/matrix_quantities.jsonl
    (real sentences from the shared PDFs and SciFact abstracts) with quantulum3 (the library used) and with
    pint (a regex finds number + unit words, pint parses the unit); the same choice of quantity per question.
-   The corrections of agent_zot/services/summarize/quantities.py were written while looking at this set,
+   The corrections of agent_zot/services/matrix/quantities.py were written while looking at this set,
    so it is not held out.
 """
 
@@ -30,9 +30,9 @@ from unittest import mock
 
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
+from agent_zot.services.matrix import quantities
+from agent_zot.services.matrix.build import build_matrix
 from agent_zot.services.resolve.scope import LibraryScope
-from agent_zot.services.summarize import quantities
-from agent_zot.services.summarize.matrix import build_matrix
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import prepare

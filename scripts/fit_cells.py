@@ -1,4 +1,4 @@
-"""Fit the weights of a review-matrix cell's sentence features (agent_zot/services/summarize/cells.py
+"""Fit the weights of a review-matrix cell's sentence features (agent_zot/services/matrix/cells.py
 WEIGHTS) on the dev papers of scripts/data/matrix_cells.jsonl; the test third is never read.
 
     .venv/bin/python scripts/fit_cells.py --work DIR [--folds 5] [--l2 0.05] [--seeds 7,11,13,17,19]
@@ -30,8 +30,8 @@ import numpy as np
 from scipy.optimize import minimize
 
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.cells import WEIGHTS, PaperText, chunk_ranks, features
-from agent_zot.services.summarize.common import full_text_of
+from agent_zot.services.full_text import full_text_of
+from agent_zot.services.matrix.cells import WEIGHTS, PaperText, chunk_ranks, features
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cells import LABELS, _index, _keys, holds

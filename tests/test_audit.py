@@ -14,13 +14,13 @@ from click.testing import CliRunner
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
+from agent_zot.services.audit.audit_draft import audit_draft
+from agent_zot.services.audit.checks import claim_like
+from agent_zot.services.audit.citations import find_citations
+from agent_zot.services.audit.draft import decode_file, read_draft, sentences_of
+from agent_zot.services.audit.keys import KeyIndex
+from agent_zot.services.audit.report import patch
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.audit.audit_draft import audit_draft
-from agent_zot.services.summarize.audit.checks import claim_like
-from agent_zot.services.summarize.audit.citations import find_citations
-from agent_zot.services.summarize.audit.draft import decode_file, read_draft, sentences_of
-from agent_zot.services.summarize.audit.keys import KeyIndex
-from agent_zot.services.summarize.audit.report import patch
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import call_tool, guard_database, index_library
 from tests.paper_texts import BIGTABLE, GFS, LANES, REEF

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_zot.services.summarize.counts import count_in, exact, the_only_count
-from agent_zot.services.summarize.questions import classify
+from agent_zot.services.matrix.counts import count_in, exact, the_only_count
+from agent_zot.services.matrix.questions import classify
 
 PEOPLE = classify("How many participants or subjects took part?")
 MACHINES = classify("How many machines, servers or processors are used in the experiments or deployment?")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agent_zot.config import Settings
-from agent_zot.services.search.evidence.claim_check import claim_of
-from agent_zot.services.search.evidence.stance import NliJudge, OllamaJudge, StanceError
-from agent_zot.services.search.evidence.variants import refutation_variants
+from agent_zot.services.evidence.claim_check import claim_of
+from agent_zot.services.evidence.stance import NliJudge, OllamaJudge, StanceError
+from agent_zot.services.evidence.variants import refutation_variants
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import call_tool, guard_database, index_library, library_settings
 from tests.fake_ollama_chat import FakeOllamaChat

@@ -24,7 +24,7 @@ from agent_zot.config import Settings
 from agent_zot.index.passages import Passage
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
-from agent_zot.services.search.evidence.client_judge import (
+from agent_zot.services.evidence.client_judge import (
     MAX_PASSAGES,
     AskLedger,
     ClientJudge,
@@ -394,7 +394,7 @@ async def test_the_clients_verdict_lifts_a_paper_retrieval_ranked_low(demo: Sett
 
 
 def test_every_paper_is_asked_about_before_any_second_passage() -> None:
-    from agent_zot.services.search.evidence.claim_check import EvidencePassage, breadth_first
+    from agent_zot.services.evidence.claim_check import EvidencePassage, breadth_first
 
     def passages(paper: str, count: int) -> list[EvidencePassage]:
         return [EvidencePassage(passage_of(f"{paper}{n}"), ["claim"]) for n in range(count)]
@@ -404,8 +404,8 @@ def test_every_paper_is_asked_about_before_any_second_passage() -> None:
 
 
 def test_a_decisive_judge_outranks_retrieval_and_a_small_one_only_nudges() -> None:
-    from agent_zot.services.search.evidence.claim_check import EvidencePaper, EvidencePassage, by_bearing
-    from agent_zot.services.search.evidence.stance import Stance
+    from agent_zot.services.evidence.claim_check import EvidencePaper, EvidencePassage, by_bearing
+    from agent_zot.services.evidence.stance import Stance
 
     def paper(key: str, bearing: float) -> EvidencePaper:
         found = EvidencePaper(key, 0.0, [EvidencePassage(passage_of(key), ["claim"])])

@@ -307,8 +307,8 @@ def test_the_command_line_takes_verdicts_from_a_file(
 
 
 def test_a_partly_judged_answer_asks_only_for_the_rest() -> None:
-    from agent_zot.services.search.evidence.stance import NoJudge
-    from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
+    from agent_zot.services.evidence.stance import NoJudge
+    from agent_zot.services.evidence.worksheet import judged_by, worksheet
 
     lines = worksheet([2, 3, 4, 7], total=8)
     assert lines[0].startswith("Judge passages [2]–[4], [7]: supports (backs the claim) | contradicts")

@@ -9,7 +9,7 @@ import pytest
 
 from agent_zot.errors import ExportError, NotFoundError
 from agent_zot.services.export.files import export
-from agent_zot.services.export.target import format_for, resolve_target
+from agent_zot.services.export_target import format_for, resolve_target
 from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.zotero.models import ReadOptions
 from agent_zot.zotero.reader import load_library

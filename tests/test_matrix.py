@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.matrix_scope import split_questions
-from agent_zot.services.summarize.quantities import answer_quantity
+from agent_zot.services.matrix.quantities import answer_quantity
+from agent_zot.services.matrix.scope import split_questions
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import call_tool, guard_database, index_library
 from tests.matrix_library import build_trials_library

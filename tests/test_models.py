@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from agent_zot.cli.main import cli
 from agent_zot.config import load_settings
-from agent_zot.services.search.evidence.judges import make_judge
-from agent_zot.services.search.evidence.stance import NliJudge
+from agent_zot.services.evidence.judges import make_judge
+from agent_zot.services.evidence.stance import NliJudge
 from tests.fake_hub import FakeHub
 from tests.test_evidence import CONTRADICTING, NLI_CLAIM, SUPPORTING, _tiny_nli
 

@@ -14,9 +14,10 @@ from click.testing import CliRunner
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
+from agent_zot.services.audit.graph_view import audit_view
 from agent_zot.services.context import AppContext
+from agent_zot.services.evidence.graph_view import STANCES, claims_view
 from agent_zot.services.explore.view_data import ViewData
-from agent_zot.view.evidence import STANCES, audit_view, claims_view
 from agent_zot.view.page import render_page
 from tests.view_fixtures import DEMO_TITLES, chromium, demo_settings, require_browser, wait_ready
 

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from agent_zot.cli.main import cli
 from agent_zot.index.changes import plan_update
-from agent_zot.services.summarize.audit.citations import find_citations
-from agent_zot.services.summarize.audit.keys import KeyIndex
+from agent_zot.services.audit.citations import find_citations
+from agent_zot.services.audit.keys import KeyIndex
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.reader import load_library
 from tests.conftest import call_tool, fingerprint, guard_database, library_settings, text_of

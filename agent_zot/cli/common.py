@@ -125,7 +125,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print machin
 def read_draft_file(path: Path) -> str:
     """A draft to audit, from a file or stdin ("-"), decoded as `agent-zot audit` reads it."""
     from agent_zot.errors import InvalidArgumentError
-    from agent_zot.services.summarize.audit.draft import MAX_DRAFT_CHARS, decode_file
+    from agent_zot.services.audit.draft import MAX_DRAFT_CHARS, decode_file
 
     if str(path) == "-":
         raw = sys.stdin.buffer.read(MAX_DRAFT_CHARS * 4 + 1)

@@ -141,8 +141,8 @@ def doctor(state: State, as_json: bool) -> None:
 def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> None:
     """Audit the citations of DRAFT (Markdown/Pandoc, LaTeX or plain text; - reads stdin) against the
     library: keys, pages, quotations, support, and claims left uncited."""
-    from agent_zot.services.summarize.audit.audit_draft import audit_draft
-    from agent_zot.services.summarize.audit.report import markdown_report, patch, response
+    from agent_zot.services.audit.audit_draft import audit_draft
+    from agent_zot.services.audit.report import markdown_report, patch, response
 
     text = read_draft_file(draft)
     if patch_file is not None and str(draft) != "-" and patch_file.resolve() == draft.resolve():

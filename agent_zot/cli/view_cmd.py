@@ -104,11 +104,11 @@ def view(
         ctx = state.context()
         try:
             if claims:
-                from agent_zot.view.evidence import claims_view
+                from agent_zot.services.evidence.graph_view import claims_view
 
                 data = claims_view(ctx, claims)
             elif text is not None:
-                from agent_zot.view.evidence import audit_view
+                from agent_zot.services.audit.graph_view import audit_view
 
                 data = audit_view(ctx, text)
             else:

@@ -7,7 +7,6 @@ validated entry by entry: a malformed entry is dropped, a reply that is not JSON
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -15,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from agent_zot.errors import AgentZotError
 from agent_zot.graph.concepts import normalise_concept
 from agent_zot.graph.model import ConceptType
-from agent_zot.ollama_errors import ollama_errors
+from agent_zot.ollama_client import OllamaClient
 
 PROMPT_CHARS = 6000  # title + abstract + start of the body: enough for the paper's terms, small for the model
 MAX_NAME_CHARS = 80
@@ -88,17 +87,7 @@ class OllamaConceptExtractor:
         self.url = url.rstrip("/")
         self.model = model.strip()
         self.timeout = timeout
-        self._client: Any = None
-        self._lock = threading.Lock()
-
-    @property
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import ollama  # the official client; imported on first use
-
-                self._client = ollama.Client(host=self.url, timeout=self.timeout)
-        return self._client
+        self._ollama = OllamaClient(self.url, self.model, timeout, ConceptExtractorError)
 
     def extract(self, title: str, abstract: str, body: str = "", *, limit: int = 15) -> list[LlmConcept]:
         """Up to ``limit`` concepts, most important first, each name once (compared by normalised form)."""
@@ -123,21 +112,10 @@ class OllamaConceptExtractor:
         ]
 
     def _chat(self, prompt: str) -> str:
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": prompt}]
-        with ollama_errors(self.url, self.model, self.timeout, ConceptExtractorError):
-            response = self.client.chat(
-                model=self.model,
-                messages=messages,
-                format=CONCEPT_SCHEMA,
-                options={"temperature": 0},
-                stream=False,
-            )
-        return str(response.message.content or "")
+        return self._ollama.chat_json(SYSTEM_PROMPT, prompt, CONCEPT_SCHEMA)
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self._ollama.close()
 
 
 def _user_prompt(title: str, abstract: str, body: str, limit: int) -> str:

@@ -154,12 +154,6 @@ def keyphrase_extractor(settings: Settings) -> tuple[str, KeyphraseFn]:
 KeyphraseInput = tuple[str, str, str, list[str]]  # what a KeyphraseFn takes
 
 
-def paper_facts(item: Item, state: IndexState, keyphrases: KeyphraseFn = yake_keyphrases) -> PaperFacts:
-    """References and keyphrases of one item, from what update-db stored (no re-parse)."""
-    references, source = _paper_sources(item, state)
-    return PaperFacts(item.key, references, keyphrases(*source))
-
-
 def _paper_sources(item: Item, state: IndexState) -> tuple[list[Reference], KeyphraseInput]:
     """The parsed references of an item and what its keyphrases are extracted from."""
     references: list[Reference] = []

@@ -7,7 +7,6 @@ which is why the default ``max_tokens`` leaves headroom below typical embedding 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import numpy as np
 
 from agent_zot.index.embed import EmbedderError, MiniLMTokenCounter, l2_normalise
 from agent_zot.index.store import SparseVector
-from agent_zot.ollama_errors import ollama_errors
+from agent_zot.ollama_client import OllamaClient
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 
@@ -42,8 +41,7 @@ class OllamaEmbedder(MiniLMTokenCounter):
         self.max_tokens = max_tokens
         self.timeout = timeout
         self._dim: int | None = None
-        self._client: Any = None
-        self._lock = threading.Lock()
+        self._ollama = OllamaClient(self.url, self.model, timeout, EmbedderError)
 
     @property
     def dim(self) -> int:
@@ -52,22 +50,11 @@ class OllamaEmbedder(MiniLMTokenCounter):
             return int(self._request(["dimension probe"]).shape[1])
         return self._dim
 
-    @property
-    def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import ollama  # the official client; imported on first use
-
-                self._client = ollama.Client(host=self.url, timeout=self.timeout)
-        return self._client
-
     def load(self) -> None:
-        self.client  # noqa: B018 - the property connects lazily; the server loads its model itself
+        self._ollama.client  # noqa: B018 - the property connects lazily; the server loads its model itself
 
     def _request(self, texts: list[str]) -> np.ndarray:
-        with ollama_errors(self.url, self.model, self.timeout, EmbedderError):
-            response = self.client.embed(model=self.model, input=texts)
-        return self._parse(response.embeddings, len(texts))
+        return self._parse(self._ollama.embed(texts), len(texts))
 
     def _parse(self, embeddings: Any, expected: int) -> np.ndarray:
         vectors = np.asarray(embeddings or [], dtype=np.float32)
@@ -101,6 +88,4 @@ class OllamaEmbedder(MiniLMTokenCounter):
         return None
 
     def close(self) -> None:
-        if self._client is not None:
-            self._client.close()
-            self._client = None
+        self._ollama.close()

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_zot.index.changes import METADATA, ItemWork, item_fingerprint
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
-from agent_zot.index.store import Point, SearchFilter, item_payload
+from agent_zot.index.store import Point, SearchFilter, SparseVector, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
 from agent_zot.ingest.references import is_references_heading
 from agent_zot.ingest.section_kinds import section_kind
 from agent_zot.state.index import UNPARSED, AttachmentRecord, PageRecord
 from agent_zot.zotero.file_metadata import FrontMatter, apply_front_matter
 from agent_zot.zotero.models import Attachment, Item
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(slots=True)
@@ -107,14 +110,7 @@ class IndexPipeline:
         chunks = [c for ready in batch for c in ready.chunks]
         texts = [c.text for c in chunks]
         times = self.times
-        with times.measure("model load (waited for)"):
-            resources.embedder.load()  # a background load: only the wait is counted, not as embedding
-        started = time.perf_counter()
-        with times.measure("embed (dense)"):
-            dense = resources.embedder.embed_documents(texts)
-        with times.measure("embed (sparse)"):
-            sparse = resources.sparse_documents(texts)
-        stats.embed_seconds = time.perf_counter() - started
+        dense, sparse = self._embed(texts, stats)
         vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
         for ready in batch:
             item = ready.work.item
@@ -140,6 +136,20 @@ class IndexPipeline:
             stats.ocr_seconds += ready.ocr_seconds
         return stats
 
+    def _embed(self, texts: list[str], stats: StoredBatch) -> tuple[np.ndarray, list[SparseVector]]:
+        """Dense and sparse vectors of ``texts``, each stage timed; the time spent embedding goes to
+        ``stats``."""
+        times, resources = self.times, self.resources
+        with times.measure("model load (waited for)"):
+            resources.embedder.load()  # a background load: only the wait is counted, not as embedding
+        started = time.perf_counter()
+        with times.measure("embed (dense)"):
+            dense = resources.embedder.embed_documents(texts)
+        with times.measure("embed (sparse)"):
+            sparse = resources.sparse_documents(texts)
+        stats.embed_seconds = time.perf_counter() - started
+        return dense, sparse
+
     def refresh(self, entries: list[ItemWork]) -> StoredBatch:
         """Update indexed items in place whose files did not change (index/changes.py): embed their
         metadata point again where its text changed, rewrite every point's payload, record the new
@@ -162,15 +172,7 @@ class IndexPipeline:
         retext = [w for w, c in pairs if c.id not in stored]
         chunks = [c for _, c in pairs if c.id not in stored]
         if retext:
-            texts = [c.text for c in chunks]
-            with times.measure("model load (waited for)"):
-                resources.embedder.load()
-            started = time.perf_counter()
-            with times.measure("embed (dense)"):
-                dense = resources.embedder.embed_documents(texts)
-            with times.measure("embed (sparse)"):
-                sparse = resources.sparse_documents(texts)
-            stats.embed_seconds = time.perf_counter() - started
+            dense, sparse = self._embed([c.text for c in chunks], stats)
             points = [
                 _point(c, w.item, dense[i], sparse[i])
                 for i, (c, w) in enumerate(zip(chunks, retext, strict=True))

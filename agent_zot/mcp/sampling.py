@@ -3,7 +3,7 @@ its reply when the call comes back with one, and the question turned into MCP's 
 multi round-trip requests: the tool answers with the question, the client fulfils it with its model and
 repeats the call with the answer attached). Sampling is deprecated in MCP 2026-07-28 (SEP-2577).
 
-What to ask and how to read the answer live in services/search/evidence/client_judge.py; this module
+What to ask and how to read the answer live in services/evidence/client_judge.py; this module
 only carries them. A request for input exists only from protocol 2026-07-28 on: a client on an older protocol that
 declared sampling is not asked, and the answer says so. A client that declines or fails never repeats the
 call (the official `mcp` client and fastmcp's raise the client's error to their caller), so the server
@@ -23,7 +23,7 @@ from fastmcp.server.dependencies import get_context
 from fastmcp.tools.base import InputRequiredToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from agent_zot.services.search.evidence.client_judge import (
+from agent_zot.services.evidence.client_judge import (
     CLIENT,
     AskLedger,
     ClientReply,

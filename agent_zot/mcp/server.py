@@ -104,7 +104,7 @@ def _parameters(spec: ToolSpec) -> list[inspect.Parameter]:
 
 class _Shared:
     """What all tool calls of one server share: the questions put to clients' models whose answers have
-    not come back (services/search/evidence/client_judge.py), made on the first call (the evidence stack loads
+    not come back (services/evidence/client_judge.py), made on the first call (the evidence stack loads
     then, not at startup)."""
 
     def __init__(self) -> None:
@@ -114,7 +114,7 @@ class _Shared:
     def ledger(self) -> Any:
         with self._lock:
             if self._ledger is None:
-                from agent_zot.services.search.evidence.client_judge import AskLedger
+                from agent_zot.services.evidence.client_judge import AskLedger
 
                 self._ledger = AskLedger()
             return self._ledger

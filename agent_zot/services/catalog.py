@@ -229,7 +229,7 @@ def _extension_of(mode: str) -> Callable[[Any], bool]:
     """Whether a path's extension asks for ``mode``, by the export's one table of extensions."""
 
     def fits(path: Any) -> bool:
-        from agent_zot.services.export.target import FORMAT_EXTENSIONS  # the export package loads on use
+        from agent_zot.services.export_target import FORMAT_EXTENSIONS  # loaded on use, not at startup
 
         return isinstance(path, str) and FORMAT_EXTENSIONS.get(PurePath(path.strip()).suffix.lower()) == mode
 
@@ -337,7 +337,7 @@ SPECS: tuple[ToolSpec, ...] = (
             Implied("verdicts", "review"),
             Implied("questions", "matrix"),
             Implied("cells", "matrix"),
-            # The file name's extension decides the format (export/target.py), so the route says so too.
+            # The file name's extension decides the format (export_target.py), so the route says so too.
             Implied("path", "bibtex", when=_extension_of("bibtex")),
             Implied("path", "csljson", shared=("annotations",), when=_extension_of("csljson")),
             Implied("path", "markdown", shared=("review", "matrix"), when=_extension_of("markdown")),

@@ -16,10 +16,10 @@ from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
 from agent_zot.identifiers import ITEM_KEY
 from agent_zot.services.answer_notes import DEMO_HINT, DEMO_NOTE, note_error
 from agent_zot.services.context import AppContext
+from agent_zot.services.full_text import UPDATE_DB, FullText, full_text_of, page_name
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.resolve.match import match_items
 from agent_zot.services.response import MAX_LIMIT, item_line, plural, quoted
-from agent_zot.services.summarize.common import UPDATE_DB, FullText, full_text_of, page_name
 from agent_zot.services.summarize.overview import apa_citation, collection_paths
 from agent_zot.state.index import AttachmentRecord
 from agent_zot.zotero.models import Item, Library

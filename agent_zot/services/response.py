@@ -6,10 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent_zot.errors import InvalidArgumentError
 from agent_zot.zotero.file_metadata import pdf_note
 from agent_zot.zotero.models import Item
 
 MAX_LIMIT = 200
+MAX_QUERY_CHARS = 2000  # a query is a question or key phrases, not a document
+MIN_TOKENS, MAX_TOKENS = 100, 100_000  # what an answer's max_tokens may ask for
 
 
 @dataclass(slots=True)
@@ -32,6 +35,28 @@ def clamp_limit(limit: int | None, default: int = 20) -> int:
     if limit is None:
         return default
     return max(1, min(int(limit), MAX_LIMIT))
+
+
+def within_length(text: str, limit: int, *, what: str, hint: str) -> str:
+    """``text`` when it is at most ``limit`` characters long; else the error every tool gives for a request
+    too long to be a question (``what`` names it: "The query", "A question")."""
+    if len(text) > limit:
+        raise InvalidArgumentError(
+            f"{what} is {len(text):,} characters long; the limit is {limit:,}.", hint=hint
+        )
+    return text
+
+
+def token_budget(max_tokens: int | None, default: int, mode: str) -> int:
+    """The answer's size budget: ``max_tokens`` when given (checked), else the mode's ``default``."""
+    if max_tokens is None:
+        return default
+    if not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
+        raise InvalidArgumentError(
+            f"max_tokens={max_tokens} is out of range.",
+            hint=f"Use {MIN_TOKENS}-{MAX_TOKENS:,}; the default for {mode} is {default}.",
+        )
+    return max_tokens
 
 
 def plural(count: int, noun: str) -> str:
@@ -70,11 +95,6 @@ def item_line(item: Item) -> str:
     flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
     read = f" ({note})" if (note := pdf_note(item)) else ""  # Zotero has no metadata for it
     return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue}{read}"
-
-
-def retraction_record(item: Item) -> dict[str, object] | None:
-    """What an answer's data says about an item's retraction (None when it has none)."""
-    return item.retraction.to_dict() if item.retraction else None
 
 
 class _Routed(Protocol):

@@ -27,7 +27,7 @@ from agent_zot.formats.annotations import (
     to_annotations_csv,
     to_annotations_json,
 )
-from agent_zot.services.export.target import check_path, resolve_target, write_file
+from agent_zot.services.export_target import check_path, resolve_target, write_file
 from agent_zot.services.notes.note_scope import NoteScope, resolve_scope
 from agent_zot.services.resolve.scope import LibraryScope, collection_phrase, resolve_tags, tags_phrase
 from agent_zot.services.response import ToolResponse, clip, plural

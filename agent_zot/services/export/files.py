@@ -21,7 +21,7 @@ from agent_zot.formats import (
 from agent_zot.graph.graphml import DEFAULT_MAX_NODES, select_subgraph, to_graphml
 from agent_zot.graph.model import NodeKind
 from agent_zot.graph.store import GraphStore
-from agent_zot.services.export.target import (
+from agent_zot.services.export_target import (
     DEFAULT_EXTENSION,
     check_path,
     format_for,

@@ -1,5 +1,5 @@
 """`zot_export`: write a file in the export folder: BibTeX, CSL-JSON, Markdown, GraphML, annotations, a
-review matrix (export/matrix_file.py) or a review package of a draft's claims."""
+review matrix (services/matrix/file.py) or a review package of a draft's claims (services/audit/review.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from agent_zot.services.catalog import ExportRequest
 from agent_zot.services.context import AppContext
 from agent_zot.services.export.annotations_file import default_name as annotations_file_name
 from agent_zot.services.export.files import GraphExport, export
-from agent_zot.services.export.target import format_for, write_review
+from agent_zot.services.export_target import format_for, write_review
 from agent_zot.services.resolve.named import paper_to_export
 from agent_zot.services.resolve.papers import resolved_record
 from agent_zot.services.resolve.scope import LibraryScope
@@ -24,7 +24,7 @@ def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse
     if fmt == "review":
         return with_route(_review(ctx, req), decision)
     if fmt == "matrix":
-        from agent_zot.services.export.matrix_file import (
+        from agent_zot.services.matrix.file import (
             export_matrix,  # the index stack loads on the first call
         )
 
@@ -54,8 +54,8 @@ def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse
 
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
+    from agent_zot.services.audit.review import build_review  # the index stack loads here
     from agent_zot.services.search.answer import NO_INDEX
-    from agent_zot.services.summarize.audit.review import build_review  # the index stack loads here
 
     has_draft = bool(req.draft and req.draft.strip())
     if not has_draft and not any(v.claim and v.claim.strip() for v in req.verdicts or ()):

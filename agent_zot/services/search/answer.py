@@ -21,14 +21,21 @@ from agent_zot.index.sentences import asks_a_question
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import author_surnames, identified_items, resolve_collection
-from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
+from agent_zot.services.response import (
+    MAX_QUERY_CHARS,
+    ToolResponse,
+    clamp_limit,
+    item_line,
+    plural,
+    quoted,
+    within_length,
+)
 from agent_zot.services.routing import Route
 from agent_zot.services.search import modes, present
 from agent_zot.services.search.building import build_progress, metadata_answer
 from agent_zot.text import STOPWORDS
 from agent_zot.zotero.models import Collection, Item, Library
 
-MAX_QUERY_CHARS = 2000
 # Passages per paper by rank (the last count repeats): the first paper most often holds the answer, and a
 # 10-paper answer of sentence windows stays near 2,000 tokens (scripts/bench_passages.py).
 PASSAGES_BY_RANK = {"sentences": (8, 2, 1, 1), "full": (3, 1)}
@@ -177,12 +184,8 @@ def checked_text(query: str, explicit: dict[str, Any]) -> str:
             "The search query is empty.",
             hint="Say what to look for, e.g. query='contrastive learning for citation recommendation'.",
         )
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidArgumentError(
-            f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
-            hint="Shorten it to the question itself, or pass key phrases.",
-        )
-    return text
+    hint = "Shorten it to the question itself, or pass key phrases."
+    return within_length(text, MAX_QUERY_CHARS, what="The query", hint=hint)
 
 
 # Words of the request itself ("find me papers on ..."), on top of the English function words.

@@ -1,5 +1,6 @@
 """`zot_search`: run the mode the route chose (passages, papers, metadata, comprehensive, or the claim check
-of `evidence`) with the request's filters. The index stack loads on the first search, not at startup."""
+of `evidence`, services/evidence/) with the request's filters. The index stack loads on the first search,
+not at startup."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
         "item_type": req.item_type,
     }
     if decision.mode == "evidence":
-        from agent_zot.services.search.evidence.claim_check import run_evidence
+        from agent_zot.services.evidence.claim_check import run_evidence
 
         response = run_evidence(ctx, decision, req.query, limit=req.limit, detail=req.detail, **filters)
         return with_route(response, decision)

@@ -9,14 +9,9 @@ from typing import Any
 
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.services.context import AppContext
+from agent_zot.services.full_text import FullText, page_name, pages_of
 from agent_zot.services.response import estimate_tokens
-from agent_zot.services.summarize.common import (
-    FullText,
-    fallback_material,
-    page_name,
-    pages_of,
-    zotero_cache_text,
-)
+from agent_zot.services.summarize.common import fallback_material, zotero_cache_text
 from agent_zot.state.index import PageRecord
 from agent_zot.zotero.models import Item, Library
 

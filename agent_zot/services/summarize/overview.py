@@ -7,7 +7,8 @@ import re
 from agent_zot.formats.bibtex import split_suffix
 from agent_zot.formats.latex import strip_markup
 from agent_zot.identifiers import clean_doi
-from agent_zot.services.summarize.common import FullText, header
+from agent_zot.services.full_text import FullText
+from agent_zot.services.summarize.common import header
 from agent_zot.zotero.file_metadata import HINT, pdf_note
 from agent_zot.zotero.models import Creator, Item, Library
 

@@ -5,7 +5,7 @@
 - comprehensive: research question, method, findings, conclusions, limitations: each from its sections' roles.
 - full: the text page by page from the index state database, in windows that fit ``max_tokens``.
 - figures: the figures, tables and equations (figures.py), one of them or a page as an image.
-- matrix: the same questions of every paper of a scope, page-cited cells (matrix.py).
+- matrix: the same questions of every paper of a scope, page-cited cells (services/matrix/build.py).
 
 Without an index (or full text for this item) every mode says why and returns what Zotero has.
 """
@@ -14,23 +14,25 @@ from __future__ import annotations
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.services.context import AppContext
+from agent_zot.services.full_text import FullText, full_text_of
 from agent_zot.services.resolve.described import described_paper
 from agent_zot.services.resolve.papers import PaperMatch, PaperRequest, resolve_papers, resolved_record
-from agent_zot.services.response import ToolResponse, estimate_tokens
-from agent_zot.services.routing import Route
-from agent_zot.services.summarize.common import (
-    FullText,
-    fallback_material,
-    full_text_of,
-    header,
+from agent_zot.services.response import (
+    MAX_QUERY_CHARS,
+    ToolResponse,
+    estimate_tokens,
+    token_budget,
+    within_length,
 )
+from agent_zot.services.routing import Route
+from agent_zot.services.summarize.common import fallback_material, header
 from agent_zot.services.summarize.fulltext import full, window
 from agent_zot.services.summarize.overview import quick
 from agent_zot.services.summarize.slots import comprehensive
 from agent_zot.services.summarize.targeted import targeted
 from agent_zot.zotero.models import Item, Library
 
-__all__ = ["DEFAULT_BUDGETS", "run_summarize", "token_budget"]
+__all__ = ["DEFAULT_BUDGETS", "run_summarize"]
 
 DEFAULT_BUDGETS = {
     "quick": 1500,
@@ -38,10 +40,7 @@ DEFAULT_BUDGETS = {
     "comprehensive": 4000,
     "full": 6000,
     "figures": 2500,
-    "matrix": 2500,
 }
-MIN_TOKENS, MAX_TOKENS = 100, 100_000
-MAX_QUERY_CHARS = 2000
 
 
 def run_summarize(
@@ -55,19 +54,15 @@ def run_summarize(
     max_tokens: int | None = None,
     figure: str | None = None,
 ) -> ToolResponse:
-    text = " ".join((query or "").split())
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidArgumentError(
-            f"The query is {len(text):,} characters long; the limit is {MAX_QUERY_CHARS:,}.",
-            hint="Name the paper and ask the question in a sentence or two.",
-        )
+    hint = "Name the paper and ask the question in a sentence or two."
+    text = within_length(" ".join((query or "").split()), MAX_QUERY_CHARS, what="The query", hint=hint)
     described = decision.mode == "figures" and bool(figure and figure.strip())  # found by its caption
     if not text and not (item_key and item_key.strip()) and not described:
         raise InvalidArgumentError(
             "Which paper? The query is empty and no item_key was given.",
             hint="Pass item_key='ABCD2345', or name the paper, e.g. query='the S2ORC paper'.",
         )
-    budget = _budget(max_tokens, decision.mode)
+    budget = token_budget(max_tokens, DEFAULT_BUDGETS[decision.mode], decision.mode)
     win = window(pages, offset, decision.params.get("pages")) if decision.mode == "full" else None
     library = ctx.library()
     request = PaperRequest.of(text, decision.params, item_key)
@@ -142,22 +137,6 @@ def _described_figure(
         return None
     item, target = found
     return _figures(item, PaperMatch(item, "its caption"), text, target.name)
-
-
-def token_budget(max_tokens: int | None, mode: str) -> int:
-    """The answer's size budget: ``max_tokens`` when given (checked), else the mode's default."""
-    return _budget(max_tokens, mode)
-
-
-def _budget(max_tokens: int | None, mode: str) -> int:
-    if max_tokens is None:
-        return DEFAULT_BUDGETS[mode]
-    if not MIN_TOKENS <= max_tokens <= MAX_TOKENS:
-        raise InvalidArgumentError(
-            f"max_tokens={max_tokens} is out of range.",
-            hint=f"Use {MIN_TOKENS}-{MAX_TOKENS:,}; the default for {mode} is {DEFAULT_BUDGETS[mode]}.",
-        )
-    return max_tokens
 
 
 def _question(text: str, item_key: str | None) -> str:

@@ -11,8 +11,8 @@ from agent_zot.index.retrieval import Passage, search_papers
 from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
+from agent_zot.services.full_text import FullText, page_name, pages_of
 from agent_zot.services.response import estimate_tokens
-from agent_zot.services.summarize.common import FullText, page_name, pages_of
 from agent_zot.zotero.models import Item
 
 TARGETED_PASSAGES = 8
@@ -148,11 +148,11 @@ def targeted(
 
 def _by_kind(ctx: AppContext, item: Item, full_text: FullText, question: str) -> list[Cited]:
     """For a review question (the problem, the method, the data, a count, the results, the limitations):
-    the places the review matrix would offer (cells.py), which read the whole paper for an answer of that
-    kind. Nothing for any other question, or one that asks for a particular detail: the passage picker
+    the places the review matrix would offer (services/matrix/cells.py), which read the whole paper for an
+    answer of that kind. Nothing for any other question, or one that asks for a particular detail: the passage picker
     answers those."""
-    from agent_zot.services.summarize.cells import PaperText, candidates, chunk_ranks
-    from agent_zot.services.summarize.questions import classify, telling_words
+    from agent_zot.services.matrix.cells import PaperText, candidates, chunk_ranks
+    from agent_zot.services.matrix.questions import classify, telling_words
 
     attachment = full_text.attachment
     asked = focus_of(question)  # "In the study of X, how many subjects ...?" asks a count

@@ -1,6 +1,6 @@
 """`zot_summarize`: one paper at the depth the request asks for (summarize/paper.py), the same questions of
-many papers (`matrix`, summarize/matrix.py), or a draft's claims and citations checked (`audit`,
-summarize/audit/). The index stack loads on the first call, not at startup."""
+many papers (`matrix`, services/matrix/), or a draft's claims and citations checked (`audit`,
+services/audit/). The index stack loads on the first call, not at startup."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def handle(ctx: AppContext, req: SummarizeRequest, decision: Route) -> ToolRespo
     if decision.mode == "audit":
         return with_route(_audit(ctx, req), decision)
     if decision.mode == "matrix":
-        from agent_zot.services.summarize.matrix import run_matrix
+        from agent_zot.services.matrix.build import run_matrix
 
         arguments = req.model_dump(include=_MATRIX_FIELDS)
         matrix = run_matrix(ctx, decision.params, req.query, max_tokens=req.max_tokens, **arguments)
@@ -45,7 +45,7 @@ def _audit(ctx: AppContext, req: SummarizeRequest) -> ToolResponse:
             hint="Pass draft='<the draft: Markdown, LaTeX or plain text>' (the CLI takes a file: "
             "agent-zot audit DRAFT).",
         )
-    from agent_zot.services.summarize.audit.audit_draft import audit_draft
-    from agent_zot.services.summarize.audit.report import response
+    from agent_zot.services.audit.audit_draft import audit_draft
+    from agent_zot.services.audit.report import response
 
     return response(audit_draft(ctx, req.draft))

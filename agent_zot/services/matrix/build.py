@@ -6,7 +6,7 @@ question asks for ("how many machines") comes with the number and the noun it co
 
 The assistant fills the matrix: each cell's answer in a few words, cited [KEY p. N] with words quoted from
 a candidate; `zot_export` format matrix takes the filled cells back and checks each citation before it
-writes the file (export/matrix_file.py). A key the matrix cannot use, or a paper whose text cannot be read, is
+writes the file (matrix/file.py). A key the matrix cannot use, or a paper whose text cannot be read, is
 said in its own row; the other rows are answered.
 
 Rows come a page at a time, as many as the token budget holds at about CELL_CHARS a cell (at most
@@ -21,15 +21,15 @@ from typing import Any
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.scope import LibraryScope
-from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural
-from agent_zot.services.summarize.cells import Candidate, PaperText, candidates, chunk_ranks
-from agent_zot.services.summarize.common import FullText, full_text_of, page_name
-from agent_zot.services.summarize.matrix_scope import (
+from agent_zot.services.full_text import FullText, full_text_of, page_name
+from agent_zot.services.matrix.cells import Candidate, PaperText, candidates, chunk_ranks
+from agent_zot.services.matrix.scope import (
     questions_of,
     resolve_rows,
     scope_of,
 )
+from agent_zot.services.resolve.scope import LibraryScope
+from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural, token_budget
 from agent_zot.zotero.models import Item
 
 __all__ = ["Matrix", "build_matrix", "run_matrix"]
@@ -197,9 +197,7 @@ def run_matrix(
     offset: int | None,
     max_tokens: int | None,
 ) -> ToolResponse:
-    from agent_zot.services.summarize.paper import token_budget
-
-    budget = token_budget(max_tokens, "matrix")
+    budget = token_budget(max_tokens, DEFAULT_BUDGET, "matrix")
     asked = questions_of(questions, query, params)
     scope = scope_of(params, collection=collection, tags=tags, item_keys=item_keys, search=search)
     matrix = build_matrix(ctx, asked, scope, offset=offset or 1, rows=rows_per_page(budget, len(asked)))

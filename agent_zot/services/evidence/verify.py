@@ -1,8 +1,9 @@
 """Checking what the assistant hands back: a cited answer (a matrix cell it filled, a verdict on a claim's
 passage) must land in the library, on the page it names, in the words it quotes. The same rule the citation
-audit applies to a draft (checks.py), for one citation at a time: the paper is in the library, the page is
-one of its indexed pages (PDF page numbers, as every answer gives them), the quoted words are on that page
-(fuzzy, so ligatures and hyphenation are forgiven), and a value the answer states is among the quoted words.
+audit applies to a draft (audit/checks.py), for one citation at a time: the paper is in the library, the
+page is one of its indexed pages (PDF page numbers, as every answer gives them), the quoted words are on
+that page (fuzzy, so ligatures and hyphenation are forgiven), and a value the answer states is among the
+quoted words.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.audit.checks import QUOTE_FOUND
-from agent_zot.services.summarize.audit.locate import ItemText
-from agent_zot.services.summarize.common import full_text_of
+from agent_zot.services.evidence.locate import QUOTE_FOUND, ItemText
+from agent_zot.services.full_text import full_text_of
 from agent_zot.zotero.models import Item
 
 MIN_QUOTE_WORDS = 3  # fewer words prove nothing: "the results" is on every page

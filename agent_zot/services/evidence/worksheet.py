@@ -3,7 +3,7 @@
 In the clients most people use (Claude Desktop, Claude Code, VS Code) the judge of a claim is the assistant
 itself: it reads the numbered passages, labels each supports / contradicts / unrelated with a one-line
 reason, and may hand its verdicts to `zot_export` format `review`, where each is checked against the
-library (services/summarize/audit/verdicts.py). The worksheet is one short instruction block: the
+library (services/evidence/verdicts.py). The worksheet is one short instruction block: the
 assistant pays for every token it reads.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.stance import NoJudge, StanceJudge
+from agent_zot.services.evidence.client_judge import ClientJudge
+from agent_zot.services.evidence.stance import NoJudge, StanceJudge
 
 _NOT_ASKED = frozenset({"no_client", "no_sampling", "old_protocol", "not_here"})
 WORKSHEET_LABELS = (

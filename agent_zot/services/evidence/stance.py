@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import offline_hub
 from agent_zot.index.rerank import read_model_config, token_limit
-from agent_zot.ollama_errors import ollama_errors
+from agent_zot.ollama_client import OllamaClient
 
 LABELS = ("supports", "contradicts", "related", "unjudged")
 # A judgement below this probability is reported as unjudged: the assistant reads the passage itself.
@@ -191,28 +191,15 @@ class OllamaJudge:
     def __init__(self, url: str, model: str, timeout: float = 120.0) -> None:
         self.url, self.model, self.timeout = url.rstrip("/"), model, timeout
         self.name = f"ollama:{model}"
-        self._client: Any = None
+        self._ollama = OllamaClient(self.url, model, timeout, StanceError)
 
     def judge(self, claim: str, passages: Sequence[str]) -> list[Stance]:
         return [self._one(claim, passage) for passage in passages]
 
     def _one(self, claim: str, passage: str) -> Stance:
-        if self._client is None:
-            import ollama
-
-            self._client = ollama.Client(host=self.url, timeout=self.timeout)
-        prompt = f"Claim: {claim}\n\nPassage: {passage[:4000]}"
-        messages = [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}]
-        with ollama_errors(self.url, self.model, self.timeout, StanceError):
-            reply = self._client.chat(
-                model=self.model,
-                messages=messages,
-                format=STANCE_SCHEMA,
-                options={"temperature": 0},
-                stream=False,
-            )
+        reply = self._ollama.chat_json(_SYSTEM, f"Claim: {claim}\n\nPassage: {passage[:4000]}", STANCE_SCHEMA)
         try:
-            data = json.loads(str(reply.message.content or ""))
+            data = json.loads(reply)
             label, confidence = str(data["stance"]), float(data["confidence"])
         except (ValueError, KeyError, TypeError):
             return UNJUDGED  # an unreadable answer: the assistant judges this passage itself

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 from agent_zot.config import Settings
-from agent_zot.services.search.evidence.client_judge import CLIENT, ClientJudge
-from agent_zot.services.search.evidence.stance import (
+from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
+from agent_zot.services.evidence.stance import (
     SETTING_HINT,
     NliJudge,
     NoJudge,

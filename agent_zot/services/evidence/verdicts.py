@@ -18,9 +18,9 @@ from rapidfuzz import fuzz
 
 from agent_zot.services.catalog import PassageVerdict
 from agent_zot.services.context import AppContext
+from agent_zot.services.evidence.claim_check import Evidence, EvidencePassage
+from agent_zot.services.evidence.verify import CitationChecker, Verdict
 from agent_zot.services.response import clip, item_line, plural
-from agent_zot.services.search.evidence.claim_check import Evidence, EvidencePassage
-from agent_zot.services.summarize.audit.verify import CitationChecker, Verdict
 from agent_zot.zotero.models import Library
 
 CLAIM_MATCH = 90  # fuzzy (0-100) agreement of a verdict's claim with a packaged claim

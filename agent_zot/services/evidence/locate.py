@@ -1,6 +1,7 @@
 """Where in a cited item a sentence or a quotation is: the item's page texts (from the index state), fuzzy
 alignment of the words against each page, the item's own best chunks for the sentence, and how the draft's
-page numbers (printed numbers, as citations give them) map to the PDF's pages.
+page numbers (printed numbers, as citations give them, `Pages`) map to the PDF's pages; the
+fuzzy score at which a quotation counts as found (`QUOTE_FOUND`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from agent_zot.services.summarize.audit.citations import Pages
 from agent_zot.state.index import PageRecord
 from agent_zot.text import STOPWORDS, fold
 from agent_zot.zotero.models import Item
@@ -20,6 +20,16 @@ _HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "−": "-"})
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“(]?[A-Z0-9])")
+QUOTE_FOUND = 90  # a quotation occurs in the item (fuzzy, 0-100: ligatures and hyphenation forgiven)
+
+
+@dataclass(frozen=True, slots=True)
+class Pages:
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return f"p. {self.first}" if self.first == self.last else f"pp. {self.first}–{self.last}"
 
 
 def normalised(text: str) -> str:

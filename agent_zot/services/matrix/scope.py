@@ -13,6 +13,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.resolve.match import match_items
 from agent_zot.services.resolve.scope import LibraryScope
+from agent_zot.services.response import within_length
 from agent_zot.services.routing.scan import words
 from agent_zot.zotero.models import Item
 
@@ -81,12 +82,9 @@ def questions_of(given: list[str] | None, query: str, params: dict[str, Any]) ->
             f"{len(found)} questions; a matrix takes at most {MAX_QUESTIONS}.",
             hint="Split them over two matrices (each answer stays readable).",
         )
-    long = [q for q in found if len(q) > MAX_QUESTION_CHARS]
-    if long:
-        raise InvalidArgumentError(
-            f"A question is {len(long[0]):,} characters long; the limit is {MAX_QUESTION_CHARS}.",
-            hint="Ask each question in a few words ('sample size', 'primary outcome').",
-        )
+    for question in found:
+        hint = "Ask each question in a few words ('sample size', 'primary outcome')."
+        within_length(question, MAX_QUESTION_CHARS, what="A question", hint=hint)
     return list(dict.fromkeys(found))
 
 

@@ -2,8 +2,9 @@
 from. For each claim of a draft (its citing sentences and the claims it leaves uncited) or of a list of
 claims: the evidence the library holds for and against it with pages, what the citation audit found,
 who judged each passage, and the open questions left to judge. agent-zot gathers; the assistant (its
-verdicts come back checked, verdicts.py) and the reviewer (a second assistant) judge. The package never asks
-the client's model (that round trip belongs to one tool call), and says plainly when nobody judged.
+verdicts come back checked, evidence/verdicts.py) and the reviewer (a second assistant) judge. The package
+never asks the client's model (that round trip belongs to one tool call), and says plainly when nobody
+judged.
 """
 
 from __future__ import annotations
@@ -13,22 +14,20 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from agent_zot.services.audit.audit_draft import AuditResult, SentenceAudit, audit_draft
+from agent_zot.services.audit.checks import FAULTS
+from agent_zot.services.audit.draft import checked_text
 from agent_zot.services.catalog import PassageVerdict
 from agent_zot.services.context import AppContext
-from agent_zot.services.response import clip, item_line
-from agent_zot.services.search.evidence.claim_check import (
+from agent_zot.services.evidence.claim_check import (
     Evidence,
     EvidencePaper,
     EvidencePassage,
     gather_evidence,
 )
-from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.stance import NoJudge
-from agent_zot.services.search.evidence.worksheet import judge_label
-from agent_zot.services.summarize.audit.audit_draft import AuditResult, SentenceAudit, audit_draft
-from agent_zot.services.summarize.audit.checks import FAULTS
-from agent_zot.services.summarize.audit.draft import checked_text
-from agent_zot.services.summarize.audit.verdicts import (
+from agent_zot.services.evidence.client_judge import ClientJudge
+from agent_zot.services.evidence.stance import NoJudge
+from agent_zot.services.evidence.verdicts import (
     CheckedVerdict,
     check_verdicts,
     claims_named,
@@ -38,6 +37,8 @@ from agent_zot.services.summarize.audit.verdicts import (
     unverified_line,
     verdict_lines,
 )
+from agent_zot.services.evidence.worksheet import judge_label
+from agent_zot.services.response import clip, item_line
 from agent_zot.zotero.models import Library
 
 MAX_CLAIMS = 60  # a longer draft: the first claims are packaged, and the package says so

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from agent_zot.services.search.evidence.stance import UNJUDGED, Stance, stated
+from agent_zot.services.evidence.stance import UNJUDGED, Stance, stated
 
 # Words per passage sent to the client's model: enough to judge, bounded so the request stays small.
 PASSAGE_CHARS = 700

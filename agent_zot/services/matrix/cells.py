@@ -28,10 +28,10 @@ from agent_zot.index.sentences import SENTENCE_AVG_TERMS, prose_share
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.counts import count_in, exact, has_number, measure_in, the_only_count
-from agent_zot.services.summarize.quantities import Quantity, asks_quantity
-from agent_zot.services.summarize.questions import QuestionKind, classify, telling_words
-from agent_zot.services.summarize.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
+from agent_zot.services.matrix.counts import count_in, exact, has_number, measure_in, the_only_count
+from agent_zot.services.matrix.quantities import Quantity, asks_quantity
+from agent_zot.services.matrix.questions import QuestionKind, classify, telling_words
+from agent_zot.services.matrix.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
 

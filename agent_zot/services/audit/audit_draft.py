@@ -4,7 +4,7 @@ item, the item supports the sentence), and sentences that restate the library wi
 named with candidate items. The draft is only read: fixes come back as a report and a unified diff.
 
 draft.py reads the draft (kind, prose mask, sentences), citations.py finds citations, keys.py resolves
-them, locate.py finds text in an item, checks.py decides, report.py writes the report and the patch.
+them, evidence/locate.py finds text in an item, checks.py decides, report.py writes the report and the patch.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from agent_zot.services.audit.checks import Checker, Finding, RefCheck, claim_like
+from agent_zot.services.audit.draft import Draft, Sentence, read_draft, sentences_of
+from agent_zot.services.audit.keys import KeyIndex
 from agent_zot.services.context import AppContext
-from agent_zot.services.summarize.audit.checks import Checker, Finding, RefCheck, claim_like
-from agent_zot.services.summarize.audit.draft import Draft, Sentence, read_draft, sentences_of
-from agent_zot.services.summarize.audit.keys import KeyIndex
-from agent_zot.services.summarize.audit.locate import ItemText
-from agent_zot.services.summarize.common import full_text_of
+from agent_zot.services.evidence.locate import ItemText
+from agent_zot.services.full_text import full_text_of
 from agent_zot.zotero.models import Item
 
 __all__ = ["AuditResult", "SentenceAudit", "audit_draft"]

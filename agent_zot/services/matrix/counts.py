@@ -10,9 +10,9 @@ import itertools
 import re
 from collections.abc import Iterator
 
+from agent_zot.services.matrix.quantities import Quantity, answer_quantity, asks_quantity
+from agent_zot.services.matrix.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
 from agent_zot.services.routing.scan import words
-from agent_zot.services.summarize.quantities import Quantity, answer_quantity, asks_quantity
-from agent_zot.services.summarize.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
 
 __all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_only_count"]
 

@@ -15,8 +15,8 @@ from rapidfuzz import fuzz, process
 
 from agent_zot.graph.matching import surname_key
 from agent_zot.identifiers import clean_doi, find_doi
+from agent_zot.services.audit.citations import CiteRef
 from agent_zot.services.resolve.paper_index import exported_keys, paper_index
-from agent_zot.services.summarize.audit.citations import CiteRef
 from agent_zot.text import ascii_key
 from agent_zot.zotero.models import Item, Library
 

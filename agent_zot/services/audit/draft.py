@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.services.summarize.audit.citations import Citation, find_citations
+from agent_zot.services.audit.citations import Citation, find_citations
 
 MAX_DRAFT_CHARS = 1_000_000  # about 150,000 words: a whole thesis; a longer text is audited in parts
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")

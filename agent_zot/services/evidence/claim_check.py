@@ -22,6 +22,11 @@ from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
+from agent_zot.services.evidence.client_judge import ClientJudge
+from agent_zot.services.evidence.judges import make_judge
+from agent_zot.services.evidence.stance import Stance, StanceJudge
+from agent_zot.services.evidence.variants import Variant, refutation_variants
+from agent_zot.services.evidence.worksheet import judged_by, worksheet
 from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
 from agent_zot.services.routing import Route
 from agent_zot.services.search.answer import (
@@ -31,11 +36,6 @@ from agent_zot.services.search.answer import (
     content_words,
     resolve_filters,
 )
-from agent_zot.services.search.evidence.client_judge import ClientJudge
-from agent_zot.services.search.evidence.judges import make_judge
-from agent_zot.services.search.evidence.stance import Stance, StanceJudge
-from agent_zot.services.search.evidence.variants import Variant, refutation_variants
-from agent_zot.services.search.evidence.worksheet import judged_by, worksheet
 from agent_zot.services.search.present import PASSAGE_CHARS, locator
 from agent_zot.services.search.present import label as passage_label
 

@@ -22,10 +22,11 @@ from rapidfuzz import fuzz
 from agent_zot.index.passages import Passage, passage_of
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.retrieval import ChunkHit, PaperHit, QueryVectors, group_by_paper
-from agent_zot.services.summarize.audit.citations import CiteRef
-from agent_zot.services.summarize.audit.draft import Sentence
-from agent_zot.services.summarize.audit.keys import KeyIndex, Resolution
-from agent_zot.services.summarize.audit.locate import (
+from agent_zot.services.audit.citations import CiteRef
+from agent_zot.services.audit.draft import Sentence
+from agent_zot.services.audit.keys import KeyIndex, Resolution
+from agent_zot.services.evidence.locate import (
+    QUOTE_FOUND,
     ItemText,
     content_terms,
     coverage,
@@ -41,7 +42,6 @@ SUPPORT_MATCH = 0.6  # or the sentence restates one of its passages this closely
 SUPPORT_MARGIN = 0.25  # and no other item restates it better by more than this
 OTHER_PAPERS = 5
 LOCATED_FUZZY = 85  # the sentence is on this page (fuzzy containment, 0-100)
-QUOTE_FOUND = 90  # a quotation occurs in the item (fuzzy, 0-100: ligatures and hyphenation forgiven)
 UNCITED_MATCH = 0.75  # an uncited sentence restates a library passage this closely
 MIN_CLAIM_WORDS = 8
 # A shorter sentence is a claim when it names something (an acronym, a name, a number) and has this many

@@ -10,10 +10,10 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from agent_zot.services.audit.audit_draft import AuditResult, SentenceAudit
+from agent_zot.services.audit.checks import FAULTS, NOTES, SUPPORT_MATCH, Finding, Fix, RefCheck
+from agent_zot.services.audit.citations import CiteRef
 from agent_zot.services.response import ToolResponse, clip, plural
-from agent_zot.services.summarize.audit.audit_draft import AuditResult, SentenceAudit
-from agent_zot.services.summarize.audit.checks import FAULTS, NOTES, SUPPORT_MATCH, Finding, Fix, RefCheck
-from agent_zot.services.summarize.audit.citations import CiteRef
 from agent_zot.text import ascii_key
 from agent_zot.zotero.models import Item
 

@@ -2,8 +2,8 @@
 of the scope, not a page of them.
 
 Two kinds of file:
-- **filled** (``cells`` given): the assistant's answers, each checked before it is written (audit/verify.py:
-  the paper, the PDF page, the quoted words on that page, a stated value among them). A cell that fails is
+- **filled** (``cells`` given): the assistant's answers, each checked before it is written
+  (evidence/verify.py: the paper, the PDF page, the quoted words on that page, a stated value among them). A cell that fails is
   written as unverified with the reason and the answer given, never as an answer; a cell not filled says so.
 - **candidates** (no ``cells``): each cell's best candidate passage with its page and count, marked as
   retrieved passages for a reader to judge.
@@ -20,12 +20,12 @@ from agent_zot.errors import InvalidArgumentError
 from agent_zot.formats.csvtable import to_csv as write_csv
 from agent_zot.services.catalog import ExportRequest, FilledCell
 from agent_zot.services.context import AppContext
-from agent_zot.services.export.target import resolve_target, write_file
+from agent_zot.services.evidence.verify import CitationChecker, Verdict
+from agent_zot.services.export_target import resolve_target, write_file
+from agent_zot.services.matrix.build import Cell, Matrix, Row, build_matrix
+from agent_zot.services.matrix.scope import RowSource, questions_of, resolve_rows, scope_of
 from agent_zot.services.resolve.scope import LibraryScope
 from agent_zot.services.response import ToolResponse, plural
-from agent_zot.services.summarize.audit.verify import CitationChecker, Verdict
-from agent_zot.services.summarize.matrix import Cell, Matrix, Row, build_matrix
-from agent_zot.services.summarize.matrix_scope import RowSource, questions_of, resolve_rows, scope_of
 from agent_zot.zotero.models import Item
 
 MAX_ROWS = 500  # a file of more papers than this is a job for several collections

@@ -10,16 +10,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from agent_zot.services.evidence.locate import Pages
+
 Span = tuple[int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Pages:
-    first: int
-    last: int
-
-    def __str__(self) -> str:
-        return f"p. {self.first}" if self.first == self.last else f"pp. {self.first}–{self.last}"
 
 
 @dataclass(slots=True)

@@ -1,1 +1,0 @@
-"""Evidence: the `evidence` mode of `zot_search` (claim check, stance, worksheet)."""
