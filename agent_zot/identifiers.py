@@ -1,10 +1,16 @@
 """Scholarly identifiers in free text and in Zotero fields: DOIs, arXiv ids and Zotero item keys, found and
 normalised the same way everywhere (references, matching, routing, exports, summaries); which items carry
-each: zotero/identifier_table.py."""
+each: zotero/identifier_table.py. A request's identifiers (DOI, arXiv id, PMID, ISBN) in the one form they
+are compared and looked up by: ``parse_identifiers``."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from agent_zot.errors import InvalidArgumentError
 
 DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
@@ -16,12 +22,17 @@ _ARXIV_OLD = re.compile(
     r"|quant-ph|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
     re.IGNORECASE,
 )
-# Zotero keys: 8 characters from 23456789ABCDEFGHIJKLMNPQRSTUVWXYZ, the one alphabet every key pattern
-# below is built from. In prose, requiring a digit and a letter keeps shouted words ("ABSTRACT") and plain
-# numbers out; a word checked against the library's own keys needs only the alphabet.
-ITEM_KEY_CHARS = "2-9A-NP-Z"
+# Zotero keys (items, collections, attachments): 8 characters from Zotero's alphabet, digits without 0 and
+# 1 and capitals without O, spelled here once: every key pattern below is built from it, and the fixture
+# builder draws new keys from it. In prose, requiring a digit and a letter keeps shouted words
+# ("ABSTRACT") and plain numbers out; a word checked against the library's own keys needs only the alphabet.
+KEY_DIGITS = "23456789"
+KEY_LETTERS = "ABCDEFGHIJKLMNPQRSTUVWXYZ"
+KEY_ALPHABET = KEY_DIGITS + KEY_LETTERS
+ITEM_KEY_CHARS = KEY_ALPHABET  # as a regex character class: no character in it is special there
 ITEM_KEY = re.compile(
-    rf"(?<![\w-])(?=[{ITEM_KEY_CHARS}]{{0,7}}[2-9])(?=[{ITEM_KEY_CHARS}]{{0,7}}[A-NP-Z])[{ITEM_KEY_CHARS}]{{8}}(?![\w-])"
+    rf"(?<![\w-])(?=[{ITEM_KEY_CHARS}]{{0,7}}[{KEY_DIGITS}])(?=[{ITEM_KEY_CHARS}]{{0,7}}[{KEY_LETTERS}])"
+    rf"[{ITEM_KEY_CHARS}]{{8}}(?![\w-])"
 )
 KEY_SHAPED = re.compile(rf"\b[{ITEM_KEY_CHARS}]{{8}}\b")  # any word that could be a key
 KEY_MENTION = re.compile(rf"\[([{ITEM_KEY_CHARS}]{{8}})\]")  # how every answer names an item: [KEY]
@@ -104,3 +115,102 @@ def isbn13(raw: str) -> str | None:
 
 def _isbn13_check(first12: str) -> str:
     return str(-sum((3 if i % 2 else 1) * int(c) for i, c in enumerate(first12)) % 10)
+
+
+# --- the identifiers a request names ---------------------------------------------------------------------
+
+Kind = Literal["doi", "arxiv", "pmid", "isbn"]
+_ARXIV_ANY = re.compile(
+    r"(?:arxiv(?:\.org/(?:abs|pdf))?[:/]?\s*|abs/)?(?<![\w.])(\d{4}\.\d{4,5}(?:v\d+)?)(?![\w.])"
+    r"|\b(?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|nucl-ex|nucl-th|physics|quant-ph"
+    r"|math|cs|q-bio|q-fin|stat)(?:\.[a-z]{2})?/\d{7}(?:v\d+)?",
+    re.IGNORECASE,
+)
+_ARXIV_CUE = re.compile(r"arxiv|abs/", re.IGNORECASE)
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$")
+_BARE_PMID = re.compile(r"^\d{1,9}$")
+HINT = (
+    "Name papers by DOI (10.1145/…), arXiv id (arXiv:2101.00001, hep-th/9901001), PMID (PMID 31452104) "
+    "or ISBN (10 or 13 digits)."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Identifier:
+    kind: Kind
+    value: str  # DOI lower-cased, arXiv id without version, PMID digits, ISBN-13 digits
+
+    @property
+    def label(self) -> str:
+        return {"doi": "DOI ", "arxiv": "arXiv:", "pmid": "PMID ", "isbn": "ISBN "}[self.kind] + self.value
+
+    @property
+    def arxiv_id(self) -> str | None:
+        """The arXiv id this names (an arXiv DOI 10.48550/arXiv.… names one too)."""
+        if self.kind == "arxiv":
+            return self.value
+        doi = _ARXIV_DOI.match(self.value) if self.kind == "doi" else None
+        return find_arxiv("arXiv:" + doi.group(1)) if doi else None
+
+
+def parse_identifiers(text: str) -> list[Identifier]:
+    """Every identifier in ``text``, in order, each once (an ISBN-10 and its ISBN-13 are one). An ISBN
+    named as such with a wrong check digit is an error, not a guess."""
+    found: list[tuple[int, Identifier]] = []
+    taken: list[tuple[int, int]] = []
+    for m in DOI.finditer(text):
+        doi = find_doi(m.group())
+        if doi:
+            found.append((m.start(), Identifier("doi", doi)))
+            taken.append(m.span())
+
+    def free(span: tuple[int, int]) -> bool:
+        return not any(s < span[1] and span[0] < e for s, e in taken)
+
+    for m in _ARXIV_ANY.finditer(text):
+        ident = find_arxiv(m.group() if _ARXIV_CUE.search(m.group()) else "arXiv:" + m.group())
+        if ident and free(m.span()) and (_ARXIV_CUE.search(m.group()) or "/" in m.group() or _alone(text)):
+            found.append((m.start(), Identifier("arxiv", ident)))
+            taken.append(m.span())
+    for m in PMID.finditer(text):
+        if free(m.span()):
+            found.append((m.start(), Identifier("pmid", str(int(m.group(1))))))
+            taken.append(m.span())
+    for m in ISBN.finditer(text):
+        raw = m.group(1) or m.group(2)
+        if not free(m.span()):
+            continue
+        normal = isbn13(raw)
+        if normal is None and m.group(1):
+            raise InvalidArgumentError(
+                f"ISBN {raw.strip()} is not a valid ISBN (its check digit is wrong). Nothing was added.",
+                hint="Check the ISBN on the book or its catalogue page.",
+            )
+        if normal is not None:
+            found.append((m.start(), Identifier("isbn", normal)))
+            taken.append(m.span())
+    return list(dict.fromkeys(ident for _, ident in sorted(found, key=lambda pair: pair[0])))
+
+
+def _alone(text: str) -> bool:
+    """A bare new-style arXiv id ("2101.00001") is taken only when it is all that was given."""
+    return _ARXIV_ANY.fullmatch(text.strip()) is not None
+
+
+def parse_given(values: Iterable[str]) -> list[Identifier]:
+    """Identifiers passed one per list entry: each must name at least one (bare digits: an ISBN when
+    its check digit fits, else a PMID)."""
+    found: list[Identifier] = []
+    for value in values:
+        text = value.strip()
+        idents = parse_identifiers(text)
+        if not idents and isbn13(text):
+            idents = [Identifier("isbn", isbn13(text) or "")]
+        elif not idents and _BARE_PMID.fullmatch(text):
+            idents = [Identifier("pmid", str(int(text)))]
+        if not idents:
+            raise InvalidArgumentError(
+                f"Not a DOI, arXiv id, PMID or ISBN: {value!r}. Nothing was added.", hint=HINT
+            )
+        found.extend(idents)
+    return list(dict.fromkeys(found))

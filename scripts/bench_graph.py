@@ -8,17 +8,25 @@ The graph looks like a library's: 10k papers, 8k authors (2.5 per paper, popular
 concepts, 500 venues, 200 tags, 100 collections and 3.2k external works; edges AUTHORED_BY, PUBLISHED_IN,
 CITES (4 per paper, skewed towards old popular papers and external works), MENTIONS, TAGGED, IN_COLLECTION
 and the derived CO_AUTHOR. Measured per store (data generation not timed): replace_all of the whole graph,
-an upsert of it again (the idempotent MERGE path), the first read of a fresh store object (networkx: the
-load from SQLite), and neighbourhood p50/p95 over every edge kind (both directions, limit 500) at 1, 2 and
-3 hops from random papers. Memory: for networkx the Python heap the loaded graph holds (tracemalloc); a
-server's memory is the server's and is not measured.
+an upsert of it again (the idempotent MERGE path), the first read of a fresh store object (embedded: counts,
+from the kind indexes), and neighbourhood p50/p95 over every edge kind (both directions, limit 500) at 1, 2 and
+3 hops from random papers. Memory: for the embedded store the Python heap a fresh store holds after its
+first read (tracemalloc); a server's memory is the server's and is not measured.
+
+``--cold`` measures what a user's process pays, each in a new process: the peak RSS of one that makes the
+graph and writes it whole (``replace_all``, as update-db's first build does; the graph alone, made and not
+written, is measured apart), and a fresh process's first graph request (an author's collaborators: a name
+lookup and two hops), then the p50/p95 of 100 more.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.explore import citations, neighbours
 from agent_zot.services.resolve.graph import Field
 from agent_zot.zotero.models import Item
@@ -198,15 +206,56 @@ def bench_modes(store: GraphStore, graph: GraphData, queries: int) -> dict[str, 
     return results
 
 
-def networkx_memory_mb(path: Path) -> float:
-    """The Python heap a freshly loaded store holds (the load itself is slower under tracemalloc)."""
+def held_memory_mb(path: Path) -> float:
+    """The Python heap a fresh store holds after its first read (the read itself is slower under
+    tracemalloc)."""
     tracemalloc.start()
-    store = NetworkxGraphStore(path)
+    store = SqliteGraphStore(path)
     store.counts()
     held = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     store.close()
     return held / 2**20
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cold_phase(phase: str, path: Path, scale: float) -> dict[str, float]:
+    """One measure in this (new) process; see ``--cold``."""
+    if phase in ("build", "made"):
+        graph = synthetic_graph(scale)
+        made = _rss_mb()
+        start = time.perf_counter()
+        if phase == "build":
+            SqliteGraphStore(path).replace_all(graph)
+        return {"made_mb": made, "peak_mb": _rss_mb(), "write_s": time.perf_counter() - start,
+                "edges": len(graph.edges)}  # fmt: skip
+    rng = random.Random(3)
+    authors = [f"Author {skewed(rng, int(SIZES['authors'] * scale))}" for _ in range(101)]
+    latencies: list[float] = []
+    began = time.perf_counter()  # the first request's time includes opening the store
+    store = SqliteGraphStore(path)
+    for name in authors:
+        [author] = store.find_nodes(NodeKind.AUTHOR, name=name, limit=1)
+        neighbours.collaboration(store, author, hops=2, limit=20)
+        latencies.append(time.perf_counter() - began)
+        began = time.perf_counter()
+    first = latencies.pop(0)
+    return {"first_s": first, "p50_ms": statistics.median(latencies) * 1e3,
+            "p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1e3, "peak_mb": _rss_mb()}  # fmt: skip
+
+
+def bench_cold(scale: float) -> dict[str, dict[str, float]]:
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "state.sqlite"
+        for phase in ("made", "build", "first"):
+            command = [sys.executable, __file__, "--scale", str(scale), "--phase", phase, "--db", str(path)]
+            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            results[phase] = json.loads(out.strip().splitlines()[-1])
+    return results
 
 
 def print_table(results: list[Result], graph: GraphData) -> None:
@@ -234,15 +283,29 @@ def main() -> None:
     parser.add_argument("--neo4j-password", default="")
     parser.add_argument("--neo4j-database")
     parser.add_argument("--arcadedb", action="store_true", help="start ArcadeDB's Bolt server (dev extra)")
+    parser.add_argument("--cold", action="store_true", help="only the new-process measures (see above)")
+    parser.add_argument("--phase", choices=("made", "build", "first"), help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.phase:
+        print(json.dumps(cold_phase(args.phase, args.db, args.scale)))
+        return
+    if args.cold:
+        cold = bench_cold(args.scale)
+        print(f"edges {cold['build']['edges']:,}; peak RSS (MB): graph made {cold['made']['peak_mb']:.0f}, "
+              f"made and written {cold['build']['peak_mb']:.0f} (write {cold['build']['write_s']:.1f} s); "
+              f"fresh process: first request {cold['first']['first_s'] * 1e3:.0f} ms, then p50/p95 "
+              f"{cold['first']['p50_ms']:.1f}/{cold['first']['p95_ms']:.1f} ms, peak RSS "
+              f"{cold['first']['peak_mb']:.0f} MB")  # fmt: skip
+        return
     graph = synthetic_graph(args.scale)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "state.sqlite"
-        nx_result = bench_store("networkx", lambda: NetworkxGraphStore(path), graph, args.queries)
-        nx_result.memory_mb = networkx_memory_mb(path)
-        results.append(nx_result)
-        modes = {"networkx": bench_modes(NetworkxGraphStore(path), graph, args.queries // 4)}
+        embedded = bench_store("sqlite (embedded)", lambda: SqliteGraphStore(path), graph, args.queries)
+        embedded.memory_mb = held_memory_mb(path)
+        results.append(embedded)
+        modes = {"sqlite (embedded)": bench_modes(SqliteGraphStore(path), graph, args.queries // 4)}
         if args.neo4j_url:
             url, user, password, db = (
                 args.neo4j_url,

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, paper_id
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.explore.view_data import build_view
 from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.view.page import render_page
@@ -219,7 +219,7 @@ def drag_fps(page: object, seconds: float) -> float:
 def bench(papers: int, seconds: float, screenshot: Path | None) -> None:
     graph, library = synthetic(papers)
     with tempfile.TemporaryDirectory() as tmp:
-        store = NetworkxGraphStore(Path(tmp) / "state.sqlite")
+        store = SqliteGraphStore(Path(tmp) / "state.sqlite")
         store.replace_all(graph)
         started = time.perf_counter()
         data = build_view(store, library, ViewRequest(max_nodes=papers))

@@ -149,6 +149,7 @@ def tools_page() -> str:
         "2026-07-28; SEP-2577 deprecates sampling, and most clients never offer it).",
         "",
     ]
+    lines += _up_front_lines(tools)
     for tool in tools:
         spec = specs[tool.name]
         modes = ", ".join(
@@ -282,6 +283,21 @@ class Listed(typing.NamedTuple):
     templates: list[Any]
     example_uri: str
     example: str
+
+
+def _up_front_lines(tools: list[Any]) -> list[str]:
+    """What each route costs an agent before its first question, measured on this tool list."""
+    from agent_zot.services.setup.skill import up_front_tokens
+
+    cost = up_front_tokens(t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools)
+    return [
+        f"Up front, a client loads this tool list into every conversation: about {cost['mcp_tool_list']:,} "
+        "tokens (its JSON, characters / 4). The skill for coding agents (`agent-zot setup --skill`, which "
+        "teaches the shell route: `agent-zot search`, `summarize`, `explore`, `call`) costs about "
+        f"{cost['skill_description']:,} tokens up front (its name and description), and its body about "
+        f"{cost['skill_body']:,} more when a request needs it.",
+        "",
+    ]
 
 
 async def _tools_and_answers(root: Path) -> Listed:

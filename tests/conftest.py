@@ -21,6 +21,9 @@ from agent_zot.services.upkeep.update_db import UpdateOptions, update_index
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.factories import FullLibrary, build_full_library
 
+# How the suite runs in parallel (pytest-xdist): workers, one file per worker, the longest files first.
+pytest_plugins = ["tests.parallel"]
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SHARED_ZOTERO = SHARED_DATA / "zotero"

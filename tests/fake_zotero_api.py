@@ -23,9 +23,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from agent_zot.identifiers import KEY_ALPHABET
 from agent_zot.zotero.models import Library
 
-KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 MAX_OBJECTS = 50
 
 

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.services.organize.add.requested import parse_identifiers
+from agent_zot.identifiers import parse_identifiers
 from agent_zot.services.organize.add.zotero_json import ITEM_FIELDS, zotero_item
 from agent_zot.services.routing import route
 from agent_zot.zotero.models import ReadOptions

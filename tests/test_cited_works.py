@@ -348,7 +348,7 @@ def test_a_chinese_title_given_whole_beside_an_english_gloss_names_the_cited_wor
     from agent_zot.graph.cited_works import work_node
     from agent_zot.graph.model import Edge, EdgeKind
     from agent_zot.graph.references import parse_reference
-    from agent_zot.graph.store_nx import NetworkxGraphStore
+    from agent_zot.graph.store_sqlite import SqliteGraphStore
     from agent_zot.services.resolve.papers import PaperRequest
     from agent_zot.services.resolve.works import WorkMatch, resolve_cited
     from agent_zot.zotero.reader import load_library
@@ -362,7 +362,7 @@ def test_a_chinese_title_given_whole_beside_an_english_gloss_names_the_cited_wor
     )
     wid = work_node(nodes, reference, {})
     assert wid is not None
-    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store = SqliteGraphStore(tmp_path / "state.sqlite")
     try:
         paper = Node(f"paper:{robot}", NodeKind.PAPER, {"title": "轮腿式平衡机器人控制"})
         store.replace_all(GraphData([paper, *nodes.values()], [Edge(paper.id, wid, EdgeKind.CITES, {})]))

@@ -17,7 +17,7 @@ from agent_zot.graph.authors import (
     resolve_authors,
 )
 from agent_zot.graph.model import GraphData, Node, NodeKind
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.resolve.graph import resolve_author
 from agent_zot.zotero.models import Creator, Item
 from tests.conftest import shared_library_params
@@ -275,8 +275,8 @@ def test_shared_library_merges_are_consistent(folder: Path, record_property: pyt
 # --- looking an author up in the graph --------------------------------------------------------------
 
 
-def _author_graph(tmp_path: Path, names: list[str]) -> NetworkxGraphStore:
-    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+def _author_graph(tmp_path: Path, names: list[str]) -> SqliteGraphStore:
+    store = SqliteGraphStore(tmp_path / "state.sqlite")
     store.upsert(GraphData([Node(f"author:{i}", NodeKind.AUTHOR, {"name": n}) for i, n in enumerate(names)]))
     return store
 

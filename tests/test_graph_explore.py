@@ -381,3 +381,21 @@ def test_citations_appear_when_a_metadata_only_run_is_followed_by_a_full_one(
     )  # no reference lists read yet
     assert update(tmp_path / "steps") == fresh  # the full run reads them: the same graph as a fresh run
     assert update(tmp_path / "steps", "--force-rebuild") == fresh
+
+
+def test_doctor_says_when_the_graph_outgrows_the_embedded_store(
+    graph_library: tuple[Settings, dict[str, str]], tmp_path: Path
+) -> None:
+    """Past the measured size, doctor names the Neo4j server as the graph's better home and the one
+    command that moves it there."""
+    from agent_zot.services.upkeep.doctor import graph_home
+
+    ctx = AppContext(graph_library[0], home=tmp_path / "home")
+    try:
+        fine = graph_home(ctx)
+        assert fine.status == "ok" and "papers" in fine.detail
+        outgrown = graph_home(ctx, server_edges=1)
+        assert outgrown.status == "warn" and "Neo4j" in outgrown.detail
+        assert "agent-zot graph sync" in outgrown.fix
+    finally:
+        ctx.close()

@@ -78,9 +78,9 @@ async def test_sync_then_explore_on_neo4j(
         assert await answers(on_neo4j, tmp_path, **arguments) == await answers(
             settings, tmp_path, **arguments
         )
-    # this Bolt server has no Graph Data Science plugin: networkx ranks, and the answer says so
+    # this Bolt server has no Graph Data Science plugin: agent-zot ranks, and the answer says so
     influence = await answers(on_neo4j, tmp_path, query="the most influential papers in my library")
-    assert influence["pagerank_by"] == "networkx" and influence["papers"]
+    assert influence["pagerank_by"] == "agent-zot" and influence["papers"]
 
 
 def test_unreachable_neo4j_is_an_actionable_cli_error(

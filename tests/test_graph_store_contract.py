@@ -1,4 +1,4 @@
-"""One contract for every GraphStore: the embedded networkx store and the Neo4j store, the latter against a
+"""One contract for every GraphStore: the embedded SQLite store and the Neo4j store, the latter against a
 real Bolt server (ArcadeDB with its Bolt plugin, started once per session by ``tests/bolt_server.py``).
 
 Decided semantics every store shares (and store.py documents): an edge naming a node that does not exist
@@ -17,7 +17,7 @@ import pytest
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStore, GraphStoreError
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.state.db import connect
 from agent_zot.state.index import IndexState
 from tests.bolt_server import BoltServer, bolt_server  # noqa: F401  (the session fixture, used by name)
@@ -117,15 +117,15 @@ def edges_among(ids: Sequence[str], kinds: Sequence[EdgeKind]) -> list[Edge]:
 # -- fixtures --------------------------------------------------------------------------------------
 
 
-@pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.slow)])  # the Bolt server
+@pytest.fixture(params=["sqlite", pytest.param("neo4j", marks=pytest.mark.slow)])  # the Bolt server
 def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[StoreFactory]:
     """A factory of stores over one backing store (a SQLite file, or the session's Bolt server emptied
     first), so tests can open a second store object on the same data; all are closed at the end."""
     made: list[GraphStore] = []
-    if request.param == "networkx":
+    if request.param == "sqlite":
 
         def open_one() -> GraphStore:
-            return NetworkxGraphStore(tmp_path / "state.sqlite")
+            return SqliteGraphStore(tmp_path / "state.sqlite")
     else:
         server: BoltServer = request.getfixturevalue("bolt_server")
 
@@ -323,7 +323,7 @@ def test_replace_all_is_seen_by_another_store_object(make_store: StoreFactory) -
 def test_an_unchanged_rebuild_writes_nothing(tmp_path: Path) -> None:
     """The embedded store compares a rebuild with what it holds: the same graph is no write at all
     (readers keep their loaded graph), a changed one bumps the version once."""
-    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store = SqliteGraphStore(tmp_path / "state.sqlite")
     store.replace_all(DATA)
 
     def version() -> int:
@@ -513,7 +513,7 @@ def test_a_new_store_object_sees_the_data(store: GraphStore, make_store: StoreFa
 
 
 def test_writes_of_another_store_object_are_seen(store: GraphStore, make_store: StoreFactory) -> None:
-    assert store.counts()[NodeKind.PAPER.value] == 5  # loaded (the networkx store caches from here on)
+    assert store.counts()[NodeKind.PAPER.value] == 5  # read (the embedded store caches counts from here on)
     other = make_store()
     other.upsert(
         GraphData([paper("paper:NEW", "Written elsewhere", 2024)], [edge("paper:NEW", EdgeKind.CITES, P1)])
@@ -529,10 +529,10 @@ def test_writes_of_another_store_object_are_seen(store: GraphStore, make_store: 
     assert store.counts() == expected_counts([], [])
 
 
-def test_networkx_tables_live_beside_the_index_state(tmp_path: Path) -> None:
+def test_embedded_tables_live_beside_the_index_state(tmp_path: Path) -> None:
     path = tmp_path / "state.sqlite"
     state = IndexState(path)
-    graph = NetworkxGraphStore(path)
+    graph = SqliteGraphStore(path)
     try:
         graph.upsert(DATA)
         state.set_meta("probe", "1")  # a write to another table: no reload, no harm

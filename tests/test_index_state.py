@@ -137,11 +137,11 @@ def test_fingerprints_of_missing_and_cached_files(full_lib: FullLibrary) -> None
 
 def test_one_schema_holds_the_index_records_the_graph_facts_and_the_graph(tmp_path: Path) -> None:
     from agent_zot.graph.facts import FactsCache
-    from agent_zot.graph.store_nx import NetworkxGraphStore
+    from agent_zot.graph.store_sqlite import SqliteGraphStore
     from agent_zot.state.db import STATE_SCHEMA_VERSION, connect
 
     path = tmp_path / "state.sqlite"
-    state, facts, graph = IndexState(path), FactsCache(path), NetworkxGraphStore(path)
+    state, facts, graph = IndexState(path), FactsCache(path), SqliteGraphStore(path)
     graph.counts()  # opens its connection
     tables = {row[0] for row in connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"meta", "items", "attachments", "pages", "graph_facts", "graph_nodes", "graph_edges"} <= tables
@@ -155,9 +155,9 @@ def test_a_graph_counts_as_built_once_it_holds_a_paper(tmp_path: Path) -> None:
     the tables; authors or cited works alone are not a graph to search with, and an id that merely sorts
     next to the papers' is not a paper."""
     from agent_zot.graph.model import GraphData, Node, NodeKind, node_id, paper_id
-    from agent_zot.graph.store_nx import NetworkxGraphStore
+    from agent_zot.graph.store_sqlite import SqliteGraphStore
 
-    graph = NetworkxGraphStore(tmp_path / "state.sqlite")
+    graph = SqliteGraphStore(tmp_path / "state.sqlite")
     try:
         assert not graph.has_papers()
         author = Node(node_id(NodeKind.AUTHOR, "lo-kyle"), NodeKind.AUTHOR, {"name": "Kyle Lo"})

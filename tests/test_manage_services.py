@@ -114,7 +114,7 @@ def test_tag_search_or_not_and_combined(lib, full_lib: FullLibrary) -> None:
 
 
 def test_tag_search_errors_are_actionable(lib) -> None:
-    with pytest.raises(NotFoundError, match="No tag named 'nlpp'") as err:
+    with pytest.raises(NotFoundError, match="No tag 'nlpp' in this library") as err:
         tags.search_by_tags(lib, "nlpp", limit=5)
     assert "nlp" in str(err.value)
     with pytest.raises(InvalidArgumentError):

@@ -180,7 +180,7 @@ def test_an_item_by_title_words_key_or_attachment_key(library, built, name: str)
 def test_names_that_match_nothing_get_the_closest_ones(library) -> None:
     with pytest.raises(NotFoundError, match="No tag 'methd'") as err:
         resolve_scope(library, tags=["methd"])
-    assert "Closest tags: method" in str(err.value)
+    assert "Did you mean: method?" in str(err.value)
     with pytest.raises(NotFoundError, match="No collection matches 'Quantum'") as err:
         resolve_scope(library, collection="Quantum")
     assert "Reading list" in str(err.value)
@@ -454,7 +454,7 @@ def scope_keys(k: dict[str, str], arguments: dict[str, Any]) -> set[str]:
     ("arguments", "says"),
     [
         ({"color": "teal"}, "yellow, red, green, blue"),
-        ({"tags": ["methd"]}, "Closest tags: method"),
+        ({"tags": ["methd"]}, "Did you mean: method?"),
         ({"collection": "Quantum"}, "Collections: Reading list, Thesis"),
         ({"item_key": "ZZZZ9999"}, "No item with key 'ZZZZ9999'"),
     ],

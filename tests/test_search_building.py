@@ -15,7 +15,7 @@ from fastmcp import Client
 
 from agent_zot.config import Settings
 from agent_zot.index.integrity import UPDATE_LOCK
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
+from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.mcp.server import build_server
 from agent_zot.services.context import AppContext
 from agent_zot.zotero.demo import ensure_demo_library

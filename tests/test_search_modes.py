@@ -150,7 +150,8 @@ async def test_an_escalated_search_reuses_its_first_pass_and_says_things_once(
 def test_a_second_pass_replaces_the_first_ones_notes(graph_library: tuple[Settings, dict[str, str]]) -> None:  # noqa: F811
     from dataclasses import replace
 
-    from agent_zot.services.search.answer import _Search, resolve_filters
+    from agent_zot.services.resolve.scope import resolve_filters
+    from agent_zot.services.search.answer import _Search
     from agent_zot.services.tools import routed
 
     ctx = AppContext(graph_library[0])

@@ -20,7 +20,8 @@ from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import SHARED_ZOTERO, guard_database
 from tests.soak import generations_on_disk, index_contents, soak, update_db
 
-pytestmark = pytest.mark.slow
+# About 2.5 minutes alone on two busy cores: beyond the suite's per-test timeout (pyproject.toml).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 REAL_LIBRARY = SHARED_ZOTERO / "hsteinshiromoto-z6"
 FULLTEXT = os.environ.get("AGENT_ZOT_SOAK_FULLTEXT") == "1"

@@ -54,3 +54,17 @@ def test_test_files_skip_on_shared_data_only_through_conftest() -> None:
         if re.search(r'"shared"\s*/\s*"data"', text) or re.search(r"skip\w*\([^)]*shared", text, re.I):
             offenders.append(path.name)
     assert offenders == []
+
+
+def test_the_suite_runs_in_parallel_by_module_with_a_per_test_timeout() -> None:
+    """`.venv/bin/pytest` alone runs on every core, a module's tests on one worker (so its module-scoped
+    fixtures, most of them an indexed library, are built once), and stops a hung test by name."""
+    options = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    ini = options["tool"]["pytest"]["ini_options"]
+    addopts = dict(option.split("=", 1) for option in ini["addopts"].split() if "=" in option)
+    # the long spellings: conftest accepts them as no-ops under -p no:xdist (pytest keeps -n for itself)
+    assert addopts.get("--numprocesses") in ("auto", "logical") and addopts.get("--dist") == "loadfile"
+    # an ini value, not --timeout in addopts, so that -p no:timeout stays usable too
+    assert int(ini.get("timeout", 0)) > 0
+    dev = options["project"]["optional-dependencies"]["dev"]
+    assert any(d.startswith("pytest-xdist") for d in dev) and any(d.startswith("pytest-timeout") for d in dev)

@@ -20,7 +20,8 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from agent_zot.zotero.demo_pdf import write_text_pdf
 
-pytestmark = pytest.mark.slow
+# The rebuild test takes about 1.5 minutes alone on two busy cores, near the suite's per-test timeout.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 ITEMS = 60  # three embedding batches of about 21 items: kills land before, between and after them
 

@@ -81,7 +81,7 @@ def test_cap_says_what_was_left_out(demo: Settings, tmp_path: Path) -> None:
     [
         (["--collection", "Zoology"], "No collection matches 'Zoology'. Collections: Reading list, Thesis"),
         (["--author", "Devlim"], "Close names: Jacob Devlin."),
-        (["--item", "VP87HHZ5"], "Did you mean: VP87HHZ4"),
+        (["--item", "VP87HHZ5"], "Did you mean: [VP87HHZ4]"),
     ],
 )
 def test_unknown_names(demo: Settings, closes: list[int], args: list[str], message: str) -> None:

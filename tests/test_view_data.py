@@ -11,7 +11,7 @@ from agent_zot.config import Settings
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import EdgeKind, NodeKind
 from agent_zot.graph.store import Direction
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore.view_data import ViewData, build_view, library_view
 from agent_zot.services.explore.view_scope import ViewRequest
@@ -128,7 +128,7 @@ def test_cap_keeps_the_most_connected(demo: Settings) -> None:
 
 def test_cap_on_a_synthetic_graph_keeps_the_hub_and_the_seed(tmp_path: Path) -> None:
     graph, library = synthetic_library(60)
-    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store = SqliteGraphStore(tmp_path / "state.sqlite")
     try:
         store.replace_all(graph)
         data = build_view(store, library, ViewRequest(max_nodes=5))
@@ -173,7 +173,7 @@ def test_no_index_says_to_run_update_db(tmp_path: Path) -> None:
 
 def test_empty_graph_says_to_run_update_db(tmp_path: Path) -> None:
     graph, library = synthetic_library(3)
-    store = NetworkxGraphStore(tmp_path / "state.sqlite")
+    store = SqliteGraphStore(tmp_path / "state.sqlite")
     try:
         store.replace_all(graph)
         store.delete_nodes([n.id for n in graph.nodes if n.kind is NodeKind.PAPER])

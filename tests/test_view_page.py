@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.errors import ExportError
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.explore.view_data import build_view
 from agent_zot.services.explore.view_scope import ViewRequest
 from agent_zot.view.page import SCRIPTS, check_writable, json_for_script, render_page, write_page
@@ -66,7 +66,7 @@ def parse(page: str) -> PageParser:
 def page_and_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, object]]:
     graph, library = synthetic_library(5)
     graph.nodes[1].props["title"] = library.items["P0000000"].fields["title"] = HOSTILE.replace("\ud800", "")
-    store = NetworkxGraphStore(tmp_path_factory.mktemp("page") / "state.sqlite")
+    store = SqliteGraphStore(tmp_path_factory.mktemp("page") / "state.sqlite")
     try:
         store.replace_all(graph)
         data = build_view(store, library, ViewRequest()).to_json()

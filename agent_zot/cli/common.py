@@ -119,6 +119,27 @@ def _guard(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+# `mode` is what the route calls the mode (`route.mode`); the tools take it as `force_mode`.
+_ARGUMENT_ALIASES = {"mode": "force_mode"}
+
+
+def tool_arguments(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``NAME=VALUE`` pairs (`--arg`); a value that reads as JSON (7, ["a"], true) is taken as that, else
+    as text. The tool's request model checks them, as it checks an MCP call's."""
+    arguments: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--arg")
+        try:
+            parsed: Any = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        arguments[_ARGUMENT_ALIASES.get(name, name)] = parsed
+    return arguments
+
+
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 

@@ -19,6 +19,7 @@ from agent_zot.cli.common import (
     json_option,
     read_draft_file,
     read_json_list,
+    tool_arguments,
 )
 from agent_zot.config import default_config_path
 from agent_zot.errors import AgentZotError
@@ -336,7 +337,7 @@ def route_cmd(
     from agent_zot.services.tools import prepare, request_for, spec_for
 
     spec = spec_for(tool)  # short names ("tags", "export") are accepted
-    given = {"query": query, "force_mode": force_mode, **_tool_arguments(arguments)}
+    given = {"query": query, "force_mode": force_mode, **tool_arguments(arguments)}
     decision, _ = prepare(spec, request_for(spec, given))  # as the tool decides it: arguments beat words
     data = decision.to_dict()
     data["resolved"] = _resolved_preview(state, decision, query)
@@ -346,20 +347,6 @@ def route_cmd(
     )
     text += "".join(f"\n{line}" for line in _resolved_lines(data["resolved"]))
     _emit(data, text, as_json)
-
-
-def _tool_arguments(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``NAME=VALUE`` pairs; a value that reads as JSON (7, ["a"], true) is taken as that, else as text."""
-    arguments: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--arg")
-        try:
-            arguments[name.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            arguments[name.strip()] = value
-    return arguments
 
 
 def _resolved_preview(state: State, decision: Any, query: str) -> dict[str, Any]:
@@ -483,11 +470,13 @@ def export_cmd(
 # --help cost).
 from agent_zot.cli.add_cmd import add  # noqa: E402
 from agent_zot.cli.admin import authorize, config, graph, index, models  # noqa: E402
+from agent_zot.cli.ask_cmd import ASK_COMMANDS  # noqa: E402
 from agent_zot.cli.matrix_cmd import matrix  # noqa: E402
 from agent_zot.cli.setup_cmd import setup  # noqa: E402
 from agent_zot.cli.view_cmd import view  # noqa: E402
 from agent_zot.cli.watch_cmd import update_worker, watch  # noqa: E402
 
-for command in (index, graph, config, models, authorize, setup, watch, update_worker, view, matrix, add):
+_COMMANDS = (index, graph, config, models, authorize, setup, watch, update_worker, view, matrix, add)
+for command in (*_COMMANDS, *ASK_COMMANDS):
     cli.add_command(command)
 accept_group_options_anywhere(cli)

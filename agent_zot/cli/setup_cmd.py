@@ -7,6 +7,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,15 +44,39 @@ def _system() -> str:
 @click.option("--dry-run", is_flag=True, help="Print the changes as a diff; write nothing.")
 @click.option("--remove", is_flag=True, help="Remove the entry instead (the files are backed up first).")
 @click.option("--name", default="agent-zot", show_default=True, help="The server's name in the clients.")
+@click.option(
+    "--skill",
+    is_flag=True,
+    help="Install the skill for coding agents instead (Claude Code: ~/.claude/skills/agent-zot/SKILL.md), "
+    "which teaches the shell route (`agent-zot search`, `summarize`, `explore`, `call`); --dry-run prints it.",
+)
+@click.option(
+    "--project", is_flag=True, help="With --skill: in this project (./.claude/skills/), not for the user."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @click.pass_obj
 def setup(
-    state: State, clients: tuple[str, ...], dry_run: bool, remove: bool, name: str, as_json: bool
+    state: State,
+    clients: tuple[str, ...],
+    dry_run: bool,
+    remove: bool,
+    name: str,
+    skill: bool,
+    project: bool,
+    as_json: bool,
 ) -> None:
     """Add agent-zot (this installation, and the library it finds) to the MCP configuration of Claude
     Desktop, Claude Code, Cursor and VS Code: those installed, or the --client ones. Every file it changes
-    is backed up first, and running it again changes nothing. Exits 1 when a client could not be set up."""
+    is backed up first, and running it again changes nothing. Exits 1 when a client could not be set up.
+    With --skill, install the skill for coding agents instead."""
+    if project and not skill:
+        raise click.UsageError("--project goes with --skill.")
+    if skill and (remove or clients):
+        raise click.UsageError("--skill installs the skill only; --remove and --client are for MCP entries.")
     try:
+        if skill:
+            _skill(dry_run, project, as_json)
+            return
         failed = _setup(state, clients, dry_run, remove, name, as_json)
     except AgentZotError as exc:  # the group's _guard is not imported: main.py imports this module
         click.echo(f"Error: {exc}", err=True)
@@ -93,6 +118,39 @@ def _setup(
     else:
         _report(changes, entry, library, how, dry_run, remove)
     return any(c.action == "error" for c in changes)
+
+
+def _skill(dry_run: bool, project: bool, as_json: bool) -> None:
+    """Write (or with ``dry_run`` print) SKILL.md where Claude Code looks for it."""
+    from agent_zot.services.setup.clients import claude_code_dir
+    from agent_zot.services.setup.skill import install_skill, skill_path, skill_text
+
+    environ = dict(os.environ)  # CLAUDE_CONFIG_DIR moves Claude Code's folder; PATH finds agent-zot
+    text = skill_text(_program(environ.get("PATH")))
+    claude_dir = claude_code_dir(Path.home(), _system(), environ)
+    path = skill_path("project" if project else "user", claude_dir=claude_dir, project=Path.cwd())
+    change = install_skill(path, text, write=not dry_run)
+    if as_json:
+        click.echo(
+            json.dumps({"dry_run": dry_run, **change.to_dict(), "text": text}, ensure_ascii=False, indent=2)
+        )
+        return
+    if dry_run:
+        click.echo(text, nl=False)
+        click.echo(f"Dry run: would {change.action} {path}; nothing was written.", err=True)
+        return
+    done = {"add": "Installed", "update": "Updated", "unchanged": "Already installed:"}[change.action]
+    backup = f" (backup: {change.backup})" if change.backup else ""
+    click.echo(f"{done} the agent-zot skill {path}{backup}. Claude Code loads it in its next session.")
+
+
+def _program(search_path: str | None) -> str:
+    """How an agent's shell reaches this installation: ``agent-zot`` when that is on PATH, else the
+    script beside this Python (a virtual environment not activated)."""
+    if shutil.which("agent-zot", path=search_path):
+        return "agent-zot"
+    beside = Path(sys.executable).absolute().parent / "agent-zot"
+    return str(beside) if beside.is_file() else "agent-zot"
 
 
 def _library(state: State, home: Path) -> tuple[Path | None, str]:

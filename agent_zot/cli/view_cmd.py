@@ -90,7 +90,8 @@ def view(
 
     With --claim or --audit it draws evidence instead: each claim (or each citing sentence of a draft)
     linked to the papers that support, contradict or are cited for it."""
-    from agent_zot.services.explore.view_data import ViewRequest, library_view
+    from agent_zot.services.explore.view_data import library_view
+    from agent_zot.services.explore.view_scope import ViewRequest
     from agent_zot.view.page import check_writable, render_page, write_page
 
     request = ViewRequest(collection, item, author, concept, hops, max_nodes)
@@ -125,10 +126,10 @@ def view(
         click.echo(_summary(data))
         if serve:
             _serve(page, port, open_browser=not no_open)
-        elif not no_open:
+        elif not no_open and out is not None:  # not served: the page was written to out
             import webbrowser
 
-            webbrowser.open(out.resolve().as_uri())  # type: ignore[union-attr]
+            webbrowser.open(out.resolve().as_uri())
     except AgentZotError as exc:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(2)

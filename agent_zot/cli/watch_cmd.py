@@ -103,9 +103,11 @@ def _report(outcome: UpdateOutcome) -> None:
         return
     s = outcome.summary
     in_place = f"updated in place {s['updated_in_place']}, " if s.get("updated_in_place") else ""
+    seconds = s.get("seconds")
+    took = float(seconds) if isinstance(seconds, int | float) else 0.0
     click.echo(
         f"{stamp} indexed {s.get('indexed', 0)}, {in_place}removed {s.get('removed', 0)}, "
-        f"unchanged {s.get('unchanged', 0)} ({float(s.get('seconds', 0.0)):.1f} s)"
+        f"unchanged {s.get('unchanged', 0)} ({took:.1f} s)"
     )
 
 

@@ -198,7 +198,7 @@ def _body(item: Item, library: Library) -> list[str]:
 
 
 def _metadata(item: Item, library: Library, key: str) -> dict[str, object]:
-    return {
+    metadata: dict[str, object] = {
         "title": _plain_title(item),
         "authors": [c.full_name for c in item.authors if c.full_name.strip()],
         "year": _year(item),
@@ -211,7 +211,10 @@ def _metadata(item: Item, library: Library, key: str) -> dict[str, object]:
         "tags": item.tag_names(),
         "collections": _collection_paths(item, library),
         "date_added": item.date_added,
-    } | ({"retracted": item.retraction.date or True} if item.retraction else {})
+    }
+    if item.retraction:
+        metadata["retracted"] = item.retraction.date or True
+    return metadata
 
 
 def item_markdown(item: Item, library: Library, *, key: str | None = None) -> str:

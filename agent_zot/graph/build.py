@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -55,6 +55,25 @@ class BuildStats:
             )
             if value
         }
+
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, int]) -> BuildStats:
+        """The stats `to_dict` wrote (the per-kind ``counts`` are not in it)."""
+
+        def count(name: str) -> int:
+            return int(stored.get(name, 0))
+
+        return cls(
+            papers=count("papers"),
+            references=count("references"),
+            citations_in_library=count("citations_in_library"),
+            external_works=count("external_works"),
+            concepts=count("concepts"),
+            authors=count("authors"),
+            papers_without_creators=count("papers_without_creators"),
+            edges=count("edges"),
+            patched_papers=count("patched_papers"),
+        )
 
 
 class _Graph:

@@ -231,8 +231,8 @@ def _find_year(text: str) -> int | None:
         after = text[match.end()] if match.end() < len(text) else "."
         if before in "( ,.;:" and after in ").,;: ":
             return int(match.group(1))
-    match = _YEAR.search(text)
-    return int(match.group(1)) if match else None
+    anywhere = _YEAR.search(text)
+    return int(anywhere.group(1)) if anywhere else None
 
 
 def _sentences(text: str) -> list[str]:

@@ -26,7 +26,7 @@ from agent_zot.graph.patch import (
     signatures,
 )
 from agent_zot.graph.store import GraphStore
-from agent_zot.graph.store_nx import NetworkxGraphStore
+from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.copies import canonical_keys
@@ -49,9 +49,9 @@ class GraphResources:
         return GraphResources(self.settings, state_path)
 
     @cached_property
-    def local(self) -> NetworkxGraphStore:
+    def local(self) -> SqliteGraphStore:
         self.state_path.parent.mkdir(parents=True, exist_ok=True)
-        return NetworkxGraphStore(self.state_path)
+        return SqliteGraphStore(self.state_path)
 
     @cached_property
     def neo4j(self) -> GraphStore:
@@ -156,7 +156,7 @@ class GraphResources:
             if self.settings.graph_store == "neo4j":
                 write.apply(self.neo4j)
         counts = self.local.stored_counts()
-        stats = BuildStats(**{k: v for k, v in memo.stats.items() if k in BuildStats.__slots__})
+        stats = BuildStats.from_dict(memo.stats)
         if patch.citations is not None:
             stats.citations_in_library = patch.citations.citations_in_library
             stats.external_works = patch.citations.external_works

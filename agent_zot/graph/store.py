@@ -1,9 +1,9 @@
 """What the exploration modes need from a graph store; one contract suite tests every implementation.
 
-Implementations: ``store_nx.NetworkxGraphStore`` (embedded default: networkx in memory, persisted in the
-state database, loaded on first use) and ``store_neo4j.Neo4jGraphStore`` (the official neo4j driver; any
-Bolt server speaking standard Cypher). Exploration is written once over these primitives; ranking
-(PageRank, centrality) runs in networkx on a subgraph the store returns.
+Implementations: ``store_sqlite.SqliteGraphStore`` (embedded default: indexed tables in the state
+database, answered with SQL) and ``store_neo4j.Neo4jGraphStore`` (the official neo4j driver; any Bolt
+server speaking standard Cypher). Exploration is written once over these primitives; ranking (PageRank)
+runs on compact arrays over the edges the store returns (graph/rank.py).
 """
 
 from __future__ import annotations
@@ -97,6 +97,11 @@ class GraphStore(Protocol):
 
     def counts(self) -> dict[str, int]:
         """Node counts by kind value and edge counts by kind value, one flat mapping (every kind, 0 too)."""
+        ...
+
+    def version(self) -> int | None:
+        """A stamp that changes whenever the stored graph changes (what is computed from the graph is
+        cached on it); None when the store cannot tell cheaply, and then nothing is cached."""
         ...
 
     def close(self) -> None: ...

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStoreError
-from agent_zot.graph.store_nx import dangling_error, dedupe_batch, missing_endpoints
+from agent_zot.graph.store_rows import dangling_error, dedupe_batch, missing_endpoints
 
 if TYPE_CHECKING:
     from neo4j import Driver, ManagedTransaction
@@ -367,6 +367,11 @@ class Neo4jGraphStore:
         query = f"MATCH (n:Node:{NodeKind.PAPER.value}) RETURN 1 LIMIT 1"
         return self._run(lambda tx: tx.run(query).single() is not None, write=False)
 
+    def version(self) -> int | None:
+        """None: a Bolt server keeps no version of the graph, and a count or a timestamp would miss an edit
+        that changes props only; what callers compute from the graph is computed again."""
+        return None
+
     def counts(self) -> dict[str, int]:
         def work(tx: ManagedTransaction) -> dict[str, int]:
             result = {k.value: 0 for k in NodeKind} | {k.value: 0 for k in EdgeKind}
@@ -391,7 +396,7 @@ def _write_nodes(tx: ManagedTransaction, nodes: Sequence[Node], existing: set[st
     """Update the ``existing`` nodes, create the others. Not one MERGE: ArcadeDB uses the id index only
     for a single-label pattern, and MERGE must name both labels to create a node with its kind."""
     by_kind: dict[NodeKind, list[dict[str, Any]]] = defaultdict(list)
-    updates = []
+    updates: list[dict[str, Any]] = []
     for n in nodes:
         row = encode_props(n.props) | {"id": n.id}  # SET n = row: props replaced, the id kept
         (updates if n.id in existing else by_kind[n.kind]).append(row)

@@ -149,7 +149,7 @@ class TokenizerFile:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Character offsets of each text token, special tokens excluded."""
-        return [tuple(o) for o in self.tokenizer.encode(text, add_special_tokens=False).offsets]  # type: ignore[misc]
+        return [(start, end) for start, end in self.tokenizer.encode(text, add_special_tokens=False).offsets]
 
     def special_tokens(self) -> int:
         """How many special tokens the model adds around a text ([CLS] and [SEP] for BERT)."""
@@ -196,7 +196,7 @@ def embedder_kinds() -> list[str]:
 def _backend_class(kind: str) -> type:
     module_name, class_name = _BACKENDS[kind]
     module = importlib.import_module(module_name)
-    return getattr(module, class_name)  # type: ignore[no-any-return]
+    return getattr(module, class_name)
 
 
 def make_embedder(kind: str, **options: Any) -> Embedder:
@@ -214,4 +214,4 @@ def make_embedder(kind: str, **options: Any) -> Embedder:
         inspect.signature(cls).bind(**options)
     except TypeError as err:
         raise EmbedderError(f"Invalid option for embedder {kind!r}: {err}") from err
-    return cls(**options)  # type: ignore[no-any-return]
+    return cls(**options)

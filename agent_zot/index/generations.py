@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agent_zot.errors import AgentZotError
-from agent_zot.index.locks import open_lock_file, same_file, try_lock, unlock
+from agent_zot.locks import open_lock_file, same_file, try_lock, unlock
 
 log = logging.getLogger(__name__)
 

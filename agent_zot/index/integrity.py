@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.errors import AgentZotError
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.store import SearchFilter
+from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.state.db import StateError
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -68,8 +69,8 @@ def ensure_model(
         folder.mkdir(parents=True, exist_ok=True)
         total = len(files)
         for number, name in enumerate(files, 1):
-            _fetch_file(client, f"{base}/{hub_id}/resolve/{revision}/{name}", folder / name,
-                        lambda done, size, n=number, f=name: _report(out, n, total, f, done, size))  # fmt: skip
+            report = partial(_report, out, number, total, name)
+            _fetch_file(client, f"{base}/{hub_id}/resolve/{revision}/{name}", folder / name, report)
             _check_digest(folder / name, listed[name])
     (folder / MANIFEST).write_text(
         json.dumps({"id": hub_id, "revision": revision, "files": files}), encoding="utf-8"

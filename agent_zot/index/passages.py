@@ -334,7 +334,7 @@ class PassagePicker:
         kinds: list[list[str]],
         count: int,
     ) -> list[Passage]:
-        passages = []
+        passages: list[Passage] = []
         for c, text, found, kind in zip(chunks, texts, spans, kinds, strict=True):
             kept = kept_text(text, found, kind) if found else text
             if kept and len(passages) < count:

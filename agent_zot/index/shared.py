@@ -32,9 +32,9 @@ from typing import Any
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index import wire
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SparseVector, VectorStore
 from agent_zot.index.wire import WireError
+from agent_zot.locks import open_lock_file, try_lock, unlock
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index.identity import backend_mismatch
 from agent_zot.zotero.models import Item
+
+if TYPE_CHECKING:  # numpy is imported where vectors are made, not to read this module
+    import numpy as np
+
+# A dense vector as the embedders make it (a numpy array) or as a list of floats.
+DenseVector: TypeAlias = "Sequence[float] | np.ndarray"
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -58,7 +64,7 @@ class SparseVector:
 @dataclass(slots=True)
 class Point:
     id: str  # a UUID string
-    dense: Sequence[float]  # or a numpy float32 array
+    dense: DenseVector
     sparse: SparseVector | None
     payload: dict[str, Any]
 
@@ -116,7 +122,7 @@ class VectorStore(Protocol):
 
     def search(
         self,
-        dense: Sequence[float] | None,
+        dense: DenseVector | None,
         sparse: SparseVector | None,
         *,
         limit: int,
@@ -245,7 +251,7 @@ def info_from_dict(data: dict[str, Any]) -> IndexInfo | None:
 
 
 def check_search_args(
-    dense: Sequence[float] | None, sparse: SparseVector | None, fusion: str, limit: int
+    dense: DenseVector | None, sparse: SparseVector | None, fusion: str, limit: int
 ) -> SparseVector | None:
     """Validate a search call. Returns the sparse vector, or None when it has no terms: a query made of
     stopwords only matches nothing lexically, and a sparse-only search then returns no hits."""
@@ -258,7 +264,7 @@ def check_search_args(
     return sparse if sparse is not None and sparse.indices else None
 
 
-def as_floats(vector: Sequence[float]) -> list[float]:
+def as_floats(vector: DenseVector) -> list[float]:
     """A plain list of floats from a list or a numpy array (the engines' bindings want lists)."""
     tolist = getattr(vector, "tolist", None)
     return tolist() if tolist is not None else [float(x) for x in vector]

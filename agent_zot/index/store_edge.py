@@ -35,6 +35,7 @@ from agent_zot.index.store import (
     RRF_K,
     SPARSE,
     Condition,
+    DenseVector,
     Hit,
     IndexInfo,
     Point,
@@ -169,7 +170,7 @@ class EdgeStore:
     def _delete_where(self, key: str, values: Sequence[str], kinds: Sequence[str] = ()) -> None:
         shard = self._require()
         if values:
-            must = [qe.FieldCondition(key, match=qe.MatchAny(list(values)))]
+            must: list[qe.ConditionType] = [qe.FieldCondition(key, match=qe.MatchAny(list(values)))]
             if kinds:
                 must.append(qe.FieldCondition("kind", match=qe.MatchAny(list(kinds))))
             shard.update(qe.UpdateOperation.delete_points_by_filter(qe.Filter(must=must)))
@@ -189,7 +190,7 @@ class EdgeStore:
 
     def search(
         self,
-        dense: Sequence[float] | None,
+        dense: DenseVector | None,
         sparse: SparseVector | None,
         *,
         limit: int,
@@ -214,7 +215,8 @@ class EdgeStore:
         else:
             # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
             stages = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=engine_filter) for q in queries]
-            fused = qe.Fusion.Rrf(k=RRF_K) if fusion == "rrf" else qe.Fusion.Dbsf()
+            # the stub declares the variants apart from Fusion; at run time they subclass it
+            fused: qe.Fusion = qe.Fusion.Rrf(k=RRF_K) if fusion == "rrf" else qe.Fusion.Dbsf()  # type: ignore[assignment]
             request = qe.QueryRequest(
                 limit=limit, prefetches=stages, query=fused, filter=engine_filter, with_payload=True
             )
@@ -363,7 +365,7 @@ def _from_edge_record(point_id: Any, vectors: Any, payload: dict[str, Any] | Non
 
 
 def _to_filter(search_filter: SearchFilter | None) -> qe.Filter | None:
-    conditions = [_to_condition(c) for c in filter_conditions(search_filter)]
+    conditions: list[qe.ConditionType] = [_to_condition(c) for c in filter_conditions(search_filter)]
     return qe.Filter(must=conditions) if conditions else None
 
 

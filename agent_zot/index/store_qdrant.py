@@ -32,6 +32,7 @@ from agent_zot.index.store import (
     RRF_K,
     SPARSE,
     Condition,
+    DenseVector,
     Hit,
     IndexInfo,
     IndexMismatchError,
@@ -171,7 +172,9 @@ class QdrantStore:
     def _delete_where(self, key: str, values: Sequence[str], kinds: Sequence[str] = ()) -> None:
         client = self._require()
         if values:
-            must = [models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))]
+            must: list[models.Condition] = [
+                models.FieldCondition(key=key, match=models.MatchAny(any=list(values)))
+            ]
             if kinds:
                 must.append(models.FieldCondition(key="kind", match=models.MatchAny(any=list(kinds))))
             match = models.Filter(must=must)
@@ -204,7 +207,7 @@ class QdrantStore:
 
     def search(
         self,
-        dense: Sequence[float] | None,
+        dense: DenseVector | None,
         sparse: SparseVector | None,
         *,
         limit: int,
@@ -337,6 +340,7 @@ class QdrantStore:
                     type=models.ScalarType.INT8, quantile=0.99, always_ram=True
                 )
             )
+        cluster = self._cluster_options()
         client.create_collection(
             self.collection,
             vectors_config={DENSE: models.VectorParams(size=info.dense_dim, distance=models.Distance.COSINE)},
@@ -344,7 +348,8 @@ class QdrantStore:
             hnsw_config=models.HnswConfigDiff(m=self.hnsw_m, ef_construct=self.ef_construct),
             quantization_config=quantization,
             metadata={METADATA_KEY: info_to_dict(info)},
-            **self._cluster_options(),
+            shard_number=cluster.get("shard_number"),
+            replication_factor=cluster.get("replication_factor"),
         )
         if self.url is not None:  # local mode has no payload indexes (and warns when asked for one)
             self._create_payload_indexes(client)

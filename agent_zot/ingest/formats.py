@@ -93,7 +93,7 @@ class _HtmlText(HTMLParser):
         if self._heading is not None:
             self._heading.append(text)
 
-    def parse_marked_section(self, i: int, report: int = 1) -> int:
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
         """``<![...]>`` with an unknown keyword makes the stdlib parser assert: skip the section."""
         try:
             return super().parse_marked_section(i, report)

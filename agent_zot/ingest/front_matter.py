@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from agent_zot.ingest.models import FrontMatter, ParseError
+from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.pdfium import open_pdf
 from agent_zot.ingest.title_block import SUPERSCRIPT, Line, fix_accents, page_lines, printed_year, title_block
+from agent_zot.zotero.file_metadata import FrontMatter
 
 _FILE_NAME = re.compile(r"\.(?:pdf|docx?|dvi|tex|ps|rtf|odt|pptx?|indd|qxd|txt)\s*$", re.IGNORECASE)
 _TOOL_TITLE = re.compile(r"^(?:microsoft\s+\w+|untitled|powerpoint presentation|slide \d+)\b", re.IGNORECASE)

@@ -162,7 +162,7 @@ def _label_runs(lines: Sequence[TextLine], size: float, page_width: float) -> se
         if len(run) >= LABEL_RUN:
             members = [lines[i] for i in run]
             lefts = {round(line.box[0] / 3) for line in members if line.box is not None}
-            near = lines[max(0, run[0] - 3) : run[0]] + lines[run[-1] + 1 : run[-1] + 4]
+            near = [*lines[max(0, run[0] - 3) : run[0]], *lines[run[-1] + 1 : run[-1] + 4]]
             # a table's head: next to its caption, or over rows of figures
             table = any(
                 (opens_caption(line.text) and line.text.lower().startswith("tab")) or _numeric_row(line.text)

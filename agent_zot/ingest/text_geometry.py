@@ -59,9 +59,12 @@ def text_lines(textpage: Any, page_height: float) -> tuple[str, list[TextLine]]:
     for match in _LINE.finditer(raw):
         stripped = match.group().rstrip()
         offset = match.start()
-        found = offset + drift
-        if found >= count or unicode_of(handle, found) != ord(stripped[0]):
-            found = _locate(handle, stripped, found + 1, count)
+        start = offset + drift
+        found = (
+            start
+            if start < count and unicode_of(handle, start) == ord(stripped[0])
+            else _locate(handle, stripped, start + 1, count)
+        )
         if found is None:
             lines.append(TextLine(stripped, match.span(), None))
             continue

@@ -74,7 +74,7 @@ def _result(call: Callable[[], ToolResponse], renders_apps: bool = False) -> Too
     if response.images:
         content: list[Any] = [TextContent(type="text", text=response.text)]
         content += [
-            ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mimeType="image/png")
+            ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
             for png in response.images
         ]
         return ToolResult(content=content, structured_content=response.data, is_error=response.is_error)
@@ -95,7 +95,8 @@ def _parameters(spec: ToolSpec) -> list[inspect.Parameter]:
     found = []
     for name, info in spec.request.model_fields.items():
         described = Field(description=spec_described(info))
-        annotation = Annotated[info.annotation | None, *info.metadata, described]  # type: ignore[valid-type]
+        # a type built at run time from the request model, which a static checker cannot read as a type
+        annotation = Annotated[info.annotation | None, *info.metadata, described]  # type: ignore[name-defined]
         found.append(
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
         )

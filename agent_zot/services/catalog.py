@@ -28,7 +28,7 @@ from agent_zot.services.spec import (
 )
 
 
-def _limit(default: int, what: str = "results") -> object:
+def _limit(default: int, what: str = "results") -> Any:  # Any, as pydantic's Field() is typed
     return Field(default, ge=1, le=MAX_LIMIT, description=f"Max {what}.")
 
 
@@ -53,7 +53,7 @@ class SearchRequest(ToolRequest):
     collection: str | None = Field(None, description="Only this collection (and below).")
     tags: list[str] | None = Field(None, description="Only items with any of these tags.")
     item_type: str | None = Field(None, description="Item type, e.g. journalArticle.")
-    limit: int = _limit(10, "papers")  # type: ignore[assignment]
+    limit: int = _limit(10, "papers")
     detail: Literal["sentences", "full"] = Field(
         "sentences", description="Passages: best sentences or whole chunks."
     )
@@ -107,7 +107,7 @@ class ExploreRequest(ToolRequest):
     year_max: int | None = Field(None, description="Temporal: last year.")
     hops: int | None = Field(None, ge=1, le=3, description="Citation 1-3, collaboration 1-2.")
     direction: Literal["out", "in", "both"] | None = Field(None, description="out = cites.")
-    limit: int = _limit(15)  # type: ignore[assignment]
+    limit: int = _limit(15)
     force_mode: modes_literal(EXPLORE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -129,7 +129,7 @@ class CollectionsRequest(ToolRequest):
     recursive: bool = Field(False, description="With sub-collections.")
     identifiers: list[str] | None = Field(None, description="DOIs, arXiv ids, PMIDs or ISBNs.")
     tags: list[str] | None = Field(None, description="Import: tags.")
-    limit: int = _limit(20)  # type: ignore[assignment]
+    limit: int = _limit(20)
     force_mode: modes_literal(COLLECTION_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -146,7 +146,7 @@ class TagsRequest(ToolRequest):
         None, description='Tags: "a || b" = a or b; "-c" = not c; commas = and.'
     )
     item_keys: ItemKeys = None
-    limit: int = _limit(50)  # type: ignore[assignment]
+    limit: int = _limit(50)
     force_mode: modes_literal(TAG_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 
@@ -164,7 +164,7 @@ class NotesRequest(ToolRequest):
     tags: list[str] | None = Field(None, description="Any of these tags (own or the item's).")
     color: str | None = Field(None, description="Annotation colour: name or hex.")
     note: str | None = Field(None, description="Text of a new note (Markdown).")
-    limit: int = _limit(20)  # type: ignore[assignment]
+    limit: int = _limit(20)
     force_mode: modes_literal(NOTE_MODES) = Field(None, description=MODE_DESCRIPTION)  # type: ignore[valid-type]
 
 

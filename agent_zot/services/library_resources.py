@@ -9,16 +9,11 @@ import functools
 from collections.abc import Callable
 from typing import Concatenate, ParamSpec
 
-from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
-
 from agent_zot.errors import AgentZotError, InvalidArgumentError, NotFoundError
-from agent_zot.identifiers import ITEM_KEY
 from agent_zot.services.answer_notes import DEMO_HINT, DEMO_NOTE, note_error
 from agent_zot.services.context import AppContext
 from agent_zot.services.full_text import UPDATE_DB, FullText, full_text_of, page_name
-from agent_zot.services.resolve.library import resolve_collection
-from agent_zot.services.resolve.match import match_items
+from agent_zot.services.resolve.library import resolve_collection, resolve_item
 from agent_zot.services.response import MAX_LIMIT, item_line, plural, quoted
 from agent_zot.services.summarize.overview import apa_citation, collection_paths
 from agent_zot.state.index import AttachmentRecord
@@ -28,8 +23,6 @@ ITEM_URI = "zotero://item/{key}"
 PAGE_URI = "zotero://item/{key}/fulltext/{page}"
 COLLECTION_URI = "zotero://collection/{key}"
 _SHOWN_AUTHORS = 12
-# A typed key one or two characters off is a typo worth naming; further off, keys are just different.
-_KEY_TYPO_DISTANCE = 2
 P = ParamSpec("P")
 
 
@@ -50,33 +43,11 @@ def _says_demo(read: Callable[Concatenate[AppContext, P], str]) -> Callable[Conc
 
 
 def find_item(library: Library, key: str) -> tuple[Item, str | None]:
-    """The item a key names (any case), and the attachment key when the key was one of its attachments;
-    NotFoundError naming close keys (typos) or titles (words given instead of a key) otherwise."""
+    """The item a key names (the one door, resolve_item), and the attachment key when the key was one of
+    its attachments."""
+    item = resolve_item(library, key)
     wanted = key.strip().upper()
-    if not wanted:
-        raise InvalidArgumentError("An item key is required.", hint="Item keys look like ABCD2345.")
-    item = library.items.get(wanted)
-    if item is not None:
-        return item, None
-    for attachment in library.attachments:
-        if attachment.key == wanted and attachment.parent_key in library.items:
-            return library.items[attachment.parent_key], attachment.key
-    raise NotFoundError(
-        f"No item with key {quoted(key.strip(), 40)} in this library.", hint=_key_hint(library, key)
-    )
-
-
-def _key_hint(library: Library, key: str) -> str:
-    wanted = key.strip().upper()
-    close = process.extract(
-        wanted, list(library.items), scorer=Levenshtein.distance, score_cutoff=_KEY_TYPO_DISTANCE, limit=3
-    )
-    found = [library.items[k] for k, _, _ in close]
-    if not found and not ITEM_KEY.fullmatch(wanted):  # words, not a key: perhaps a title
-        found = match_items(list(library.items.values()), key)[:3]
-    if found:
-        return "Did you mean: " + "; ".join(item_line(i) for i in found) + "?"
-    return "Item keys look like ABCD2345; find them with zot_search or zot_manage_collections."
+    return item, (wanted if wanted != item.key else None)
 
 
 @_says_demo

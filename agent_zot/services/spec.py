@@ -75,7 +75,7 @@ def described(info: FieldInfo) -> str:
 
 def modes_literal(modes: tuple[Mode, ...]) -> Any:
     """``Literal["a", "b", ...] | None`` for a `force_mode` field."""
-    return Literal[tuple(m.name for m in modes)] | None  # type: ignore[valid-type]
+    return Literal[tuple(m.name for m in modes)] | None
 
 
 @dataclass(frozen=True, slots=True)

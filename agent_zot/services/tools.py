@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from agent_zot.errors import AgentZotError, InvalidArgumentError
 from agent_zot.services.answer_notes import note_answer, note_error
+from agent_zot.services.argument_errors import invalid_arguments
 from agent_zot.services.catalog import BY_NAME, WRITE_MODES
 from agent_zot.services.context import AppContext
 from agent_zot.services.explore import tool as explore
@@ -76,7 +77,8 @@ def request_for(spec: ToolSpec, arguments: dict[str, Any]) -> ToolRequest:
     try:
         return spec.request.model_validate(given)
     except ValidationError as exc:
-        raise InvalidArgumentError(_validation_message(spec, exc)) from exc
+        known = list(spec.request.model_fields)
+        raise invalid_arguments(spec.name, exc.errors(include_url=False), known) from exc
 
 
 def run(ctx: AppContext, spec: ToolSpec, request: ToolRequest) -> ToolResponse:
@@ -108,11 +110,3 @@ def prepare(spec: ToolSpec, request: ToolRequest) -> tuple[Route, Any]:
             decision = replace(chosen, forced=False, reason=reason)
     decision = replace(decision, params=spec.shown(request, decision.params))
     return decision, spec.merged(request, decision.params)
-
-
-def _validation_message(spec: ToolSpec, exc: ValidationError) -> str:
-    problems = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(part) for part in error["loc"]) or "arguments"
-        problems.append(f"{where}: {error['msg']}")
-    return f"Invalid arguments for {spec.name}: " + "; ".join(problems)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent_zot.errors import AgentZotError
 
@@ -78,12 +78,13 @@ CREATE TABLE IF NOT EXISTS graph_facts (
 );
 -- what the last graph build or patch keeps for the next patch (graph/patch.py): item signatures, concepts
 CREATE TABLE IF NOT EXISTS graph_memo (name TEXT PRIMARY KEY, value TEXT NOT NULL);
--- the embedded knowledge graph (graph/store_nx.py)
+-- the embedded knowledge graph (graph/store_sqlite.py, which also adds its indexes)
 CREATE TABLE IF NOT EXISTS graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS graph_nodes (
     id TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
-    props TEXT NOT NULL             -- JSON object
+    props TEXT NOT NULL,            -- JSON object
+    name TEXT NOT NULL DEFAULT ''   -- Node.name lower-cased, for lookups by name
 );
 CREATE TABLE IF NOT EXISTS graph_edges (
     source TEXT NOT NULL,
@@ -92,7 +93,6 @@ CREATE TABLE IF NOT EXISTS graph_edges (
     props TEXT NOT NULL,            -- JSON object
     PRIMARY KEY (source, kind, target)
 );
-CREATE INDEX IF NOT EXISTS graph_edges_target ON graph_edges(target);
 INSERT OR IGNORE INTO graph_meta VALUES ('graph_version', '0');
 """
 
@@ -115,7 +115,8 @@ def connect(path: Path, *, autocommit: bool = True) -> sqlite3.Connection:
     readers never block the indexer. ``autocommit=False`` gives the sqlite3 module's implicit transactions
     (``with conn:`` commits)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    isolation = None if autocommit else ""
+    # "DEFERRED" is what a plain BEGIN does (the sqlite3 module's "")
+    isolation: Literal["DEFERRED"] | None = None if autocommit else "DEFERRED"
     conn = sqlite3.connect(path, check_same_thread=False, timeout=30, isolation_level=isolation)
     try:
         conn.execute("PRAGMA journal_mode=WAL")

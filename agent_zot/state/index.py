@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -163,7 +163,7 @@ class IndexState:
         *,
         status: str,
         attachments: Sequence[AttachmentRecord],
-        pages: dict[str, Sequence[PageRecord]],
+        pages: Mapping[str, Sequence[PageRecord]],
         points: int | None = None,
         front_matter: dict[str, FrontMatter] | None = None,
     ) -> None:

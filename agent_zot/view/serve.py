@@ -17,7 +17,8 @@ def make_server(page: str, port: int = DEFAULT_PORT) -> ThreadingHTTPServer:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            if not _local_host(self.headers.get("Host", ""), self.server.server_address[1]):
+            # the bound port, read from the server below (port 0 was a free one chosen at bind)
+            if not _local_host(self.headers.get("Host", ""), server.server_port):
                 # A page elsewhere that rebinds its DNS name to 127.0.0.1 must not read the library.
                 self.send_error(HTTPStatus.FORBIDDEN, "Open the page at http://127.0.0.1")
                 return
@@ -36,12 +37,13 @@ def make_server(page: str, port: int = DEFAULT_PORT) -> ThreadingHTTPServer:
             pass  # one line per request would bury the URL the command printed
 
     try:
-        return ThreadingHTTPServer((HOST, port), Handler)
+        server = ThreadingHTTPServer((HOST, port), Handler)
     except OSError as exc:
         raise AgentZotError(
             f"Cannot serve on {HOST}:{port}: {exc.strerror or exc}.",
             hint="Pick another port with --port (0 picks a free one).",
         ) from exc
+    return server
 
 
 def _local_host(host: str, port: int) -> bool:
@@ -52,4 +54,4 @@ def _local_host(host: str, port: int) -> bool:
 
 
 def url(server: ThreadingHTTPServer) -> str:
-    return f"http://{HOST}:{server.server_address[1]}/"
+    return f"http://{HOST}:{server.server_port}/"

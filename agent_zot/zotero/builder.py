@@ -11,10 +11,12 @@ import csv
 import json
 import random
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent_zot.identifiers import KEY_ALPHABET
 from agent_zot.zotero.attachments import FULLTEXT_CACHE
 from agent_zot.zotero.builder_schema import complete, ddl, finish, version_rows
 from agent_zot.zotero.schema_facts import (
@@ -25,8 +27,6 @@ from agent_zot.zotero.schema_facts import (
     SHAPES,
     fields_of,
 )
-
-KEY_ALPHABET = "23456789ABCDEFGHIJKLMNPQRSTUVWXYZ"
 
 
 @dataclass
@@ -140,14 +140,14 @@ class ZoteroLibraryBuilder:
         *,
         key: str | None = None,
         library_id: int = 1,
-        creators: list[tuple[str, str] | tuple[str, str, str] | str] = (),
-        tags: list[str | tuple[str, int]] = (),
-        collections: list[str] = (),
+        creators: Sequence[tuple[str, str] | tuple[str, str, str] | str] = (),
+        tags: Sequence[str | tuple[str, int]] = (),
+        collections: Sequence[str] = (),
         date_added: str = "2024-01-15 10:00:00",
         date_modified: str | None = None,
         version: int = 1,
         deleted: bool = False,
-        relations: list[tuple[str, str]] = (),
+        relations: Sequence[tuple[str, str]] = (),
         **fields: str,
     ) -> str:
         """Add a regular item. Creators: ("First", "Last"[, role]) or "Single Field Name"."""
@@ -247,12 +247,16 @@ class ZoteroLibraryBuilder:
                 for name in filter(None, (n.strip() for n in row["authors"].split(";"))):
                     last, _, first = name.partition(",")
                     creators.append((first.strip(), last.strip()))
-                fields = {"title": row["title"], "publicationTitle": row["venue"] or "Unknown venue"}
+                fields: dict[str, str] = {
+                    "title": row["title"],
+                    "publicationTitle": row["venue"] or "Unknown venue",
+                }
                 if row["year"]:
                     fields["date"] = f"{row['year']}-00-00 {row['year']}"
                 if row["doi"]:
                     fields["DOI"] = row["doi"]
-                key = keys[row["file"]] = self.add_item("journalArticle", creators=creators, **fields)
+                key = keys[row["file"]] = self.add_item("journalArticle", creators=creators)
+                self._set_fields(self._ids[(1, key)], "journalArticle", fields)
                 self.add_attachment(
                     key, filename=row["file"], content=(csv_path.parent / row["file"]).read_bytes()
                 )
@@ -265,10 +269,10 @@ class ZoteroLibraryBuilder:
         item_key: str,
         *,
         date: str | None = None,
-        reasons: list[str] = (),
+        reasons: Sequence[str] = (),
         notice_doi: str | None = None,
         pmid: str | None = None,
-        urls: list[str] = (),
+        urls: Sequence[str] = (),
         flag: int = 0,
         library_id: int = 1,
     ) -> None:
@@ -354,7 +358,7 @@ class ZoteroLibraryBuilder:
         html: str,
         *,
         library_id: int = 1,
-        tags: list[str] = (),
+        tags: Sequence[str] = (),
         deleted: bool = False,
     ) -> str:
         item_id, key = self._new_item_row("note", library_id, None, "2024-01-17 08:30:00", None, 1)
@@ -383,7 +387,7 @@ class ZoteroLibraryBuilder:
         page_label: str = "1",
         page_index: int = 0,
         library_id: int = 1,
-        tags: list[str] = (),
+        tags: Sequence[str] = (),
     ) -> str:
         if not self.shape.annotations:
             raise ValueError(f"schema shape {self.shape.name} predates Zotero annotations")

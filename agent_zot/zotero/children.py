@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from agent_zot.zotero.attachments import StorageIndex, resolve_attachment_path
 from agent_zot.zotero.models import (
@@ -57,7 +58,7 @@ class ChildLoader:
     data_dir: Path
     options: ReadOptions
     schema: SchemaInfo
-    _rows: Callable[..., list[tuple]]
+    _rows: Callable[..., list[tuple[Any, ...]]]
     _of_items: Callable[[str], str]
     _make_item: Callable[..., Item]
 

@@ -25,7 +25,7 @@ def build_collections(
     from ``members`` (collectionID, itemID pairs, in Zotero's order); the items just ``read`` get their
     collection keys (the others, kept from an earlier snapshot, have theirs)."""
     rows = list(rows)
-    key_of = {cid: key for cid, key, _, _, _ in rows}
+    key_of: dict[int | None, str] = {cid: key for cid, key, _, _, _ in rows}  # a root's parent is None
     every = {key: Collection(key, cid, name, key_of.get(parent), lib) for cid, key, name, parent, lib in rows}
     for collection in every.values():
         collection.path = _collection_path(collection, every)
@@ -34,11 +34,11 @@ def build_collections(
     live = {k: c for k, c in every.items() if k not in trashed}
     by_cid = {c.collection_id: c for c in live.values()}
     for cid, item_id in members:
-        collection, item = by_cid.get(cid), by_id.get(item_id)
-        if collection is not None and item is not None:
-            collection.item_keys.append(item.key)
+        owner, item = by_cid.get(cid), by_id.get(item_id)
+        if owner is not None and item is not None:
+            owner.item_keys.append(item.key)
             if item_id in read:
-                item.collection_keys.append(collection.key)
+                item.collection_keys.append(owner.key)
     for collection in live.values():
         if collection.parent_key in live:
             live[collection.parent_key].child_keys.append(collection.key)

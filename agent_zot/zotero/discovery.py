@@ -57,10 +57,9 @@ def read_zotero_prefs(home: Path | None = None) -> ZoteroPrefs:
     newest = max(candidates, key=lambda p: p.stat().st_mtime)
     prefs = _parse_prefs(newest.read_text(encoding="utf-8", errors="replace"))
     result = ZoteroPrefs(source=newest)
-    if prefs.get("extensions.zotero.useDataDir") is True and isinstance(
-        prefs.get("extensions.zotero.dataDir"), str
-    ):
-        result.data_dir = Path(prefs["extensions.zotero.dataDir"])
+    data_dir = prefs.get("extensions.zotero.dataDir")
+    if prefs.get("extensions.zotero.useDataDir") is True and isinstance(data_dir, str):
+        result.data_dir = Path(data_dir)
     base = prefs.get("extensions.zotero.baseAttachmentPath")
     if isinstance(base, str) and base:
         result.base_attachment_path = Path(base)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from agent_zot.zotero.children import ATTACHMENT_COLUMNS
 from agent_zot.zotero.schema import SchemaInfo
@@ -115,7 +116,7 @@ def read_marks(
     return LibraryMarks(tables, dict(parents), deleted, hash((shared, collections)), kinds, tag_names, recent)
 
 
-def _hashed(rows: list[tuple]) -> Marks:
+def _hashed(rows: list[tuple[Any, ...]]) -> Marks:
     return {r[0]: hash(r[1:]) for r in rows}
 
 
@@ -156,7 +157,7 @@ def _collections_mark(conn: sqlite3.Connection, schema: SchemaInfo) -> int:
     rows = conn.execute(
         "SELECT collectionID, key, collectionName, parentCollectionID, libraryID FROM collections ORDER BY 1"
     ).fetchall()
-    deleted: list[tuple] = []
+    deleted: list[tuple[Any, ...]] = []
     if schema.has("deletedCollections"):
         deleted = conn.execute("SELECT collectionID FROM deletedCollections ORDER BY 1").fetchall()
     return hash((tuple(rows), tuple(deleted)))

@@ -369,19 +369,20 @@ class Item:
 
     def to_summary(self) -> dict[str, object]:
         """The compact form tools return in lists."""
-        return (
-            {
-                "key": self.key,
-                "title": self.title,
-                "authors": [c.full_name for c in self.authors][:5]
-                + (["et al."] if len(self.authors) > 5 else []),
-                "year": self.year,
-                "venue": self.venue,
-                "item_type": self.item_type,
-            }
-            | ({"retracted": self.retraction.date or True} if self.retraction else {})
-            | ({"read_from_pdf": list(self.from_pdf)} if self.from_pdf else {})
-        )
+        summary: dict[str, object] = {
+            "key": self.key,
+            "title": self.title,
+            "authors": [c.full_name for c in self.authors][:5]
+            + (["et al."] if len(self.authors) > 5 else []),
+            "year": self.year,
+            "venue": self.venue,
+            "item_type": self.item_type,
+        }
+        if self.retraction:
+            summary["retracted"] = self.retraction.date or True
+        if self.from_pdf:
+            summary["read_from_pdf"] = list(self.from_pdf)
+        return summary
 
     def to_dict(self) -> dict[str, object]:
         return {

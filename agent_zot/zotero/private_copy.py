@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_zot.errors import LibraryReadError
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
+from agent_zot.locks import open_lock_file, try_lock, unlock
 
 _PREFIX = "agent-zot-copy-"
 _OWNER = "owner.lock"

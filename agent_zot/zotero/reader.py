@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from agent_zot.zotero.children import ChildLoader, Row
 from agent_zot.zotero.collection_tree import build_collections
@@ -111,7 +112,7 @@ class _Loader(ChildLoader):
         ids = ",".join(str(int(i)) for i in sorted(self.only)) or "NULL"
         return f" WHERE {column} IN ({ids})"
 
-    def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple]:
+    def _rows(self, sql: str, params: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
 
     # -- entry point -------------------------------------------------------------------------
@@ -376,7 +377,7 @@ class _Loader(ChildLoader):
         )
         result: dict[int, list[Creator]] = defaultdict(list)
         # A creator is immutable and recurs across items: one object per distinct row saves time and memory.
-        shared: dict[tuple, Creator] = {}
+        shared: dict[tuple[Any, ...], Creator] = {}
         for item_id, *row in self._rows(sql):
             key = tuple(row)
             creator = shared.get(key)

@@ -7,12 +7,13 @@ import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
+from agent_zot.identifiers import ITEM_KEY_CHARS
 from agent_zot.zotero.models import Retraction, ZoteroDate
 
 # Zotero stores dates as "YYYY-MM-DD original text", with 00 for unknown parts ("2016-00-00 2016").
 _STORED_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?: (.*))?$", re.DOTALL)
 _YEAR_IN_TEXT = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
-_ITEM_URI = re.compile(r"/items/([23456789ABCDEFGHIJKLMNPQRSTUVWXYZ]{8})$")
+_ITEM_URI = re.compile(rf"/items/([{ITEM_KEY_CHARS}]{{8}})$")
 _CITATION_KEY_LINE = re.compile(r"^\s*citation key\s*:\s*(\S+)\s*$", re.IGNORECASE | re.MULTILINE)
 
 
@@ -23,8 +24,8 @@ def parse_zotero_date(stored: str | None) -> ZoteroDate | None:
     match = _STORED_DATE.match(stored)
     if match is None:
         # Not in the stored form (some imports): keep the text, find a year if one is there.
-        year = _YEAR_IN_TEXT.search(stored)
-        return ZoteroDate(original=stored, year=int(year.group(1)) if year else None)
+        found = _YEAR_IN_TEXT.search(stored)
+        return ZoteroDate(original=stored, year=int(found.group(1)) if found else None)
     year, month, day, original = match.groups()
     return ZoteroDate(
         original=original if original is not None else stored,

@@ -192,12 +192,12 @@ def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | Non
     if config is None:
         return result
     todo: list[int] = []
-    for index, text in enumerate(texts):
-        if _chars(text) >= STAMP_TEXT_CHARS:
+    for index, layer in enumerate(texts):
+        if _chars(layer) >= STAMP_TEXT_CHARS:
             continue
         page = pdf[index]
         try:
-            if candidate(page, text):
+            if candidate(page, layer):
                 todo.append(index)
         finally:
             page.close()

@@ -361,7 +361,7 @@ class Checker:
         if not scored:
             return []
         floor = max(SUPPORT_MATCH / 2, max(s for s, _, _ in scored) - SUPPORT_MARGIN)
-        found = []
+        found: list[tuple[Item, int | None]] = []
         for score, key, passage in scored:
             if score >= floor and len(found) < CANDIDATES:
                 item = self.keys.by_item_key[key]
@@ -422,8 +422,10 @@ def _page_within(
     """The page of a chunk (one spanning a page break: the page that holds more of the claim, by fuzzy
     containment or by ``measure`` when given)."""
     start = chunk.page_start
+    if start is None:
+        return None
     end = chunk.page_end or start
-    if start is None or end == start or not text.has_full_text:
+    if end == start or not text.has_full_text:
         return start
     if measure is not None:
         pages = {r.number: r.text for r in text.pages}

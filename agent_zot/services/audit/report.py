@@ -23,7 +23,7 @@ CONFIDENT_KEY = 88  # an unknown key this close (rapidfuzz WRatio) to an item's 
 
 
 def problems(result: AuditResult) -> list[tuple[SentenceAudit, RefCheck | None, Finding]]:
-    found = []
+    found: list[tuple[SentenceAudit, RefCheck | None, Finding]] = []
     for audit in result.sentences:
         for check in audit.refs:
             found += [(audit, check, f) for f in check.findings if f.fault]

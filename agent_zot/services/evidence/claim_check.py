@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.index.chunking import has_own_words
@@ -27,17 +27,18 @@ from agent_zot.services.evidence.judges import make_judge
 from agent_zot.services.evidence.stance import Stance, StanceJudge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
 from agent_zot.services.evidence.worksheet import judged_by, worksheet
-from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
-from agent_zot.services.routing import Route
-from agent_zot.services.search.answer import (
+from agent_zot.services.query_text import (
     NO_INDEX,
+    PASSAGE_CHARS,
     checked_detail,
     checked_text,
     content_words,
-    resolve_filters,
+    locator,
+    passage_label,
 )
-from agent_zot.services.search.present import PASSAGE_CHARS, locator
-from agent_zot.services.search.present import label as passage_label
+from agent_zot.services.resolve.scope import resolve_filters, without_note
+from agent_zot.services.response import ToolResponse, clamp_limit, clip, item_line, plural, quoted
+from agent_zot.services.routing import Route
 
 # Weighted reciprocal-rank fusion of the variants' paper rankings (k as in retrieval.py). The claim's own
 # ranking counts most; a variant adds the papers that argue the other way.
@@ -123,6 +124,9 @@ def run_evidence(
         store_filter = replace(store_filter, item_keys=tuple(decision.params["item_keys"]))
     found = gather_evidence(ctx, claim, limit=size, search_filter=store_filter, detail=detail)
     response = _response(library, claim, found, scope=filters.describe(), detail=detail)
+    if filters.left_out:
+        response.text += "\n" + without_note("Checked", filters.left_out)
+        response.data["unknown_filters"] = list(filters.left_out)
     if isinstance(found.judge, ClientJudge) and found.judge.request is not None:
         response.ask_client = found.judge.request  # the front end asks, then calls again with the reply
     return response
@@ -312,7 +316,10 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
                 "variants": _variants(variants),
             },
         )
-    body, rows, to_judge, number = [], [], [], 0
+    body: list[str] = []
+    rows: list[dict[str, object]] = []
+    to_judge: list[int] = []
+    number = 0
     texts: list[list[str]] = []  # each passage's whole words, for the claim view to quote from
     for paper in papers:
         item = library.items.get(paper.item_key)
@@ -320,7 +327,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
             continue
         side = f"[{paper.stance.label} {paper.stance.score:.2f}] " if _judged(paper.stance) else ""
         body.append(f"{len(rows) + 1}. {side}{item_line(item)}")
-        passages = []
+        passages: list[dict[str, object]] = []
         texts.append([p.passage.text for p in paper.passages])
         for p in paper.passages:
             number += 1
@@ -355,7 +362,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
     head += f" ({tally}). " if tally else ". "
     lines = [head + searched, *body, who, *worksheet(to_judge, number)]
     lines.append("More: zot_summarize item_key=KEY with the claim reads one paper's best passages.")
-    data = {
+    data: dict[str, object] = {
         "claim": claim,
         "variants": _variants(variants),
         "papers": rows,
@@ -370,7 +377,7 @@ def _response(library: Any, claim: str, found: Evidence, *, scope: str, detail: 
     return ToolResponse("\n".join(lines), data, view={"passages": texts})
 
 
-def _judged(stance: Stance | None) -> bool:
+def _judged(stance: Stance | None) -> TypeGuard[Stance]:
     return stance is not None and stance.label != "unjudged"
 
 

@@ -52,7 +52,7 @@ def claims_view(
 ) -> ViewData:
     """Each claim checked as `zot_search` mode evidence checks it, drawn with the papers found."""
     from agent_zot.services.evidence.claim_check import claim_of, counts_of, gather_evidence
-    from agent_zot.services.search.answer import NO_INDEX, content_words
+    from agent_zot.services.query_text import NO_INDEX, content_words
 
     texts = [claim_of(claim) for claim in claims]
     empty = [claim for claim, text in zip(claims, texts, strict=True) if not content_words(text)]

@@ -4,6 +4,8 @@ model loads once per process), or none, with the reason the answer reports."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from functools import partial
 
 from agent_zot.config import Settings
 from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
@@ -39,15 +41,13 @@ def make_judge(settings: Settings, *, ask_client: bool = True) -> StanceJudge:
         if model is None:
             raise StanceError("stance = nli needs a model folder.", hint=SETTING_HINT)
         key = ("nli", str(model))
+        make: Callable[[], StanceJudge] = partial(NliJudge, model)
     else:
         key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
+        make = partial(OllamaJudge, settings.ollama_url, settings.stance_model)
     with _JUDGES_LOCK:
         if key not in _JUDGES:
-            _JUDGES[key] = (
-                NliJudge(model)  # type: ignore[arg-type]
-                if key[0] == "nli"
-                else OllamaJudge(settings.ollama_url, settings.stance_model)
-            )
+            _JUDGES[key] = make()  # loaded once per model: an NLI model takes seconds
         return _JUDGES[key]
 
 

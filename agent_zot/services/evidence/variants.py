@@ -193,8 +193,8 @@ def _negated(claim: str) -> str:
         return f"{claim[: auxiliary.end()]} not{claim[auxiliary.end() :]}"
     verb = _main_verb(claim)
     if verb is not None:
-        base, auxiliary = _VERB_FORMS[verb.group().lower()]
-        return f"{claim[: verb.start()]}{auxiliary} not {base}{claim[verb.end() :]}"
+        base, does = _VERB_FORMS[verb.group().lower()]
+        return f"{claim[: verb.start()]}{does} not {base}{claim[verb.end() :]}"
     return f"not {claim}"
 
 

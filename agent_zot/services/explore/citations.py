@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
-
-import networkx as nx
+from weakref import WeakKeyDictionary
 
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
+from agent_zot.graph.rank import pagerank
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.resolve.graph import Field
 from agent_zot.services.response import ToolResponse, plural
@@ -114,8 +114,10 @@ def _walk(store: GraphStore, starts: list[str], direction: Direction, hops: int,
 
 def _path(parents: dict[str, str | None], end: str) -> list[str]:
     path = [end]
-    while parents[path[-1]] is not None:
-        path.append(parents[path[-1]])  # type: ignore[arg-type]
+    step = parents[end]
+    while step is not None:
+        path.append(step)
+        step = parents[step]
     return path[::-1]
 
 
@@ -143,41 +145,47 @@ def _reached_dict(r: Reached) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class _Ranked:
-    stamp: tuple[int, int, int]
-    graph: nx.DiGraph
+    version: int | None  # the store's graph version it was computed on
+    nodes: list[str]  # every node a CITES edge touches
+    edges: int
     rank: dict[str, float]
     cited_by: Counter[str]
-    by: str  # what computed the PageRank: "networkx" or "Neo4j GDS"
+    by: str  # what computed the PageRank: "agent-zot" or "Neo4j GDS"
 
 
-_last_ranking: list[_Ranked] = []  # one entry: PageRank only changes when the citation edges do
+# One ranking per store object, reused while its graph version is the same (PageRank only changes when the
+# citation edges do); a store that keeps no version (Neo4j) is ranked on every request.
+_rankings: WeakKeyDictionary[GraphStore, _Ranked] = WeakKeyDictionary()
 
 
 def citation_ranking(store: GraphStore) -> _Ranked:
-    """PageRank and in-library cited-by counts over the CITES edges, reused while the edges are the same
-    objects (the embedded store hands out the same edge list until the graph changes)."""
+    """PageRank and in-library cited-by counts over the CITES edges."""
+    version = store.version()
+    kept = _rankings.get(store) if version is not None else None
+    if kept is not None and kept.version == version:
+        return kept
     edges = store.all_edges([EdgeKind.CITES])
-    stamp = (len(edges), id(edges[0]) if edges else 0, id(edges[-1]) if edges else 0)
-    if _last_ranking and _last_ranking[0].stamp == stamp:
-        return _last_ranking[0]
-    graph = nx.DiGraph()
-    graph.add_weighted_edges_from((e.source, e.target, float(e.props.get("confidence", 1.0))) for e in edges)
-    # In Neo4j with the Graph Data Science plugin the server ranks its own graph; otherwise networkx does.
+    weighted = [(e.source, e.target, float(e.props.get("confidence", 1.0))) for e in edges]
+    # In Neo4j with the Graph Data Science plugin the server ranks its own graph; otherwise we do.
     server = getattr(store, "pagerank", None)
     served = server(EdgeKind.CITES) if server is not None and edges else None
-    rank = served if served is not None else (nx.pagerank(graph, weight="weight") if edges else {})
-    cited_by = Counter(t for s, t in graph.edges if s.startswith("paper:"))
-    by = "Neo4j GDS" if served is not None else "networkx"
-    _last_ranking[:] = [_Ranked(stamp, graph, rank, cited_by, by)]
-    return _last_ranking[0]
+    rank = served if served is not None else pagerank(weighted)
+    nodes = list(dict.fromkeys(end for s, t, _ in weighted for end in (s, t)))
+    cited_by = Counter(e.target for e in edges if e.source.startswith("paper:"))
+    ranked = _Ranked(
+        version, nodes, len(edges), rank, cited_by, "Neo4j GDS" if served is not None else "agent-zot"
+    )
+    if version is not None:
+        _rankings[store] = ranked
+    return ranked
 
 
 def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResponse:
     """Papers ranked by PageRank over the library's citation graph (external works included as nodes,
     so citing well-known work does not make a paper influential), with in-library citation counts."""
     ranking = citation_ranking(store)
-    graph, rank, cited_by = ranking.graph, ranking.rank, ranking.cited_by
-    if graph.number_of_edges() == 0:
+    rank, cited_by = ranking.rank, ranking.cited_by
+    if ranking.edges == 0:
         return ToolResponse(
             "No citations in the graph yet: run `agent-zot update-db` on a library with PDFs.",
             {"papers": [], "external": []},
@@ -187,7 +195,7 @@ def influence(store: GraphStore, field: Field | None, *, limit: int) -> ToolResp
     if len(papers) < limit:  # papers nobody cites and that cite nothing still rank (last), not vanish
         others = field.paper_ids if field else {n.id for n in store.find_nodes(NodeKind.PAPER, limit=10**9)}
         papers += sorted(others - set(papers))
-    external = sorted((n for n in graph if n.startswith("work:")), key=lambda n: -cited_by[n])
+    external = sorted((n for n in ranking.nodes if n.startswith("work:")), key=lambda n: -cited_by[n])
     external = [n for n in external if cited_by[n] >= 2][:limit]
     nodes = {n.id: n for n in store.get_nodes(papers[:limit] + external)}
     scope = f" within {field.description}" if field else ""

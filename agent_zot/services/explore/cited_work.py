@@ -97,8 +97,8 @@ def _marker_at(text: str, number: int | None, surname: str | None, year: object)
         pattern = (
             rf"\b{re.escape(surname)}(?:\s+et\s+al\.?|\s+(?:and|&)\s+[^\W\d_][\w'’-]*)?[\s,]*\(?\s*{year}"
         )
-        match = re.search(pattern, text)
-        return match.start() if match else None
+        cited = re.search(pattern, text)
+        return cited.start() if cited else None
     return None
 
 

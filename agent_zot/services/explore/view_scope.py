@@ -11,11 +11,10 @@ from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.services.resolve.graph import collection_papers, find_concept, resolve_author
-from agent_zot.services.resolve.library import resolve_collection
-from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
+from agent_zot.services.resolve.library import resolve_collection, resolve_item
 from agent_zot.services.response import quoted
 from agent_zot.zotero.copies import paper_key
-from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.models import Library
 
 MAX_HOPS = 4
 
@@ -59,7 +58,7 @@ def resolve_scope(store: GraphStore, library: Library, request: ViewRequest) -> 
         papers = store.edges_of([concept.id], kinds=[EdgeKind.MENTIONS], direction=Direction.IN)
         parts.append((f"concept '{concept.name}'", {e.source for e in papers}))
     if request.item:
-        item = resolve_item(library, request.item)
+        item = resolve_item(library, request.item, words=True)
         pid = paper_id(paper_key(library, item.key))  # a copy's paper is drawn once, as its record
         pinned.append(pid)
         parts.append((f"[{item.key}] {item.title}", {pid}))
@@ -117,11 +116,3 @@ def _concept(store: GraphStore, name: str) -> Node:
         if close
         else "Name a concept that papers mention.",
     )
-
-
-def resolve_item(library: Library, text: str) -> Item:
-    """A paper by item key, else by what the words name (the one resolver every tool uses)."""
-    wanted = text.strip()
-    if wanted.upper() in library.items:
-        return library.items[wanted.upper()]
-    return resolve_papers(library, PaperRequest.of(wanted)).item

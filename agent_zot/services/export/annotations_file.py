@@ -29,7 +29,13 @@ from agent_zot.formats.annotations import (
 )
 from agent_zot.services.export_target import check_path, resolve_target, write_file
 from agent_zot.services.notes.note_scope import NoteScope, resolve_scope
-from agent_zot.services.resolve.scope import LibraryScope, collection_phrase, resolve_tags, tags_phrase
+from agent_zot.services.resolve.scope import (
+    LibraryScope,
+    collection_phrase,
+    resolve_tags,
+    tags_phrase,
+    without_note,
+)
 from agent_zot.services.response import ToolResponse, clip, plural
 from agent_zot.zotero.models import Annotation, Item, Library, Note
 
@@ -43,7 +49,9 @@ def export_annotations(
     library: Library, settings: Settings, *, path: str | None, scope: LibraryScope, overwrite: bool
 ) -> ToolResponse:
     fmt = _data_format(path)
-    scope = replace(scope, tags=resolve_tags(library, scope.tags))  # as the library spells them
+    alone = not (scope.item_keys or scope.collection or scope.search)
+    chosen = resolve_tags(library, scope.tags, whole=alone)
+    scope = replace(scope, tags=chosen.names)  # as the library spells them
     records = select_records(library, scope)
     where = describe(library, scope)
     if not records:
@@ -61,6 +69,8 @@ def export_annotations(
     counts = " and ".join(plural(kinds[k], k) for k in ("annotation", "note") if kinds[k])
     sample = records[:SAMPLE_ROWS]
     lines = [f"Exported {counts} {where} as {fmt.upper()} to {written}."]
+    if chosen.left_out:
+        lines.append(without_note("Exported", chosen.left_out))
     titled = len({r["item_title"] for r in records}) > 1  # one paper: its title is said once, above
     lines += ["Sample rows:", *(f"  {_sample_line(r, titled)}" for r in sample)]
     if len(records) > len(sample):

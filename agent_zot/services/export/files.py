@@ -28,7 +28,7 @@ from agent_zot.services.export_target import (
     resolve_target,
     write_file,
 )
-from agent_zot.services.resolve.scope import LibraryScope
+from agent_zot.services.resolve.scope import LibraryScope, without_note
 from agent_zot.services.response import ToolResponse
 from agent_zot.zotero.copies import paper_key
 from agent_zot.zotero.models import Item, Library
@@ -62,12 +62,13 @@ def export(
             f"Unknown export format {fmt!r}.",
             hint="Use bibtex, csljson or markdown, or a .bib/.json/.md file name.",
         )
-    items = scope.items(library)
+    items, filters = scope.select(library)
     if not scope.item_keys:  # a file without a record is no reference (Zotero's exports skip them too)
         items = [i for i in items if i.item_type != "attachment"]
     if not items:
+        why = "".join(f" {line}" for line in filters.unmatched)  # a typed tag the library does not have
         raise NotFoundError(
-            f"Nothing to export: {scope.describe()} has no items.",
+            f"Nothing to export: {scope.describe()} has no items.{why}",
             hint="Check the collection, keys or query; nothing was written.",
         )
     target = resolve_target(settings, path, fmt, scope)
@@ -79,8 +80,9 @@ def export(
         else [write_file(target, _render(library, items, keys, fmt), overwrite)]
     )
     where = f"{len(written)} files in {target}" if per_item else str(target)
+    left_out = f"\n{without_note('Exported', filters.left_out)}" if filters.left_out else ""
     return ToolResponse(
-        f"Exported {len(items)} items ({scope.describe()}) as {fmt} to {where}.",
+        f"Exported {len(items)} items ({scope.describe()}) as {fmt} to {where}.{left_out}",
         {
             "format": fmt,
             "path": str(target),
@@ -112,7 +114,8 @@ def _export_graph(
 ) -> ToolResponse:
     kinds = _node_kinds(graph.node_types)
     whole = scope.empty
-    keys = None if whole else [paper_key(library, i.key) for i in scope.items(library)]
+    items, filters = ([], None) if whole else scope.select(library)
+    keys = None if whole else [paper_key(library, i.key) for i in items]
     if keys == []:
         raise NotFoundError(
             f"Nothing to export: {scope.describe()} has no items.", hint="Nothing was written."
@@ -127,7 +130,10 @@ def _export_graph(
     by_kind = Counter(n.kind.value for n in data.nodes)
     return ToolResponse(
         f"Exported a graph of {len(data.nodes)} nodes and {len(data.edges)} edges ({scope.describe()}) as "
-        f"GraphML to {written} — " + ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items())) + ".",
+        f"GraphML to {written} — "
+        + ", ".join(f"{v} {k}" for k, v in sorted(by_kind.items()))
+        + "."
+        + (f"\n{without_note('Exported', filters.left_out)}" if filters and filters.left_out else ""),
         {
             "format": "graphml",
             "path": str(written),

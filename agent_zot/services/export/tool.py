@@ -55,7 +55,7 @@ def handle(ctx: AppContext, req: ExportRequest, decision: Route) -> ToolResponse
 
 def _review(ctx: AppContext, req: ExportRequest) -> ToolResponse:
     from agent_zot.services.audit.review import build_review  # the index stack loads here
-    from agent_zot.services.search.answer import NO_INDEX
+    from agent_zot.services.query_text import NO_INDEX
 
     has_draft = bool(req.draft and req.draft.strip())
     if not has_draft and not any(v.claim and v.claim.strip() for v in req.verdicts or ()):

@@ -28,7 +28,7 @@ from agent_zot.services.matrix.scope import (
     resolve_rows,
     scope_of,
 )
-from agent_zot.services.resolve.scope import LibraryScope
+from agent_zot.services.resolve.scope import LibraryScope, without_note
 from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural, token_budget
 from agent_zot.zotero.models import Item
 
@@ -96,6 +96,7 @@ class Matrix:
     total: int  # papers in the scope
     offset: int  # 1-based number of the first row
     rows: list[Row] = field(default_factory=list)
+    left_out: tuple[str, ...] = ()  # names in the scope that match nothing (an unknown tag), with close ones
 
     @property
     def last(self) -> int:
@@ -119,10 +120,11 @@ def build_matrix(
     """Rows ``offset``..``offset + rows - 1`` (1-based) of the matrix of ``questions`` over ``scope``."""
     if offset < 1:
         raise InvalidArgumentError(f"offset={offset} is not a row; rows are numbered from 1.")
-    listed = resolve_rows(ctx, scope)
+    listed, left_out = resolve_rows(ctx, scope)
     if not listed:
+        why = " ".join(left_out)  # e.g. the tag the library does not have, with close ones
         raise InvalidArgumentError(
-            f"No papers in {scope.describe(ranked=True)}.",
+            f"No papers in {scope.describe(ranked=True)}." + (f" {why}" if why else ""),
             hint="Check the collection, tags or keys (zot_manage_collections lists collections).",
         )
     if offset > len(listed):
@@ -130,7 +132,7 @@ def build_matrix(
             f"offset={offset} is past the last row: {scope.describe(ranked=True)} has {plural(len(listed), 'paper')}.",
             hint="Start at offset=1.",
         )
-    matrix = Matrix(questions, scope, len(listed), offset)
+    matrix = Matrix(questions, scope, len(listed), offset, left_out=left_out)
     for source in listed[offset - 1 : offset - 1 + rows]:
         item = source.item
         if item is None:
@@ -219,6 +221,8 @@ def render(matrix: Matrix, budget: int) -> ToolResponse:
         "candidates, best first, with PDF pages; → a count read from it.",
         FILL,
     ]
+    if matrix.left_out:
+        lines.append(without_note("Rows chosen", matrix.left_out))
     lines += [f"Q{n}: {q}" for n, q in enumerate(matrix.questions, 1)]
     cut = False
     for number, row in enumerate(matrix.rows, matrix.offset):

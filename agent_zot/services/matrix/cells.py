@@ -246,11 +246,11 @@ def candidates(
     if not sentences:
         return []
     kind = classify(question)
-    found = features(paper, question, ranked, measures=False)
+    signals = features(paper, question, ranked, measures=False)
     telling = telling_words(question)
     scored = [
         (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
-        for sentence, (values, count) in zip(sentences, found, strict=True)
+        for sentence, (values, count) in zip(sentences, signals, strict=True)
         if not excluded(sentence.kind, kind.name) and _answers(kind, sentence.text, values, count, telling)
     ]
     scored.sort(key=lambda entry: (-entry[0], entry[1].index))

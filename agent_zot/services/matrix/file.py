@@ -24,7 +24,7 @@ from agent_zot.services.evidence.verify import CitationChecker, Verdict
 from agent_zot.services.export_target import resolve_target, write_file
 from agent_zot.services.matrix.build import Cell, Matrix, Row, build_matrix
 from agent_zot.services.matrix.scope import RowSource, questions_of, resolve_rows, scope_of
-from agent_zot.services.resolve.scope import LibraryScope
+from agent_zot.services.resolve.scope import LibraryScope, without_note
 from agent_zot.services.response import ToolResponse, plural
 from agent_zot.zotero.models import Item
 
@@ -59,13 +59,17 @@ def export_matrix(ctx: AppContext, req: ExportRequest, params: dict[str, Any]) -
     name = req.path or f"review-matrix-{date.today():%Y%m%d}.csv"
     target = resolve_target(ctx.settings, name, "markdown", LibraryScope())
     if req.cells:
-        rows = resolve_rows(ctx, scope)[:MAX_ROWS]
+        listed, left_out = resolve_rows(ctx, scope)
+        rows = listed[:MAX_ROWS]
         checked = check_cells(ctx, rows, asked, req.cells)
         body = (filled_csv if FORMATS[suffix] == "csv" else filled_markdown)(
             rows, asked, checked, scope.describe(ranked=True)
         )
         written = write_file(target, body, req.overwrite)
-        return _filled_answer(written, FORMATS[suffix], rows, asked, checked, scope.describe(ranked=True))
+        answer = _filled_answer(written, FORMATS[suffix], rows, asked, checked, scope.describe(ranked=True))
+        if left_out:
+            answer.text += "\n" + without_note("Rows chosen", left_out)
+        return answer
     matrix = build_matrix(ctx, asked, scope, rows=MAX_ROWS)
     body = to_csv(matrix) if FORMATS[suffix] == "csv" else to_markdown(matrix)
     written = write_file(target, body, req.overwrite)
@@ -77,7 +81,8 @@ def export_matrix(ctx: AppContext, req: ExportRequest, params: dict[str, Any]) -
         f"Wrote a review matrix of {plural(len(matrix.rows), 'paper')} × {plural(len(asked), 'question')} "
         f"({scope.describe(ranked=True)}; {found} of {cells} cells with candidates) as {FORMATS[suffix]} to {written}: "
         f"retrieved passages, not checked answers (fill the cells and pass them as cells=[…] to write "
-        f"checked answers).{more}",
+        f"checked answers).{more}"
+        + (f"\n{without_note('Rows chosen', matrix.left_out)}" if matrix.left_out else ""),
         {
             "format": FORMATS[suffix],
             "path": str(written),

@@ -14,6 +14,7 @@ recognised by heading and, where the heading was missed, by how the sentence rea
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent_zot.index.sentences import sentence_spans
@@ -79,11 +80,12 @@ class Sentence:
     kind: str = "body"  # its role: a section kind (section_kinds.KINDS) or FRONT
 
 
-def paper_sentences(pages: list[tuple[int | None, str]]) -> list[Sentence]:
+def paper_sentences(pages: Sequence[tuple[int | None, str]]) -> list[Sentence]:
     """The sentences of a paper's pages, each with the heading it is under and its role. A subsection
     whose heading names no kind ("3.3 Fault Tolerance") takes its section's ("3 Implementation")."""
     sentences: list[Sentence] = []
-    section, kind, parent = "", FRONT, (FRONT, None)
+    section, kind = "", FRONT
+    parent: tuple[str, str | None] = (FRONT, None)
     entry, entry_pieces = False, 0  # in a reference entry, and how many of its pieces followed its start
     first_page = next((number for number, _ in pages), None)
     for page_index, (number, text) in enumerate(pages):

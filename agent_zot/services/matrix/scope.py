@@ -153,12 +153,11 @@ class RowSource:
     problem: str = ""
 
 
-def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
+def resolve_rows(ctx: AppContext, scope: LibraryScope) -> tuple[list[RowSource], tuple[str, ...]]:
     """The scope's papers, in a stable order: listed keys as given (a key that names no paper stays a row
-    that says so), a search's by rank, the rest by first author, year and title. Collection and tags go
-    through the search tool's filters (sub-collections included; a fuzzy collection name resolves or asks)."""
-    from agent_zot.services.search.answer import resolve_filters
-
+    that says so), a search's by rank, the rest by first author, year and title; and the names left out
+    (an unknown tag beside a collection). The collection and tags resolve the one way every tool's do
+    (resolve/scope.py: sub-collections included, tags in any case)."""
     if scope.empty:
         raise InvalidArgumentError(
             "Which papers? The request names no collection, tags, items or search words.",
@@ -166,8 +165,7 @@ def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
             "(the best papers for them).",
         )
     library = ctx.library()
-    explicit = {"collection": scope.collection, "tags": list(scope.tags)}
-    filters = resolve_filters(library, {}, explicit)
+    filters = scope.filters(library)
     if scope.item_keys:
         rows: dict[str, RowSource] = {}
         for key in scope.item_keys:
@@ -186,10 +184,13 @@ def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
         )
         listed = [RowSource(i.key, i) for i in items]
     if not scope.search:
-        return listed
+        return listed, (*filters.left_out, *filters.unmatched)
     known = [row.item for row in listed if row.item is not None]
     if not ctx.index_ready():  # no index: metadata words, as the export's search does
-        return [RowSource(i.key, i) for i in match_items(known, scope.search)[:SEARCH_PAPERS]]
+        return [RowSource(i.key, i) for i in match_items(known, scope.search)[:SEARCH_PAPERS]], (
+            *filters.left_out,
+            *filters.unmatched,
+        )
     from agent_zot.index.retrieval import search_papers
 
     allowed = {i.key for i in known}
@@ -201,4 +202,7 @@ def resolve_rows(ctx: AppContext, scope: LibraryScope) -> list[RowSource]:
         passages_per_paper=1,
         detail="full",
     )
-    return [RowSource(p.item_key, library.items[p.item_key]) for p in found if p.item_key in allowed]
+    return [RowSource(p.item_key, library.items[p.item_key]) for p in found if p.item_key in allowed], (
+        *filters.left_out,
+        *filters.unmatched,
+    )

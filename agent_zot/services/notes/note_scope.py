@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agent_zot.identifiers import ITEM_KEY
-from agent_zot.services.resolve.library import resolve_collection
-from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
+from agent_zot.services.resolve.library import resolve_collection, resolve_item
 from agent_zot.services.resolve.scope import collection_phrase, resolve_tags, tags_phrase
 from agent_zot.services.response import clip
 from agent_zot.zotero.colors import ColorChoice, parse_color
@@ -29,6 +27,7 @@ class NoteScope:
     in_collection: frozenset[str] = frozenset()  # keys of the items in the collection and below
     tags: tuple[str, ...] = ()  # as the library spells them
     color: ColorChoice | None = None
+    left_out: tuple[str, ...] = ()  # tag names that match nothing, each with close ones (resolve_tags)
     _folded_tags: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
@@ -89,21 +88,14 @@ def resolve_scope(
 ) -> NoteScope:
     """The scope the arguments name; each name that matches nothing raises an error with the closest."""
     found = resolve_collection(library, collection) if collection else None
-    names = resolve_tags(library, tags or ())
+    chosen = resolve_tags(library, tags or (), whole=not (item or collection or color))
+    names = chosen.names
     return NoteScope(
-        item=resolve_note_item(library, item) if item else None,
+        item=resolve_item(library, item, words=True) if item else None,
         collection=found,
         in_collection=frozenset(library.items_below(found.key)) if found else frozenset(),
         tags=names,
         color=parse_color(color) if color else None,
+        left_out=chosen.left_out,
         _folded_tags=frozenset(n.casefold() for n in names),
     )
-
-
-def resolve_note_item(library: Library, text: str) -> Item:
-    """An item by key (or an attachment's key), else the paper the words name (the one resolver)."""
-    value = text.strip()
-    keyed = value.upper() in library.items or any(a.key == value.upper() for a in library.attachments)
-    if keyed or ITEM_KEY.fullmatch(value.upper()):
-        return resolve_papers(library, PaperRequest.of("", None, value)).item
-    return resolve_papers(library, PaperRequest.of(value)).item

@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from agent_zot.errors import InvalidArgumentError
 from agent_zot.index.notes import NoteDoc, note_docs
 from agent_zot.services.notes.meaning import MeaningSearch, fuse_ranks
-from agent_zot.services.notes.note_scope import NoteScope, resolve_note_item
+from agent_zot.services.notes.note_scope import NoteScope
+from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.response import ToolResponse, clip, more_line, plural, quoted
 from agent_zot.zotero.colors import color_name
 from agent_zot.zotero.models import Annotation, Library, Note, TagRef
@@ -42,7 +43,7 @@ def listing_mode(
 def _scoped(library: Library, scope: NoteScope | None, item_key: str | None) -> NoteScope:
     scope = scope or NoteScope()
     if item_key:
-        scope = replace(scope, item=resolve_note_item(library, item_key))
+        scope = replace(scope, item=resolve_item(library, item_key, words=True))
     return scope
 
 

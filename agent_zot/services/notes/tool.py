@@ -12,6 +12,7 @@ from agent_zot.services.notes.meaning import MeaningSearch
 from agent_zot.services.notes.note_scope import resolve_scope
 from agent_zot.services.resolve.named import paper_with_notes, words_not_in_title
 from agent_zot.services.resolve.papers import PaperMatch, resolved_record
+from agent_zot.services.resolve.scope import without_note
 from agent_zot.services.response import ToolResponse, clamp_limit, with_route
 from agent_zot.services.routing import Route
 from agent_zot.services.writes.gate import run_write
@@ -58,4 +59,6 @@ def handle(ctx: AppContext, req: NotesRequest, decision: Route) -> ToolResponse:
         response.data["resolved"] = resolved_record(match or PaperMatch(scope.item, "item key"))
         if match is not None and match.note():
             response.text = f"{response.text}\n{match.note()}"
+    if scope.left_out:
+        response.text = f"{response.text}\n{without_note('Listed', scope.left_out)}"
     return with_route(response, decision)

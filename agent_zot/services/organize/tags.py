@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
-from agent_zot.errors import InvalidArgumentError, NotFoundError
-from agent_zot.services.response import ToolResponse, item_line, more_line, quoted
+from agent_zot.errors import InvalidArgumentError
+from agent_zot.services.resolve.scope import resolve_tags
+from agent_zot.services.response import ToolResponse, item_line, more_line
 from agent_zot.zotero.models import Library
 
 # Conditions are separated by commas, "&&" or " AND "; inside one, "||" separates alternatives.
@@ -127,22 +126,14 @@ def _satisfies(tags: set[str], condition: TagCondition) -> bool:
 
 
 def _resolve_names(library: Library, conditions: list[TagCondition]) -> list[TagCondition]:
-    """Map each name to the library's spelling; unknown names get a clear error with close tags."""
-    known = {name.casefold(): name for name in library.tag_counts()}
-    resolved = []
-    for condition in conditions:
-        names = []
-        for name in condition.any_of:
-            if name.casefold() not in known:
-                close = process.extract(
-                    name, list(known.values()), scorer=fuzz.WRatio, limit=4, score_cutoff=70
-                )
-                hint = (
-                    ("Close tags: " + ", ".join(c[0] for c in close) + ".")
-                    if close
-                    else "List tags with mode 'list'."
-                )
-                raise NotFoundError(f"No tag named {quoted(name)} in this library.", hint=hint)
-            names.append(known[name.casefold()])
-        resolved.append(TagCondition(tuple(names), condition.negated))
-    return resolved
+    """Map each name to the library's spellings (any case); an unknown name is an error with close tags
+    (the one tag rule, resolve_tags: the tags are the whole request here)."""
+    return [
+        TagCondition(
+            tuple(
+                dict.fromkeys(s for name in c.any_of for s in resolve_tags(library, [name], whole=True).names)
+            ),
+            c.negated,
+        )
+        for c in conditions
+    ]

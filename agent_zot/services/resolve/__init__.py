@@ -8,9 +8,11 @@ paper_index.py   those tables, built once per loaded library (identifiers: zoter
 named.py         the one paper an export or notes request names (none when it asks for many)
 described.py     a paper told by what it is, from the full-text index
 works.py         works the papers cite but the library lacks, by the same tables
-scope.py         which papers a request covers: a collection and below, tags, listed keys, a search
+scope.py         which papers a request covers, one way for every tool: keys, a collection and below,
+                 tags (the one tag rule), authors, years, item type, a search; one description of it
 match.py         items whose metadata holds every word of a query (a scope's search without an index)
 preview.py       what `agent-zot route` shows: the resolved paper and direction
-library.py       items by key or DOI, collections by name/path/key, authors' surnames
+library.py       the one item door (a key, with one "did you mean"), items by DOI, collections by
+                 name/path/key, authors' surnames
 graph.py         authors, concepts and fields (concept, tag, collection, topic) in the knowledge graph
 """

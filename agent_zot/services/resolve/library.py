@@ -3,11 +3,14 @@ words: papers.py)."""
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz, process, utils
+from rapidfuzz.distance import Levenshtein
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.identifiers import ITEM_KEY
+from agent_zot.services.resolve.match import match_items
 from agent_zot.services.resolve.paper_index import paper_index
-from agent_zot.services.response import quoted
+from agent_zot.services.response import clip, quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
 # Scores are rapidfuzz WRatio (0-100). Chosen on the shared libraries' collection names: typos and
@@ -15,10 +18,16 @@ from agent_zot.zotero.models import Collection, Item, Library
 _CONFIDENT = 85
 _CANDIDATE = 60
 _MARGIN = 8
+# A mistyped key is one or two characters off (keys are 8 characters from a 31-letter alphabet, so two
+# random keys differ in nearly every place); up to three close keys or papers are offered.
+_KEY_TYPOS = 2
+_SHOWN_KEYS = 3
 
 
-def resolve_item(library: Library, key: str) -> Item:
-    """An item by key (case-insensitive); a clear error naming the key otherwise."""
+def resolve_item(library: Library, key: str, *, words: bool = False) -> Item:
+    """The one door to an item by key, for every tool: the item a key names (any case; an attachment's key
+    names its parent item). ``words``: text that is not key-shaped may name the paper in words instead (the
+    paper resolver, papers.py). Otherwise NotFoundError with the one "did you mean" (key_hint)."""
     cleaned = key.strip().upper()
     if not cleaned:
         raise InvalidArgumentError("An item key is required.", hint="Item keys look like ABCD2345.")
@@ -26,18 +35,45 @@ def resolve_item(library: Library, key: str) -> Item:
     if item is not None:
         return item
     for attachment in library.attachments:
-        if attachment.key == cleaned and attachment.parent_key:
+        if attachment.key == cleaned and attachment.parent_key in library.items:
             return library.items[attachment.parent_key]
-    # A mistyped key looks like another key; title words typed as a key look like a title.
-    keys = process.extract(cleaned, list(library.items), scorer=fuzz.ratio, limit=3, score_cutoff=60)
-    titles = process.extract(
-        key, {k: i.title for k, i in library.items.items()}, scorer=fuzz.WRatio, limit=3, score_cutoff=80
+    if words and not ITEM_KEY.fullmatch(cleaned):
+        # papers.py resolves a request's keys through this door, so it is imported only here
+        from agent_zot.services.resolve.papers import PaperRequest, resolve_papers
+
+        return resolve_papers(library, PaperRequest.of(key.strip())).item
+    raise NotFoundError(
+        f"No item with key {quoted(key.strip(), 40)} in this library.", hint=key_hint(library, key)
     )
-    close = list(dict.fromkeys([k for k, _, _ in keys] + [k for _, _, k in titles]))[:5]
-    hint = "Find keys with zot_search or zot_manage_collections."
-    if close:
-        hint = "Did you mean: " + "; ".join(f"{k} ({library.items[k].title[:60]})" for k in close) + "?"
-    raise NotFoundError(f"No item with key {key.strip()!r} in this library.", hint=hint)
+
+
+def key_hint(library: Library, key: str) -> str:
+    """The one "did you mean" for a key that names no item: keys a typo or two away, else (words given
+    instead of a key) the papers whose metadata holds the words or whose title is close."""
+    wanted = key.strip().upper()
+    keys = process.extract(
+        wanted, list(library.items), scorer=Levenshtein.distance, score_cutoff=_KEY_TYPOS, limit=_SHOWN_KEYS
+    )
+    found = [library.items[k] for k, _, _ in keys]
+    if not found and not ITEM_KEY.fullmatch(wanted):
+        found = match_items(list(library.items.values()), key)[:_SHOWN_KEYS]
+        titles = {k: i.title for k, i in library.items.items()}
+        close = process.extract(
+            key,
+            titles,
+            scorer=fuzz.WRatio,
+            processor=utils.default_process,
+            limit=_SHOWN_KEYS,
+            score_cutoff=80,
+        )
+        found = found or [library.items[k] for _, _, k in close]
+    if found:
+        return (
+            "Did you mean: "
+            + "; ".join(f"[{i.key}] {clip(i.title or '(untitled)', 60)}" for i in found)
+            + "?"
+        )
+    return "Item keys look like ABCD2345; find them with zot_search or zot_manage_collections."
 
 
 def resolve_collection(library: Library, name: str) -> Collection:

@@ -201,17 +201,17 @@ def _direct(library: Library, index: PaperIndex, request: PaperRequest) -> Paper
     pubmed = _PUBMED.search(request.text)
     if pubmed:
         pmid, pmcid = pubmed.group(1), pubmed.group(2)
-        keys = index.ids.pmids.get(pmid) if pmid else index.ids.pmcids.get(pmcid.upper())
-        if not keys:
+        held = index.ids.pmids.get(pmid) if pmid else index.ids.pmcids.get(pmcid.upper())
+        if not held:
             raise NotFoundError(
                 f"No item with {'PMID ' + pmid if pmid else 'PMCID ' + pmcid.upper()} in this library.",
                 hint="Add the paper to Zotero first, or name it by title or item key.",
             )
-        return _match(library, index, library.items[keys[-1]], "PMID" if pmid else "PMCID")
+        return _match(library, index, library.items[held[-1]], "PMID" if pmid else "PMCID")
     for found in ARXIV.findall(request.text):
-        keys = index.ids.arxiv.get(found.casefold())
-        if keys:
-            return _match(library, index, library.items[keys[-1]], "arXiv id")
+        held = index.ids.arxiv.get(found.casefold())
+        if held:
+            return _match(library, index, library.items[held[-1]], "arXiv id")
     cited = _by_citation_key(library, index, request.text)
     return _match(library, index, cited, "citation key") if cited is not None else None
 

@@ -13,6 +13,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from agent_zot.errors import AmbiguousNameError, NotFoundError
 from agent_zot.graph.model import EdgeKind, Node, NodeKind
@@ -104,15 +105,31 @@ class _WorksIndex:
 
 _lock = threading.Lock()
 _latest: list[_WorksIndex] = []
+# The tables each store object's graph version gave, so that an unchanged graph is not read again (reading
+# and fingerprinting every work cost each citation request more than the answer); None: it holds no work.
+_by_version: WeakKeyDictionary[GraphStore, tuple[int, Any, _WorksIndex | None]] = WeakKeyDictionary()
 
 
 def works_index(store: GraphStore, library: Library) -> _WorksIndex | None:
     """The resolver's tables over the graph's external works (built once per graph state), None when the
     graph holds none."""
+    version = store.version()
+    with _lock:
+        kept = _by_version.get(store) if version is not None else None
+    if kept is not None and kept[:2] == (version, library.identity):
+        return kept[2]
+    built = _works_index(store, library)
+    if version is not None:
+        with _lock:
+            _by_version[store] = (version, library.identity, built)
+    return built
+
+
+def _works_index(store: GraphStore, library: Library) -> _WorksIndex | None:
     nodes = store.find_nodes(NodeKind.EXTERNAL_WORK, limit=10**9)
     if not nodes:
         return None
-    stamp = _fingerprint(nodes)
+    stamp = _fingerprint(nodes)  # a store without a version (Neo4j): the works' content says
     with _lock:
         if _latest and _latest[0].stamp == stamp and _latest[0].library.identity == library.identity:
             return _latest[0]
@@ -195,8 +212,8 @@ def _find_work(library: Library, store: GraphStore, request: PaperRequest) -> Wo
     works = works_index(store, library)
     if works is None:
         return None
-    found = DOI.search(request.text)
-    doi = request.doi or (found.group(0) if found else None)
+    in_text = DOI.search(request.text)
+    doi = request.doi or (in_text.group(0) if in_text else None)
     if doi:
         keys = works.index.ids.with_doi(doi)
         return _work(store, works, [keys[-1]], "DOI") if keys else None

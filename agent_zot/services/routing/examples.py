@@ -75,10 +75,10 @@ class NearestExamples:
         )[:NEIGHBOURS]
         if not scored or scored[0][0] <= 0.0:
             return None
-        votes: Counter[str] = Counter()
+        votes: dict[str, float] = {}
         for similarity, mode in scored:
-            votes[mode] += similarity
-        return votes.most_common(1)[0][0], scored[0][0]
+            votes[mode] = votes.get(mode, 0.0) + similarity
+        return max(votes.items(), key=lambda vote: vote[1])[0], scored[0][0]
 
 
 _lock = threading.Lock()

@@ -6,8 +6,7 @@ import re
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.identifiers import ITEM_KEY
-from agent_zot.services.organize.add.requested import parse_identifiers
+from agent_zot.identifiers import ITEM_KEY, parse_identifiers
 from agent_zot.zotero.colors import COLOR_WORDS
 
 from .scan import HAS_DIGIT, QUOTED, Scan, clean_value

@@ -160,7 +160,7 @@ def extract_venue(scan: Scan, params: dict[str, Any]) -> None:
         params["venue"] = venue
         scan.consume([m.span()])
         return
-    m = _KNOWN_VENUE_RE.search(scan.masked)
-    if m:
-        params["venue"] = m.group(0)
-        scan.consume([m.span()])
+    known = _KNOWN_VENUE_RE.search(scan.masked)
+    if known:
+        params["venue"] = known.group(0)
+        scan.consume([known.span()])

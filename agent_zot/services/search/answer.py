@@ -7,34 +7,23 @@ pure "papers by X since 2019" request) the library's metadata answers, which als
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
-from datetime import date
+from dataclasses import replace
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
-from agent_zot.index.passages import DETAILS
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import Depth, PaperHit, search_papers
 from agent_zot.index.sentences import asks_a_question
-from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
-from agent_zot.services.resolve.library import author_surnames, identified_items, resolve_collection
-from agent_zot.services.response import (
-    MAX_QUERY_CHARS,
-    ToolResponse,
-    clamp_limit,
-    item_line,
-    plural,
-    quoted,
-    within_length,
-)
+from agent_zot.services.query_text import NO_INDEX, checked_detail, checked_text, content_words
+from agent_zot.services.resolve.library import identified_items
+from agent_zot.services.resolve.scope import Filters, resolve_filters, without_note
+from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
 from agent_zot.services.routing import Route
 from agent_zot.services.search import modes, present
 from agent_zot.services.search.building import build_progress, metadata_answer
-from agent_zot.text import STOPWORDS
-from agent_zot.zotero.models import Collection, Item, Library
+from agent_zot.zotero.models import Library
 
 # Passages per paper by rank (the last count repeats): the first paper most often holds the answer, and a
 # 10-paper answer of sentence windows stays near 2,000 tokens (scripts/bench_passages.py).
@@ -47,59 +36,6 @@ QUESTION_PASSAGES_BY_RANK = (14, 1)
 # and the depth is shared between them (dev questions: the right paper was second or lower only when the
 # next score was within 0.875 of the first).
 QUESTION_DEPTH = Depth(by_rank=QUESTION_PASSAGES_BY_RANK, shared=(8, 5, 5, 1), close=0.85)
-NO_INDEX = (
-    "The full-text index is empty, so only metadata searches work. "
-    "Build it with `agent-zot update-db` (a few minutes for a typical library; later runs are incremental)."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Filters:
-    """What the request restricts the search to, resolved against the library."""
-
-    authors: tuple[str, ...] = ()  # creator last names as stored in Zotero
-    unknown_authors: tuple[str, ...] = ()  # authors/collection named in the query that match nothing (why)
-    year_min: int | None = None
-    year_max: int | None = None
-    collection: Collection | None = None
-    collection_keys: tuple[str, ...] = ()  # the collection and its sub-collections
-    tags: tuple[str, ...] = ()
-    item_types: tuple[str, ...] = ()
-
-    def store_filter(self) -> SearchFilter:
-        return SearchFilter(
-            year_min=self.year_min,
-            year_max=self.year_max,
-            item_types=self.item_types,
-            collections=self.collection_keys,
-            tags=self.tags,
-            creators=self.authors,
-        )
-
-    def admits(self, item: Item) -> bool:
-        year = item.year
-        return (
-            (not self.authors or any(c.last_name in self.authors for c in item.creators))
-            and (self.year_min is None or (year is not None and year >= self.year_min))
-            and (self.year_max is None or (year is not None and year <= self.year_max))
-            and (not self.collection_keys or bool(set(item.collection_keys) & set(self.collection_keys)))
-            and (not self.tags or bool(set(item.tag_names()) & set(self.tags)))
-            and (not self.item_types or item.item_type in self.item_types)
-        )
-
-    def describe(self) -> str:
-        parts = []
-        if self.authors:
-            parts.append("authors " + ", ".join(self.authors))
-        if self.year_min is not None or self.year_max is not None:
-            parts.append(f"years {self.year_min or '…'}–{self.year_max or '…'}")
-        if self.collection is not None:
-            parts.append(f"collection {self.collection.path or self.collection.name}")
-        if self.tags:
-            parts.append("tags " + ", ".join(self.tags))
-        if self.item_types:
-            parts.append("type " + ", ".join(self.item_types))
-        return "; ".join(parts)
 
 
 def run_search(
@@ -154,9 +90,11 @@ def run_search(
     response = present.paper_response(library, papers, scope=filters.describe(), query=wanted, detail=detail)
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
-    if filters.unknown_authors:
-        search.notes.append("Searched without these filters: " + " ".join(filters.unknown_authors))
-        response.data["unknown_filters"] = list(filters.unknown_authors)
+    if filters.left_out:
+        search.notes.append(without_note("Searched", filters.left_out))
+    search.notes.extend(filters.unmatched)
+    if filters.left_out or filters.unmatched:
+        response.data["unknown_filters"] = [*filters.left_out, *filters.unmatched]
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
     progress = build_progress(ctx, library)
@@ -164,36 +102,6 @@ def run_search(
         response.text = f"[Note: {progress.note()} This answer comes from those.]\n{response.text}"
         response.data["building"] = progress.to_dict()
     return response, route
-
-
-def checked_detail(detail: str | None) -> str:
-    if detail is None:
-        return DETAILS[0]
-    if detail not in DETAILS:
-        raise InvalidArgumentError(
-            f"detail={detail!r} is not one of {', '.join(DETAILS)}.",
-            hint="Use 'sentences' (the default: the best sentences of each passage) or 'full' (whole chunks).",
-        )
-    return detail
-
-
-def checked_text(query: str, explicit: dict[str, Any]) -> str:
-    text = " ".join(query.split())
-    if not text and not any(explicit.values()):
-        raise InvalidArgumentError(
-            "The search query is empty.",
-            hint="Say what to look for, e.g. query='contrastive learning for citation recommendation'.",
-        )
-    hint = "Shorten it to the question itself, or pass key phrases."
-    return within_length(text, MAX_QUERY_CHARS, what="The query", hint=hint)
-
-
-# Words of the request itself ("find me papers on ..."), on top of the English function words.
-_REQUEST_WORDS = STOPWORDS | {"papers", "paper", "find", "show", "please"}
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[\w-]+", text.casefold()) if w not in _REQUEST_WORDS]
 
 
 class _Search:
@@ -299,57 +207,6 @@ def _identified(library: Library, params: dict[str, Any]) -> ToolResponse:
     return ToolResponse("\n".join(lines), data)
 
 
-def resolve_filters(
-    library: Library, params: dict[str, Any], explicit: dict[str, Any], *, strict_authors: bool = True
-) -> Filters:
-    """The request's filters resolved against the library. An author or collection the library does not
-    have is an error when it is the whole request (``strict_authors``); next to a topic, the router may have
-    read "regulated by Esrrb" as a name or "data collection process" as a collection, so that filter is
-    dropped and ``unknown_authors`` says so."""
-    years = params.get("years") or {}
-    year_min = explicit.get("year_min") or years.get("start")
-    year_max = explicit.get("year_max") or years.get("end")
-    if year_min is not None and year_max is not None and year_min > year_max:
-        raise InvalidArgumentError(f"The year range {year_min}–{year_max} is empty (start after end).")
-    this_year = date.today().year
-    if year_min is not None and year_min > this_year:
-        newest = max((i.year for i in library.items.values() if i.year), default=None)
-        raise InvalidArgumentError(
-            f"No paper can be from {year_min} or later: it is {this_year}.",
-            hint=f"The newest item in your library is from {newest}." if newest else "Drop the year filter.",
-        )
-    names = explicit.get("authors") or params.get("authors") or ()
-    surnames: list[str] = []
-    unknown: list[str] = []
-    collection_name = explicit.get("collection") or params.get("collection")
-    collection = None
-    if collection_name:
-        try:
-            collection = resolve_collection(library, collection_name)
-        except NotFoundError as err:
-            # "data collection process": the router's guess at a collection name, next to a real topic
-            if strict_authors or explicit.get("collection"):
-                raise
-            unknown.append(str(err))
-    for name in names:
-        try:
-            surnames += author_surnames(library, name)
-        except NotFoundError as err:
-            if strict_authors or explicit.get("authors"):
-                raise
-            unknown.append(str(err))
-    return Filters(
-        authors=tuple(surnames),
-        unknown_authors=tuple(unknown),
-        year_min=year_min,
-        year_max=year_max,
-        collection=collection,
-        collection_keys=tuple(library.collection_and_below(collection.key)) if collection else (),
-        tags=tuple(explicit.get("tags") or params.get("tags") or ()),
-        item_types=tuple(filter(None, [explicit.get("item_type")])),
-    )
-
-
 def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolResponse:
     items = sorted(
         (i for i in library.items.values() if filters.admits(i)),
@@ -358,8 +215,13 @@ def _metadata_listing(library: Library, filters: Filters, limit: int) -> ToolRes
     what = filters.describe() or "the whole library"
     lines = [f"{plural(len(items), 'paper')} match {what} (metadata search):"]
     lines += [f"{n}. {item_line(i)}" for n, i in enumerate(items[:limit], 1)]
-    data = {
+    data: dict[str, Any] = {
         "total": len(items),
         "papers": [present.listed(i) for i in items[:limit]],
     }
+    if filters.left_out:
+        lines.append(without_note("Searched", filters.left_out))
+    lines.extend(filters.unmatched)
+    if filters.left_out or filters.unmatched:
+        data["unknown_filters"] = [*filters.left_out, *filters.unmatched]
     return ToolResponse("\n".join(lines), data)

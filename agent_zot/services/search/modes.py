@@ -62,7 +62,7 @@ def merge_subqueries(
         ranked = sorted(merged.values(), key=lambda p: (-covered[p.item_key], -p.score))
     for paper in ranked:
         paper.passages = sorted(paper.passages, key=lambda p: (p.kind != "chunk", -p.score))[:3]
-    info = {
+    info: dict[str, object] = {
         "how": "union (any part)" if optional else "papers covering every part first",
         "covering_all": sum(1 for k in merged if covered[k] == len(subqueries)),
     }

@@ -11,13 +11,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agent_zot.index.passages import Passage
 from agent_zot.index.retrieval import PaperHit
+from agent_zot.services.query_text import PASSAGE_CHARS, locator, passage_label
 from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
 from agent_zot.zotero.models import Item, Library
 
-PASSAGE_CHARS = {"sentences": 1000, "full": 4000}  # a runaway "sentence" (a table read as text) is cut
-SECTION_CHARS = 48
 # A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
 # passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
 ANSWER_BUDGET = {"sentences": 8000, "full": None}
@@ -43,7 +41,7 @@ def paper_response(
     trimmed = 0
     for paper_line, (paper, item) in zip(heads, listed_papers, strict=True):
         body.append(paper_line)
-        shown = [f"   [{label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+        shown = [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
         if left is not None:
             kept = []
             for line in shown:
@@ -65,8 +63,8 @@ def paper_response(
                 "passages": [locator(p) for p in paper.passages],
             }
         )
-    shown = "best sentences" if detail == "sentences" else "whole passages"
-    head = f"{plural(len(rows), 'paper')} for {quoted(query)}{where}, best first ({shown}, PDF pages):"
+    cut = "best sentences" if detail == "sentences" else "whole passages"
+    head = f"{plural(len(rows), 'paper')} for {quoted(query)}{where}, best first ({cut}, PDF pages):"
     more = (
         "More: zot_summarize item_key=KEY with the question gives that paper's best passages; "
         "force_mode='full' pages='N' reads a page"
@@ -87,22 +85,3 @@ def paper_response(
 def listed(item: Item) -> dict[str, Any]:
     """A paper as data beside its text line: the identifiers, not the authors and venue again."""
     return {"key": item.key, "title": item.title, "year": item.year, "found_by": ["metadata"], "passages": []}
-
-
-def label(passage: Passage) -> str:
-    """ "p. 4 · 2.5 Filtering paper clusters", or "abstract" for the item's own metadata record; "p. 4 (OCR)"
-    when the words were read from a scanned page (they may be misread)."""
-    where = passage.pages or ("abstract" if passage.kind == "metadata" else "no page")
-    if passage.ocr:
-        where += " (OCR)"
-    if passage.section:
-        section = " ".join(passage.section.split())
-        where += " · " + clip(section, SECTION_CHARS)
-    return where
-
-
-def locator(passage: Passage) -> dict[str, Any]:
-    """A passage as data: where it is and how well it matched, without its words or its section (both in
-    the text)."""
-    row = {k: v for k, v in passage.to_dict().items() if k not in ("text", "section")}
-    return row | {"chars": len(passage.text)}

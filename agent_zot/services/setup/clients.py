@@ -49,7 +49,8 @@ def _app_data(home: Path, system: str, environ: Mapping[str, str]) -> Path:
     return Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".config"
 
 
-def _claude_code_dir(home: Path, system: str, environ: Mapping[str, str]) -> Path:
+def claude_code_dir(home: Path, system: str, environ: Mapping[str, str]) -> Path:
+    """Claude Code's own folder (its skills, settings): ~/.claude, or CLAUDE_CONFIG_DIR when set."""
     return Path(environ["CLAUDE_CONFIG_DIR"]) if environ.get("CLAUDE_CONFIG_DIR") else home / ".claude"
 
 
@@ -80,7 +81,7 @@ CLIENTS: tuple[Client, ...] = (
         lambda h, s, e: _app_data(h, s, e) / "Claude" / "claude_desktop_config.json",
         lambda h, s, e: _app_data(h, s, e) / "Claude",
     ),
-    Client("claude-code", "Claude Code", _claude_code_file, _claude_code_dir, typed=True, cli="claude"),
+    Client("claude-code", "Claude Code", _claude_code_file, claude_code_dir, typed=True, cli="claude"),
     Client("cursor", "Cursor", lambda h, s, e: h / ".cursor" / "mcp.json", lambda h, s, e: h / ".cursor"),
     Client(
         "vscode",

@@ -59,9 +59,9 @@ def window(pages: str | None, offset: int | None, routed: dict[str, Any] | None)
             raise InvalidArgumentError(f"offset={offset} is not a page; pages are numbered from 1.")
         return Window(offset, None, f"offset={offset}")
     if routed and routed.get("start"):
-        start, end = int(routed["start"]), routed.get("end")
-        spec = f"page {start}" + (" on" if end is None else f"-{end}" if end != start else "")
-        return Window(start, int(end) if end else None, spec)  # no end: "from page 5" reads on
+        first, last = int(routed["start"]), routed.get("end")
+        spec = f"page {first}" + (" on" if last is None else f"-{last}" if last != first else "")
+        return Window(first, int(last) if last else None, spec)  # no end: "from page 5" reads on
     return Window(1, None, "from the start")
 
 

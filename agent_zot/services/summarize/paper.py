@@ -75,9 +75,9 @@ def run_summarize(
                 hint="Name the paper (e.g. 'list the figures of the S2ORC paper'), pass item_key='ABCD2345', or "
                 "describe the figure ('the execution overview figure').",
             )
-        described = _described_figure(ctx, library, request, text, figure)
-        if described is not None:
-            return described
+        by_caption = _described_figure(ctx, library, request, text, figure)
+        if by_caption is not None:
+            return by_caption
     try:
         target = resolve_papers(library, request)
     except NotFoundError as missing:  # perhaps described by what it is rather than named

@@ -105,7 +105,8 @@ def _cite(passages: list[Passage], labels: dict[str, dict[int, str | None]]) -> 
 
 def within_budget(blocks: list[Cited], budget: int) -> list[Cited]:
     """The first passages that fit ``budget`` tokens (always at least one)."""
-    kept, used = [], 0
+    kept: list[Cited] = []
+    used = 0
     for cited in blocks:
         cost = estimate_tokens(cited.block())
         if kept and used + cost > budget:

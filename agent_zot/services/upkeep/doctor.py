@@ -69,6 +69,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_index_integrity(ctx))
     checks.append(_unread_files(ctx))
     checks.append(_freshness(ctx))
+    checks.append(graph_home(ctx))
     checks.append(_writes(ctx.settings))
     return checks
 
@@ -130,6 +131,35 @@ def _freshness(ctx: AppContext) -> Check:
             "Run `agent-zot update-db` to see the whole error; if it names a stuck agent-zot process, end it.",
         )
     return Check("updates", "ok" if lag.updating else "warn", lag.describe(), "Run `agent-zot update-db`.")
+
+
+# Where the embedded graph stops being the better home (docs/scale.md, "The graph on disk"): its requests stay
+# in tens of ms at 1.3 million edges, but graph-wide ranking (PageRank, venues) reads every edge of a kind
+# into the process, and a lab's machines cannot share it.
+GRAPH_SERVER_EDGES = 2_000_000
+
+
+def graph_home(ctx: AppContext, *, server_edges: int = GRAPH_SERVER_EDGES) -> Check:
+    """The embedded graph's size, and when (past ``server_edges``) a Neo4j server would serve it better."""
+    from agent_zot.graph.model import EdgeKind, NodeKind
+
+    if not ctx.index_resources().exists():
+        return Check("graph size", "ok", "no graph yet")
+    counts = ctx.graph().local.counts()
+    edges = sum(counts.get(kind.value, 0) for kind in EdgeKind)
+    detail = f"{counts.get(NodeKind.PAPER.value, 0)} papers, {edges} edges"
+    if ctx.settings.graph_store == "neo4j":
+        return Check("graph size", "ok", f"{detail}, explored in Neo4j")
+    if edges <= server_edges:
+        return Check("graph size", "ok", f"{detail} in the embedded graph")
+    return Check(
+        "graph size",
+        "warn",
+        f"{detail}: past {server_edges:,} edges a Neo4j server is the better home for the graph "
+        "(graph-wide rankings read every edge of a kind into this process)",
+        'Start Neo4j (`docker compose up -d neo4j`), set graph_store = "neo4j" and neo4j_url, then run '
+        "`agent-zot graph sync`.",
+    )
 
 
 def _writes(settings: Settings) -> Check:

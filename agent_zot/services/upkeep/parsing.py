@@ -56,8 +56,9 @@ def parsed_items(
         item_key = owner[outcome.attachment_key]
         entry, outcomes = waiting[item_key]
         outcomes[outcome.attachment_key] = outcome
-        if all(o is not None for o in outcomes.values()):
+        parsed = {key: o for key, o in outcomes.items() if o is not None}
+        if len(parsed) == len(outcomes):  # every file of the item is back
             del waiting[item_key]
             with times.measure("chunk"):
-                ready = pipeline.prepare(entry, outcomes)  # type: ignore[arg-type]
+                ready = pipeline.prepare(entry, parsed)
             yield ready

@@ -31,7 +31,6 @@ from agent_zot.index.changes import (
 )
 from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
 from agent_zot.index.notes import update_notes
 from agent_zot.index.owner import check_library, record_library
 from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
@@ -47,6 +46,7 @@ from agent_zot.index.space import (
 )
 from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import READER_VERSION
+from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.file_metadata import FILE_METADATA_VERSION, with_file_metadata
@@ -461,8 +461,9 @@ def _update_graph(
 ) -> None:
     started = time.perf_counter()
     try:
-        summary.graph = graph.update(library, state, times, rebuild=rebuild).to_dict()
-        summary.graph["seconds"] = round(time.perf_counter() - started, 3)  # type: ignore[assignment]
+        built: dict[str, float] = {**graph.update(library, state, times, rebuild=rebuild).to_dict()}
+        built["seconds"] = round(time.perf_counter() - started, 3)
+        summary.graph = built
         state.set_meta("graph_build", _GRAPH_MADE_BY)
     except AgentZotError as err:  # e.g. Neo4j or Ollama down: the index is fine, say what failed
         summary.graph_error = str(err)

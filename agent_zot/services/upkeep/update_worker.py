@@ -58,9 +58,9 @@ class UpdateWorker:
     def __call__(self) -> UpdateOutcome:
         for attempt in (1, 2):
             try:
-                proc = self._running()
-                proc.stdin.write(REQUEST)  # type: ignore[union-attr]
-                proc.stdin.flush()  # type: ignore[union-attr]
+                pipe = _stdin(self._running())
+                pipe.write(REQUEST)
+                pipe.flush()
             except OSError as err:  # it exited since the last update (idle, killed): one new try
                 self._stop()
                 if attempt == 2:
@@ -127,7 +127,7 @@ class UpdateWorker:
         if proc is None:
             return
         with contextlib.suppress(OSError):
-            proc.stdin.close()  # type: ignore[union-attr]
+            _stdin(proc).close()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -188,3 +188,10 @@ def _lines(stream: IO[str], idle_exit_s: float) -> Iterator[str]:
         if line is None:
             return
         yield line
+
+
+def _stdin(proc: subprocess.Popen[str]) -> IO[str]:
+    """The worker's request pipe (always there: it is started with stdin=PIPE)."""
+    if proc.stdin is None:
+        raise OSError("the update process has no request pipe")
+    return proc.stdin

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_zot.errors import AgentZotError
-from agent_zot.index.locks import open_lock_file, try_lock, unlock
+from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.zotero.connection import FileState, file_state
 
 log = logging.getLogger(__name__)

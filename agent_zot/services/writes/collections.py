@@ -102,10 +102,10 @@ def target_collection(library: Library, writer: ZoteroWriter, name: str) -> Coll
     try:
         collection = resolve_collection(library, name)
     except NotFoundError:
-        collection = _from_api(writer, name)
-        if collection is None:
+        created = _from_api(writer, name)
+        if created is None:
             raise
-        return collection
+        return created
     target = local_library_id(library, writer.route)
     if target is not None and collection.library_id != target:
         raise InvalidArgumentError(

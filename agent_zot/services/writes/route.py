@@ -80,12 +80,12 @@ def write_routes(settings: Settings) -> list[WriteRoute]:
 
 def _local_route(settings: Settings) -> WriteRoute:
     # The local API names the signed-in user's library users/0; groups keep their group ID.
-    group = settings.zotero_library_type == "group" and settings.zotero_library_id
+    group = settings.zotero_library_id if settings.zotero_library_type == "group" else None
     return WriteRoute(
         kind="local",
         base_url=settings.zotero_local_api_url.rstrip("/"),
         library_type="group" if group else "user",
-        library_id=settings.zotero_library_id if group else "0",
+        library_id=group or "0",
         api_key=None,
         reason="zotero_local_api is on: the running Zotero app is asked first",
     )

@@ -7,15 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_zot.config import Settings
-from agent_zot.identifiers import find_arxiv
+from agent_zot.identifiers import Identifier, Kind, find_arxiv
 from agent_zot.services.organize.add.registries import Found, RegistryHttp, split_name, unreadable
-from agent_zot.services.organize.add.requested import Identifier
 
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 
 
 class ArxivRegistry:
-    kind = "arxiv"
+    kind: Kind = "arxiv"
 
     def __init__(self, http: RegistryHttp, settings: Settings) -> None:
         self._http = http

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from agent_zot.config import Settings
+from agent_zot.identifiers import Identifier, Kind
 from agent_zot.services.organize.add.registries import (
     Found,
     RegistryDownError,
@@ -15,13 +16,12 @@ from agent_zot.services.organize.add.registries import (
     open_pdf,
     unreadable,
 )
-from agent_zot.services.organize.add.requested import Identifier
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 
 
 class DoiRegistry:
-    kind = "doi"
+    kind: Kind = "doi"
 
     def __init__(self, http: RegistryHttp, settings: Settings) -> None:
         self._http = http

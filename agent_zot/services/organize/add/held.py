@@ -7,8 +7,7 @@ import re
 from collections.abc import Iterable
 
 from agent_zot.errors import InvalidArgumentError
-from agent_zot.identifiers import isbn13
-from agent_zot.services.organize.add.requested import Identifier, parse_given
+from agent_zot.identifiers import Identifier, isbn13, parse_given
 from agent_zot.services.resolve.paper_index import paper_index
 from agent_zot.zotero.models import Library
 

@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_zot.config import Settings
+from agent_zot.identifiers import Identifier, Kind
 from agent_zot.services.organize.add.registries import Found, RegistryHttp, split_name, unreadable
-from agent_zot.services.organize.add.requested import Identifier
 
 
 class OpenLibraryRegistry:
-    kind = "isbn"
+    kind: Kind = "isbn"
 
     def __init__(self, http: RegistryHttp, settings: Settings) -> None:
         self._http = http
@@ -29,8 +29,11 @@ class OpenLibraryRegistry:
         found: dict[Identifier, Found | None] = {}
         for ident in wanted:
             book = books.get(f"ISBN:{ident.value}")
-            ok = isinstance(book, dict) and book.get("title")
-            found[ident] = Found(ident, _csl(book, ident.value), "Open Library") if ok else None
+            found[ident] = (
+                Found(ident, _csl(book, ident.value), "Open Library")
+                if isinstance(book, dict) and book.get("title")
+                else None
+            )
         return found
 
 

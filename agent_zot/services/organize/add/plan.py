@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_zot.identifiers import Identifier
 from agent_zot.services.organize.add.registries import Found
-from agent_zot.services.organize.add.requested import Identifier
 
 _WHERE = {"doi": "doi.org", "arxiv": "arXiv", "pmid": "PubMed", "isbn": "Open Library"}
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_zot.config import Settings
+from agent_zot.identifiers import Identifier, Kind
 from agent_zot.services.organize.add.registries import Found, RegistryHttp, unreadable
-from agent_zot.services.organize.add.requested import Identifier
 
 _MONTHS = {
     m: i
@@ -19,7 +19,7 @@ _MONTHS = {
 
 
 class PubmedRegistry:
-    kind = "pmid"
+    kind: Kind = "pmid"
 
     def __init__(self, http: RegistryHttp, settings: Settings) -> None:
         self._http = http
@@ -43,8 +43,11 @@ class PubmedRegistry:
         found: dict[Identifier, Found | None] = {}
         for ident in wanted:
             summary = result.get(ident.value)
-            ok = isinstance(summary, dict) and "error" not in summary and summary.get("title")
-            found[ident] = Found(ident, _csl(summary), "PubMed") if ok else None
+            found[ident] = (
+                Found(ident, _csl(summary), "PubMed")
+                if isinstance(summary, dict) and "error" not in summary and summary.get("title")
+                else None
+            )
         return found
 
 

@@ -17,7 +17,7 @@ import httpx
 from agent_zot import __version__
 from agent_zot.config import Settings
 from agent_zot.errors import AgentZotError
-from agent_zot.services.organize.add.requested import Identifier, Kind
+from agent_zot.identifiers import Identifier, Kind
 
 _OPEN_LICENCE = re.compile(r"creativecommons\.org/(?:licenses|publicdomain)/", re.IGNORECASE)
 

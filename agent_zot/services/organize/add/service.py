@@ -6,6 +6,7 @@ downloaded). The new items are indexed at once when zotero.sqlite already shows 
 from __future__ import annotations
 
 from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundError
+from agent_zot.identifiers import HINT, Identifier, parse_given, parse_identifiers
 from agent_zot.services.context import AppContext
 from agent_zot.services.organize.add.arxiv import ArxivRegistry
 from agent_zot.services.organize.add.doi import DoiRegistry
@@ -14,7 +15,6 @@ from agent_zot.services.organize.add.openlibrary import OpenLibraryRegistry
 from agent_zot.services.organize.add.plan import Plan, held_data, held_lines
 from agent_zot.services.organize.add.pubmed import PubmedRegistry
 from agent_zot.services.organize.add.registries import Found, Registry, RegistryHttp
-from agent_zot.services.organize.add.requested import HINT, Identifier, parse_given, parse_identifiers
 from agent_zot.services.organize.add.write import write_new
 from agent_zot.services.resolve.library import resolve_collection
 from agent_zot.services.response import ToolResponse, plural

@@ -156,9 +156,9 @@ def zotero_item(csl: dict[str, Any], *, library_catalog: str) -> dict[str, Any]:
         value = _text(csl.get(variable), abstract=variable == "abstract")
         if not value:
             continue
-        field = next((by_base[b] for b in bases if b in by_base), None)
-        if field is not None:
-            item.setdefault(field, value)
+        target = next((by_base[b] for b in bases if b in by_base), None)
+        if target is not None:
+            item.setdefault(target, value)
         elif variable in _IDENTIFIERS:
             extra.append(f"{variable}: {value}")
     date = _date(csl.get("issued"))

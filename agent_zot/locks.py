@@ -2,7 +2,7 @@
 
 POSIX has shared and exclusive locks (``flock``). Windows' ``msvcrt`` has only exclusive byte-range locks,
 so there a shared lock is taken as an exclusive one on a byte of its own per holder: callers that need
-readers side by side on Windows do not rely on it (see generations.py).
+readers side by side on Windows do not rely on it (see index/generations.py).
 """
 
 from __future__ import annotations
