@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from agent_zot.services.resolve.library import resolve_collection
@@ -63,6 +64,30 @@ def collection_items(library: Library, name: str, *, limit: int, recursive: bool
     )
 
 
+def dated_pool(
+    library: Library,
+    pool: list[Item],
+    date_of: Callable[[Item], str],
+    *,
+    collection: str | None,
+    days: int | None,
+    now: datetime | None,
+) -> tuple[list[Item], str]:
+    """``pool`` narrowed to one collection and to the last ``days`` days by ``date_of`` (Zotero's
+    "YYYY-MM-DD hh:mm:ss" in UTC), and the words that say so (" in Thesis in the last 7 days")."""
+    scope = ""
+    if collection:
+        found = resolve_collection(library, collection)
+        keys = set(found.item_keys)
+        pool = [i for i in pool if i.key in keys]
+        scope = f" in {found.path}"
+    if days is not None:
+        cutoff = ((now or datetime.now(UTC)) - timedelta(days=days)).strftime("%Y-%m-%d %H:%M:%S")
+        pool = [i for i in pool if date_of(i) >= cutoff]
+        scope += f" in the last {days} days"
+    return pool, scope
+
+
 def recent_items(
     library: Library,
     *,
@@ -72,17 +97,14 @@ def recent_items(
     now: datetime | None = None,
 ) -> ToolResponse:
     """Items by date added, newest first; optionally only the last ``days`` days or one collection."""
-    pool: list[Item] = list(library.items.values())
-    scope = ""
-    if collection:
-        found = resolve_collection(library, collection)
-        keys = set(found.item_keys)
-        pool = [i for i in pool if i.key in keys]
-        scope = f" in {found.path}"
-    if days is not None:
-        cutoff = ((now or datetime.now(UTC)) - timedelta(days=days)).strftime("%Y-%m-%d %H:%M:%S")
-        pool = [i for i in pool if i.date_added >= cutoff]
-        scope += f" in the last {days} days"
+    pool, scope = dated_pool(
+        library,
+        list(library.items.values()),
+        lambda i: i.date_added,
+        collection=collection,
+        days=days,
+        now=now,
+    )
     pool.sort(key=lambda i: i.date_added, reverse=True)
     shown = pool[:limit]
     if not shown:

@@ -5,14 +5,13 @@ answer says so and shows what was added instead."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
-from agent_zot.services.organize.collections import recent_items
-from agent_zot.services.resolve.library import resolve_collection
+from agent_zot.services.organize.collections import dated_pool, recent_items
 from agent_zot.services.response import ToolResponse, item_line
 from agent_zot.services.routing.rules_manage import READING
 from agent_zot.zotero.generation import LAST_READ_SINCE
-from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.models import Library
 
 # Reading, not adding: "what was I reading", "papers I opened", "recently read". A request about additions
 # ("what did I add to read") stays with the date added.
@@ -41,17 +40,8 @@ def recently_read(
             fallback,
             "Zotero 9 and later record when a paper was opened; this library is from Zotero 8 or older",
         )
-    pool: list[Item] = [i for i in library.items.values() if i.last_read]
-    scope = ""
-    if collection:
-        found = resolve_collection(library, collection)
-        keys = set(found.item_keys)
-        pool = [i for i in pool if i.key in keys]
-        scope = f" in {found.path}"
-    if days is not None:
-        cutoff = ((now or datetime.now(UTC)) - timedelta(days=days)).strftime("%Y-%m-%d %H:%M:%S")
-        pool = [i for i in pool if i.last_read >= cutoff]
-        scope += f" in the last {days} days"
+    read = [i for i in library.items.values() if i.last_read]
+    pool, scope = dated_pool(library, read, lambda i: i.last_read, collection=collection, days=days, now=now)
     if not pool:
         fallback = recent_items(library, limit=limit, days=days, collection=collection, now=now)
         return _instead(fallback, f"Nothing was opened in Zotero{scope}")
