@@ -213,7 +213,22 @@ class Settings(BaseSettings):
     parse_timeout_s: float = Field(
         default=120.0,
         gt=0,
-        description="A file still parsing after this many seconds is skipped and reported.",
+        description="A file still parsing after this many seconds is skipped and reported. Pages read by OCR "
+        "do not count: each has ocr_page_timeout_s.",
+    )
+    ocr_page_timeout_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="One scanned page still being read by OCR after this many seconds is skipped and named; the "
+        "file's other pages are kept (`status` counts it as partly read; `update-db --retry-failed` reads it "
+        "again).",
+    )
+    progress_interval_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=10,
+        description="update-db prints a progress line at least this often (seconds), naming the file and page "
+        "being read.",
     )
     parse_memory_mb: int = Field(
         default=2048, ge=256, description="Memory cap per parsing process; a file needing more is skipped."

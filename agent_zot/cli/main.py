@@ -194,7 +194,8 @@ def audit(state: State, draft: Path, patch_file: Path | None, as_json: bool) -> 
 @click.option(
     "--retry-failed",
     is_flag=True,
-    help="Read again every file an earlier update could not read (`agent-zot status` counts them).",
+    help="Read again every file an earlier update could not read or read only in part (`agent-zot status` "
+    "counts them).",
 )
 @click.option(
     "--parser", type=click.Choice(["pdfium", "docling"]), default=None, help="PDF parser (default: config)."
@@ -232,7 +233,7 @@ def update_db(
         retry_failed=retry_failed,
         thorough_check=not background,
     )
-    line = ProgressLine(sys.stderr)
+    line = ProgressLine(sys.stderr, ctx.settings.progress_interval_s)
     try:
         summary = update_index(
             ctx.library(), ctx.index_resources(), options, on_progress=line.update, graph=ctx.graph()

@@ -6,8 +6,11 @@ are in flight and jobs are pulled from the caller's iterator only when a worker 
 waits on the pipes and the process sentinels with a deadline: a worker past ``timeout_s`` is killed and
 replaced, one that dies mid-job (a crash, or the memory cap in C code) is reported and replaced, and the
 other workers carry on. A job's clock starts when its worker has started up (a new worker says "ready"
-after its imports), so a slow interpreter start on a busy machine does not eat into the timeout, and it
-starts again after every page the worker OCRs (a long scan is slow, not hung; ``ingest/ocr/pages.py``).
+after its imports), so a slow interpreter start on a busy machine does not eat into the timeout. Pages read
+by OCR do not count against ``timeout_s`` (a long scan is slow, not hung): the worker says when each begins
+and ends (``ingest/ocr/pages.py``), and each page has ``page_timeout_s``. A page past it is skipped: its
+worker is replaced and the file handed out again with the pages read so far (kept, not read again) and the
+skipped page named in the document's ``fallback_reason``.
 ``concurrent.futures.ProcessPoolExecutor`` cannot do this: it cannot kill one hung task, and a dead
 worker breaks the whole executor. Workers ignore SIGINT (Ctrl-C is the parent's: it terminates them and
 re-raises) and exit on their own if the parent dies without cleaning up.
@@ -28,22 +31,24 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from agent_zot.ingest.extract import extract_attachment, fallback_document, parser_factory
 from agent_zot.ingest.models import ParsedDocument, Parser
-from agent_zot.ingest.ocr import OcrConfig
+from agent_zot.ingest.ocr import OcrConfig, PageEvent
 from agent_zot.ingest.worker_limits import cap_memory, peak_rss_mb, reset_peak_rss
 from agent_zot.zotero.models import Attachment
 
 _CONTEXT = multiprocessing.get_context("spawn")
 _KILL_GRACE_S = 2.0
 _STARTUP_S = 60.0  # how long a new worker may take to start (interpreter, imports) before its job counts
-_READY, _DONE, _ALIVE = "ready", "done", "alive"
+_READY, _DONE, _PAGE = "ready", "done", "page"
+# The start of the reason a file was read without some of its pages (services/upkeep/unread.py reads it)
+PAGES_OVER_BUDGET = "OCR took over"
 _ORPHAN_CHECK_S = 1.0
 
 
@@ -52,6 +57,15 @@ class ParseJob:
     attachment: Attachment
     language: str = ""  # the item's Language field: the language its scanned pages are read in
     front_matter: bool = False  # read the title, authors and year too (a PDF Zotero has no metadata for)
+    # A file handed out again after a page ran past its OCR budget: the pages read before (0-based index,
+    # the text kept or None) and those skipped
+    ocr_known: tuple[tuple[int, str | None], ...] = ()
+    ocr_skipped: tuple[int, ...] = ()
+
+
+# What the caller hears while a file is read: the job handed to a worker (event None), each OCR'd page
+# beginning and ending
+ParseWatch = Callable[[ParseJob, PageEvent | None], None]
 
 
 @dataclass(slots=True)
@@ -102,10 +116,10 @@ def _exit_with_parent() -> None:
 def _worker_main(conn: Connection, factory: Any, memory_mb: int | None, ocr: OcrConfig | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _exit_with_parent()
-    from agent_zot.ingest.ocr.pages import on_page_done  # in the worker only: OCR's modules load there
+    from agent_zot.ingest.ocr.pages import on_page, resume_from  # in the worker only: OCR loads there
 
     parser: Parser = factory()
-    on_page_done(lambda: conn.send((_ALIVE,)))
+    on_page(lambda event: conn.send((_PAGE, event)))
     if memory_mb:
         cap_memory(memory_mb)
     conn.send((_READY,))  # the job's clock starts now, not while the interpreter was starting
@@ -117,6 +131,7 @@ def _worker_main(conn: Connection, factory: Any, memory_mb: int | None, ocr: Ocr
         if job is None:
             return
         reset_peak_rss()
+        resume_from(dict(job.ocr_known), frozenset(job.ocr_skipped))
         started = time.perf_counter()
         document, error, fatal = _parse_one(parser, job, ocr)
         conn.send((_DONE, document, error, time.perf_counter() - started, peak_rss_mb(), fatal))
@@ -135,6 +150,10 @@ class _Worker:
     job: ParseJob | None = None
     started: float = 0.0
     deadline: float = 0.0
+    page: PageEvent | None = None  # the page being OCR'd, when one is
+    known: dict[int, str | None] = field(default_factory=dict)  # pages OCR'd so far, for a retry
+    used: float = 0.0  # seconds of the file's own limit used (OCR'd pages excluded)
+    mark: float = 0.0  # since when ``used`` runs
 
 
 def _stop(worker: _Worker, *, kill: bool) -> None:
@@ -164,16 +183,18 @@ def _death_message(process: BaseProcess) -> str:
 class _Pool:
     """Workers, the jobs they hold, and the rules for replacing them."""
 
-    def __init__(
-        self, factory: Any, *, size: int, timeout_s: float, memory_mb: int | None, ocr: OcrConfig | None
-    ) -> None:
+    def __init__(self, factory: Any, *, size: int, timeout_s: float, page_timeout_s: float,
+                 memory_mb: int | None, ocr: OcrConfig | None, watch: ParseWatch | None) -> None:  # fmt: skip
         self.factory = factory
         self.ocr = ocr
         self.size = max(1, size)
         self.timeout_s = timeout_s
+        self.page_timeout_s = page_timeout_s
         self.memory_mb = memory_mb
+        self.watch = watch
         self.idle: list[_Worker] = []
         self.busy: list[_Worker] = []
+        self.again: list[ParseJob] = []  # files to hand out again, without the page that ran over
 
     def _start(self) -> _Worker:
         parent_end, child_end = _CONTEXT.Pipe(duplex=True)
@@ -190,8 +211,11 @@ class _Pool:
     def _send(self, worker: _Worker, job: ParseJob) -> bool:
         """Hand out a job (a worker still starting up gets it queued in its pipe)."""
         worker.job, worker.started = job, time.monotonic()
+        worker.page, worker.known, worker.used, worker.mark = None, dict(job.ocr_known), 0.0, worker.started
         limit = self.timeout_s if worker.ready else max(_STARTUP_S, self.timeout_s)
         worker.deadline = worker.started + limit
+        if self.watch is not None:
+            self.watch(job, None)
         try:
             worker.conn.send(job)
         except OSError:
@@ -215,6 +239,11 @@ class _Pool:
             document = fallback_document(job.attachment, error)
         if seconds is None:
             seconds = time.monotonic() - worker.started
+        if job.ocr_skipped and document is not None:
+            pages = ", ".join(str(i + 1) for i in sorted(job.ocr_skipped))
+            word = "pages" if len(job.ocr_skipped) > 1 else "page"
+            skipped = f"{PAGES_OVER_BUDGET} {self.page_timeout_s:g} s on {word} {pages}, not read"
+            document.fallback_reason = "; ".join(filter(None, (skipped, document.fallback_reason)))
         return ParseOutcome(job.attachment.key, document, error, seconds, peak)
 
     def _receive(self, worker: _Worker) -> tuple[ParseOutcome, bool] | None:
@@ -226,15 +255,36 @@ class _Pool:
             return self._outcome(worker, None, _death_message(worker.process)), False
         if message[0] == _READY:
             worker.ready, worker.started = True, time.monotonic()
-            worker.deadline = worker.started + self.timeout_s
+            worker.mark, worker.deadline = worker.started, worker.started + self.timeout_s
             return None
-        if message[0] == _ALIVE:
-            worker.deadline = time.monotonic() + self.timeout_s
+        if message[0] == _PAGE:
+            self._page(worker, message[1])
             return None
         _, document, error, seconds, peak, fatal = message
         return self._outcome(worker, document, error, peak, seconds), not fatal
 
-    def _expired(self, worker: _Worker) -> tuple[ParseOutcome, bool]:
+    def _page(self, worker: _Worker, event: PageEvent) -> None:
+        """A page's OCR began (its own budget starts; the file's clock stops) or ended (the file's clock
+        goes on with what it had left)."""
+        now = time.monotonic()
+        if event.done:
+            worker.known[event.page] = event.text
+            worker.page, worker.mark = None, now
+            worker.deadline = now + max(0.0, self.timeout_s - worker.used)
+        else:
+            worker.used += now - worker.mark
+            worker.page, worker.deadline = event, now + self.page_timeout_s
+        if self.watch is not None and worker.job is not None:
+            self.watch(worker.job, event)
+
+    def _expired(self, worker: _Worker) -> tuple[ParseOutcome, bool] | None:
+        """A job past its deadline: the file failed, or (a page over its OCR budget) it is handed out
+        again without that page (None)."""
+        job = worker.job
+        if worker.page is not None and job is not None:
+            skipped = (*job.ocr_skipped, worker.page.page)
+            self.again.append(replace(job, ocr_known=tuple(worker.known.items()), ocr_skipped=skipped))
+            return None
         if worker.ready:
             error = f"timed out after {self.timeout_s:g} s"
         else:
@@ -252,6 +302,10 @@ class _Pool:
                 result = self._receive(worker)
             elif time.monotonic() >= worker.deadline:
                 result = self._expired(worker)
+                if result is None:  # handed out again: this worker is stuck in the page
+                    self.busy.remove(worker)
+                    _stop(worker, kill=True)
+                    continue
             if result is None:
                 continue
             outcome, usable = result
@@ -280,21 +334,31 @@ def parse_many(
     memory_mb: int | None,
     parser: str = "pdfium",
     ocr: OcrConfig | None = None,
+    page_timeout_s: float = 300.0,
+    watch: ParseWatch | None = None,
 ) -> Iterator[ParseOutcome]:
     """Parse every job in worker processes; outcomes are yielded as they complete (in any order).
-    ``ocr``: how pages without a usable text layer are read (None: they are not).
+    ``ocr``: how pages without a usable text layer are read (None: they are not); ``timeout_s`` is a file's
+    limit, its OCR'd pages excluded, each of which has ``page_timeout_s``; ``watch`` hears of each file
+    handed out and each OCR'd page.
 
     On Ctrl-C (or when the caller stops iterating) the workers are terminated and the
     KeyboardInterrupt goes on up."""
     factory = parser_factory(parser, ocr)  # an unknown name fails here, before any process starts
-    pool = _Pool(factory, size=workers, timeout_s=timeout_s, memory_mb=memory_mb, ocr=ocr)
+    pool = _Pool(factory, size=workers, timeout_s=timeout_s, page_timeout_s=page_timeout_s,
+                 memory_mb=memory_mb, ocr=ocr, watch=watch)  # fmt: skip
     pending = iter(jobs)
     try:
         while True:
-            while len(pool.busy) < pool.size and (job := next(pending, None)) is not None:
+            while len(pool.busy) < pool.size and (job := _next(pool.again, pending)) is not None:
                 pool.submit(job)
             if not pool.busy:
                 return
             yield from pool.wait_round()
     finally:
         pool.close()
+
+
+def _next(again: list[ParseJob], pending: Iterator[ParseJob]) -> ParseJob | None:
+    """A file handed out again first (its pages read so far are in memory), then the next new one."""
+    return again.pop(0) if again else next(pending, None)

@@ -22,10 +22,12 @@ from agent_zot import __version__
 from agent_zot.errors import AgentZotError, AmbiguousNameError
 from agent_zot.mcp.apps import client_renders_apps, for_client, register_apps, tool_app
 from agent_zot.mcp.arguments import ReadableArgumentErrors
+from agent_zot.mcp.progress import progress_sink
 from agent_zot.mcp.prompts import register_prompts
 from agent_zot.mcp.resources import register_resources
 from agent_zot.services.catalog import SPECS
 from agent_zot.services.context import AppContext
+from agent_zot.services.progress import reporting_to
 from agent_zot.services.response import ToolResponse
 from agent_zot.services.spec import Access, ToolSpec
 from agent_zot.services.spec import described as spec_described
@@ -125,7 +127,7 @@ def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable
     def tool(**arguments: Any) -> ToolResult:
         from agent_zot.mcp.sampling import client_sampling  # the evidence stack loads on the first call
 
-        with client_sampling(shared.ledger()):
+        with client_sampling(shared.ledger()), reporting_to(progress_sink()):
             return _result(lambda: _tools().call(ctx, spec.name, **arguments), client_renders_apps())
 
     parameters = _parameters(spec)

@@ -20,7 +20,8 @@ from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
 from agent_zot.zotero.file_metadata import with_file_metadata
 from agent_zot.zotero.models import Library, ReadOptions
-from agent_zot.zotero.reader import attach_marks, load_library
+from agent_zot.zotero.reader import attach_marks, load_library, read_stamp
+from agent_zot.zotero.saved import load_snapshot, save_snapshot
 
 if TYPE_CHECKING:
     from agent_zot.graph.resources import GraphResources
@@ -68,6 +69,10 @@ class AppContext:
         self._retired: list[tuple[IndexResources, GraphResources | None]] = []
         self._intact: set[str] = set()  # index generations whose parts were found to agree
         self.last_load_seconds: float | None = None
+        # How the current snapshot came (for status lines and tests): "full" (all of zotero.sqlite read),
+        # "changes" (what changed since this process's last read), "saved" (the snapshot a server kept,
+        # unchanged since), "saved, then changes" (that snapshot with what changed read on top).
+        self.last_read: str | None = None
         # Why write modes are refused in this process, whatever the settings (an HTTP server without a
         # token); None when they follow writes_enabled.
         self.write_block: str | None = None
@@ -232,12 +237,16 @@ class AppContext:
                 started = time.perf_counter()
                 options = self._read_options(source)
                 previous = self._read if self.follows_library else None
-                self._read = load_library(source.db_path, source.data_dir, options, previous=previous)
+                read = self._read_saved(source, options) if self._read is None else None
+                if read is None:
+                    read = load_library(source.db_path, source.data_dir, options, previous=previous)
+                    self.last_read = "changes" if previous is not None and _on_top(read, previous) else "full"
+                self._read = read
                 self.last_load_seconds = time.perf_counter() - started
                 self._state = state
                 self._file_metadata_stamp = None
-                if self.follows_library and self._read.marks is None:
-                    self._mark_later(self._read, options)
+                if self.follows_library and self.last_read != "saved":
+                    self._keep_later(read, options)
             self._library = self._file_metadata(self._read)
             return self._library
 
@@ -259,17 +268,39 @@ class AppContext:
         self._file_metadata_stamp = stamp
         return with_file_metadata(library, found)
 
-    def _mark_later(self, library: Library, options: ReadOptions) -> None:
-        """Read what the next (incremental) read compares, once no request is being served."""
+    def _read_saved(self, source: LibrarySource, options: ReadOptions) -> Library | None:
+        """A new process's first read: the snapshot a server saved (zotero/saved.py), as it is when the
+        library did not change since, else with what changed read on top; None when none is usable."""
+        saved = load_snapshot(self._snapshots, source.db_path, source.data_dir, options)
+        if saved is None:
+            return None
+        if saved.read_stamp == read_stamp(file_state(source.db_path), source.data_dir, options):
+            self.last_read = "saved"
+            return saved
+        read = load_library(source.db_path, source.data_dir, options, previous=saved)
+        self.last_read = "saved, then changes" if _on_top(read, saved) else "full"
+        return read
 
-        def mark() -> None:
+    @property
+    def _snapshots(self) -> Path:
+        return self.settings.data_dir / "library"
+
+    def _keep_later(self, library: Library, options: ReadOptions) -> None:
+        """Once no request is being served: read the marks the next (incremental) read compares, if this
+        read did not, and save the snapshot for the next process."""
+
+        def keep() -> None:
             self.wait_for_quiet(others=0)
             try:
-                attach_marks(library, options)
+                if library.marks is None and not attach_marks(library, options):
+                    return  # the library changed meanwhile: the next read is a full one, and saves
             except AgentZotError as err:  # the next read is then a full one, as this was
                 log.info("library marks not read: %s", err.message)
+                return
+            if library is self._read:  # not when a later read replaced it (that read saves its own)
+                save_snapshot(library, options, self._snapshots)
 
-        threading.Thread(target=mark, name="agent-zot-library-marks", daemon=True).start()
+        threading.Thread(target=keep, name="agent-zot-library-marks", daemon=True).start()
 
     def wait_for_quiet(self, *, others: int) -> None:
         """Until no request but ``others`` (a caller counting itself) has run for a moment: an answer is
@@ -290,3 +321,8 @@ class AppContext:
             library_ids=frozenset(ids) if ids else None,
             base_attachment_dir=source.base_attachment_dir,
         )
+
+
+def _on_top(read: Library, previous: Library) -> bool:
+    """Whether ``read`` was read on top of ``previous`` (only what changed), not in full."""
+    return bool(read.lineage) and read.lineage[0][0] == previous.read_stamp

@@ -148,6 +148,17 @@ class IndexState:
         )
         return [AttachmentRecord(*row) for row in rows.fetchall()]
 
+    def indexed_with_reasons(self) -> list[AttachmentRecord]:
+        """Files indexed with a reason attached (some pages skipped, Zotero's cached text standing in for
+        a file that timed out, a later parser of the chain reading it): services/upkeep/unread.py tells
+        which of them were read only in part. By item and attachment key."""
+        rows = self._conn.execute(
+            "SELECT attachment_key, item_key, fingerprint, source, pages, chunks, status, reason, "
+            "references_text, references_page FROM attachments WHERE status = 'indexed' "
+            "AND reason IS NOT NULL AND reason != '' ORDER BY item_key, attachment_key"
+        )
+        return [AttachmentRecord(*row) for row in rows.fetchall()]
+
     def attachments_of(self, item_key: str) -> list[AttachmentRecord]:
         rows = self._conn.execute(
             "SELECT attachment_key, item_key, fingerprint, source, pages, chunks, status, reason, "
@@ -332,6 +343,10 @@ class IndexState:
         search of a 100,000-item library)."""
         row = self._conn.execute("SELECT 1 FROM items WHERE status = 'indexed' LIMIT 1").fetchone()
         return row is not None
+
+    def ocr_page_count(self) -> int:
+        """Pages of indexed files whose text was read by OCR."""
+        return int(self._conn.execute("SELECT count(*) FROM ocr_pages").fetchone()[0] or 0)
 
     def counts(self) -> StateCounts:
         def one(sql: str) -> int:

@@ -3,25 +3,29 @@
 Re-reading a 100,000-item library takes seconds of Python; finding which items changed takes a few
 set-based queries. A snapshot keeps its marks; the next read compares them and rebuilds only the items
 that differ (with their attachments, notes and annotations), reusing every other item as it was.
+A snapshot saved in the data folder (zotero/saved.py) is compared the same way by the next process, so a
+mark is a digest of the row's text as SQLite quotes it, the same in every process (Python's own hash of a
+string or of None is not).
 
 Zotero stamps every item it saves: ``dateModified``, ``clientDateModified`` and, once synced, ``version``
 (an item's fields and creators are only ever written by saving it). Some of its bulk operations write rows
 directly (renaming a tag, retraction checks), so the marks also cover an item's tags (and tag names),
 collections, relations and retraction, and the attachment, note or annotation row it is. Integers summed
-in SQL, not strings: the marks of 100,000 items take under a second.
+in SQL, not strings: the marks of 100,000 items take about a second.
 """
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agent_zot.zotero.children import ATTACHMENT_COLUMNS
 from agent_zot.zotero.schema import SchemaInfo
 
-Marks = dict[int, int]  # item id -> a hash of what one table holds for it
+Marks = dict[int, int]  # item id -> a digest of what one table holds for it
 _RECENT_S = 5  # Zotero's stamps are in whole seconds (UTC); margin for a write landing as we read
 
 
@@ -32,9 +36,9 @@ class LibraryMarks:
     tables: dict[str, Marks]
     parents: dict[int, int]
     deleted: frozenset[int]
-    shared: int  # a hash of what every item depends on: libraries, collections, schema, identity
+    shared: int  # a digest of what every item depends on: libraries, collections, schema, identity
     rows: dict[int, tuple[int, int]] = field(default_factory=dict)  # item id -> (library id, item type id)
-    tag_names: dict[int, int] = field(default_factory=dict)  # tag id -> a hash of its name
+    tag_names: dict[int, int] = field(default_factory=dict)  # tag id -> a digest of its name
     # Items stamped in the last seconds before the read: Zotero's stamps count whole seconds, so a second
     # edit in the same second leaves the row as it was. The next read reads these again whatever it finds.
     recent: frozenset[int] = frozenset()
@@ -90,16 +94,16 @@ def read_marks(
     conn: sqlite3.Connection, schema: SchemaInfo, parents: dict[int, int], shared: tuple[object, ...]
 ) -> LibraryMarks:
     """The marks of the database behind ``conn`` (``parents``: child id -> parent id, as read)."""
-    rows = conn.execute(
-        "SELECT i.itemID, i.key, i.libraryID, i.itemTypeID, i.dateAdded, i.dateModified, "
-        f"{schema.column_or_null('items', 'clientDateModified')}, {schema.column_or_null('items', 'version')} "
-        "FROM items i"
-    ).fetchall()
-    tables: dict[str, Marks] = {"items": {r[0]: hash(r[1:]) for r in rows}}
-    kinds = {r[0]: (r[2], r[3]) for r in rows}
+    client, version = _column(schema, "items", "clientDateModified"), _column(schema, "items", "version")
+    row = _quoted("key", "libraryID", "itemTypeID", "dateAdded", "dateModified", client, version)
+    rows = conn.execute(f"SELECT itemID, libraryID, itemTypeID, {row} FROM items").fetchall()
+    tables: dict[str, Marks] = {"items": {r[0]: _digest(r[3]) for r in rows}}
+    kinds = {r[0]: (r[1], r[2]) for r in rows}
     for name, sql in _grouped_queries(schema).items():
-        tables[name] = _hashed(conn.execute(sql).fetchall())
-    tag_names = {tag: hash(name) for tag, name in conn.execute("SELECT tagID, name FROM tags")}
+        tables[name] = {item: _digest(text) for item, text in conn.execute(sql)}
+    tag_names = {
+        tag: _digest(name) for tag, name in conn.execute(f"SELECT tagID, {_quoted('name')} FROM tags")
+    }
     since = (datetime.now(UTC) - timedelta(seconds=_RECENT_S)).strftime("%Y-%m-%d %H:%M:%S")
     stamped = (
         "max(dateModified, clientDateModified)"
@@ -113,46 +117,72 @@ def read_marks(
         else frozenset()
     )
     collections = _collections_mark(conn, schema)
-    return LibraryMarks(tables, dict(parents), deleted, hash((shared, collections)), kinds, tag_names, recent)
+    common = _digest(repr((_canonical(shared), collections)))
+    return LibraryMarks(tables, dict(parents), deleted, common, kinds, tag_names, recent)
 
 
-def _hashed(rows: list[tuple[Any, ...]]) -> Marks:
-    return {r[0]: hash(r[1:]) for r in rows}
+def _column(schema: SchemaInfo, table: str, column: str) -> str:
+    """The column, or NULL where an older schema lacks it."""
+    return column if schema.has(table, column) else "NULL"
+
+
+def _quoted(*columns: str) -> str:
+    """One text of the columns, each as SQLite quotes it (NULL, numbers and strings told apart)."""
+    return " || char(31) || ".join(f"quote({c})" for c in columns)
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def _canonical(value: object) -> str:
+    """``repr`` with sets sorted: the same text for the same value in every process."""
+    if isinstance(value, frozenset | set):
+        return "{" + ",".join(sorted(map(_canonical, value))) + "}"
+    if isinstance(value, tuple | list):
+        return "(" + ",".join(map(_canonical, value)) + ")"
+    if is_dataclass(value) and not isinstance(value, type):
+        return type(value).__name__ + _canonical(tuple(getattr(value, f.name) for f in fields(value)))
+    return repr(value)
 
 
 def _grouped_queries(schema: SchemaInfo) -> dict[str, str]:
-    """One query per table an item's content lives in, each grouped to one row per item."""
+    """One query per table an item's content lives in, each grouped to one row per item: item id, text."""
     queries = {
-        "tags": "SELECT itemID, total(tagID * 4 + type), count(*) FROM itemTags GROUP BY itemID",
-        "collections": "SELECT itemID, total(collectionID * 1000003 + orderIndex), count(*) "
+        "tags": f"SELECT itemID, {_quoted('total(tagID * 4 + type)', 'count(*)')} FROM itemTags GROUP BY itemID",
+        "collections": f"SELECT itemID, {_quoted('total(collectionID * 1000003 + orderIndex)', 'count(*)')} "
         "FROM collectionItems GROUP BY itemID",
-        "notes": f"SELECT itemID, parentItemID, length(note), {schema.column_or_null('itemNotes', 'title')} "
+        "notes": f"SELECT itemID, {_quoted('parentItemID', 'length(note)', _column(schema, 'itemNotes', 'title'))} "
         "FROM itemNotes",
     }
-    queries["attachments"] = (
-        "SELECT itemID, "
-        + ", ".join(schema.column_or_null("itemAttachments", c) for c in ATTACHMENT_COLUMNS)
-        + " FROM itemAttachments"
-    )
+    columns = (_column(schema, "itemAttachments", c) for c in ATTACHMENT_COLUMNS)
+    queries["attachments"] = f"SELECT itemID, {_quoted(*columns)} FROM itemAttachments"
     if schema.has("itemRelations"):
         queries["relations"] = (
-            "SELECT itemID, group_concat(predicateID || ' ' || object, char(30)) FROM itemRelations "
+            "SELECT itemID, quote(group_concat(predicateID || ' ' || object, char(30))) FROM itemRelations "
             "GROUP BY itemID"
         )
     if schema.has("itemAnnotations"):
-        columns = ("parentItemID", "type", "authorName", "text", "comment", "color", "pageLabel", "sortIndex")
-        queries["annotations"] = (
-            "SELECT itemID, "
-            + ", ".join(schema.column_or_null("itemAnnotations", c) for c in columns)
-            + f", {schema.column_or_null('itemAnnotations', 'position')} FROM itemAnnotations"
+        names = (
+            "parentItemID",
+            "type",
+            "authorName",
+            "text",
+            "comment",
+            "color",
+            "pageLabel",
+            "sortIndex",
+            "position",
         )
+        annotation = _quoted(*(_column(schema, "itemAnnotations", c) for c in names))
+        queries["annotations"] = f"SELECT itemID, {annotation} FROM itemAnnotations"
     if schema.has("retractedItems"):
-        flag = schema.column_or_null("retractedItems", "flag")
-        queries["retractions"] = f"SELECT itemID, data, {flag} FROM retractedItems"
+        flag = _column(schema, "retractedItems", "flag")
+        queries["retractions"] = f"SELECT itemID, {_quoted('data', flag)} FROM retractedItems"
     return queries
 
 
-def _collections_mark(conn: sqlite3.Connection, schema: SchemaInfo) -> int:
+def _collections_mark(conn: sqlite3.Connection, schema: SchemaInfo) -> str:
     """Collections are few: any change to one (a rename, a move, the trash) reads the library again."""
     rows = conn.execute(
         "SELECT collectionID, key, collectionName, parentCollectionID, libraryID FROM collections ORDER BY 1"
@@ -160,4 +190,4 @@ def _collections_mark(conn: sqlite3.Connection, schema: SchemaInfo) -> int:
     deleted: list[tuple[Any, ...]] = []
     if schema.has("deletedCollections"):
         deleted = conn.execute("SELECT collectionID FROM deletedCollections ORDER BY 1").fetchall()
-    return hash((tuple(rows), tuple(deleted)))
+    return repr((rows, deleted))

@@ -16,6 +16,7 @@ from typing import Any
 from agent_zot.zotero.children import ChildLoader, Row
 from agent_zot.zotero.collection_tree import build_collections
 from agent_zot.zotero.connection import FileState, read_at_state
+from agent_zot.zotero.gc_pause import gc_paused
 from agent_zot.zotero.marks import LibraryMarks, read_marks
 from agent_zot.zotero.models import (
     NON_REGULAR_TYPES,
@@ -61,10 +62,11 @@ def load_library(
     options = options or ReadOptions()
     if previous is not None and (previous.db_path, previous.data_dir) != (db_path, data_dir):
         previous = None
-    library, state = read_at_state(
-        db_path, lambda conn: _Loader(conn, db_path, data_dir, options).load(previous)
-    )
-    library.read_stamp = _read_stamp(state, data_dir, options)
+    with gc_paused():
+        library, state = read_at_state(
+            db_path, lambda conn: _Loader(conn, db_path, data_dir, options).load(previous)
+        )
+    library.read_stamp = read_stamp(state, data_dir, options)
     return library
 
 
@@ -75,20 +77,22 @@ def attach_marks(library: Library, options: ReadOptions) -> bool:
     marks, state = read_at_state(
         library.db_path, lambda conn: _Loader(conn, library.db_path, library.data_dir, options).marks()
     )
-    if _read_stamp(state, library.data_dir, options) != library.read_stamp:
+    if read_stamp(state, library.data_dir, options) != library.read_stamp:
         return False
     library.marks = marks
     return True
 
 
-def _read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
+def read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
     """What this snapshot was read from: the database file's state and the read options. Two snapshots
     with the same stamp hold the same metadata (files on disk may still differ)."""
+    return f"{state.stamp()}|{options_stamp(data_dir, options)}"
+
+
+def options_stamp(data_dir: Path, options: ReadOptions) -> str:
+    """The part of a read stamp that says what the database was read with."""
     libraries = ",".join(map(str, sorted(options.library_ids))) if options.library_ids is not None else "all"
-    return (
-        f"{state.stamp()}|{data_dir}|"
-        f"trash={int(options.include_trash)}|libraries={libraries}|base={options.base_attachment_dir}"
-    )
+    return f"{data_dir}|trash={int(options.include_trash)}|libraries={libraries}|base={options.base_attachment_dir}"
 
 
 class _Loader(ChildLoader):

@@ -33,6 +33,7 @@ from agent_zot.ingest.ocr import (
     OcrEngine,
     OcrError,
     OcrLine,
+    PageEvent,
     failure,
     installed,
     language,
@@ -56,15 +57,31 @@ _DARK = 160
 SURE = 0.7
 FEW_WORDS = 10
 _ENGINES: dict[tuple[str, int | None, str], OcrEngine] = {}
-# Called after each page is OCR'd: a parse worker tells its pool it is alive, so a long scan is not taken
-# for a hung file (the per-file deadline restarts with every page). Set once per worker process.
-_page_done: Callable[[], None] | None = None
 
 
-def on_page_done(callback: Callable[[], None] | None) -> None:
-    """Have ``callback`` called after every page this process OCRs."""
-    global _page_done
-    _page_done = callback
+# Called as each page's OCR begins and ends: a parse worker tells its pool, which gives each page its own
+# time budget and keeps the pages read so far (ingest/pool.py). Set once per worker process.
+_on_page: Callable[[PageEvent], None] | None = None
+# What the pool already knows of the next file this process reads: pages read before its worker was
+# stopped (0-based index -> the text kept, None for "keep the layer") and pages skipped as over budget.
+_resume: tuple[dict[int, str | None], frozenset[int]] = ({}, frozenset())
+
+
+def on_page(callback: Callable[[PageEvent], None] | None) -> None:
+    """Have ``callback`` called as every page this process OCRs begins and ends."""
+    global _on_page
+    _on_page = callback
+
+
+def resume_from(known: dict[int, str | None], skip: frozenset[int]) -> None:
+    """Read the next file without OCR of the pages in ``known`` (their outcome given) or ``skip``."""
+    global _resume
+    _resume = (dict(known), frozenset(skip))
+
+
+def _tell(event: PageEvent) -> None:
+    if _on_page is not None:
+        _on_page(event)
 
 
 @dataclass(slots=True)
@@ -215,9 +232,20 @@ def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | Non
     # With no Language field, the first page read tells the scan's language (Tesseract only: RapidOCR's
     # model takes none).
     undecided = name == "tesseract" and not config.language
+    known, skip = _resume
+    engine: OcrEngine | None = None
     try:
-        engine = _engine(name, config.threads, choice.code if name == "tesseract" else "")
-        for index in todo:
+        for position, index in enumerate(todo, 1):
+            if index in skip:
+                continue
+            if index in known:
+                _keep(result, index, known[index])
+                continue
+            # The engine loads within the first page's budget: a slow load is that page's, not the file's
+            _tell(PageEvent(index, position, len(todo), name))
+            began = time.perf_counter()
+            if engine is None:
+                engine = _engine(name, config.threads, choice.code if name == "tesseract" else "")
             page = pdf[index]
             try:
                 text = read_page(page, engine)
@@ -226,14 +254,18 @@ def ocr_pages(pdf: pdfium.PdfDocument, texts: list[str], config: OcrConfig | Non
                     engine, text = _in_its_language(page, engine, text, config, result)
             finally:
                 page.close()
-            if _page_done is not None:
-                _page_done()
-            if text is None or word_score(text) <= word_score(texts[index]):
-                continue  # blank, or no better than the little text layer it has
-            result.texts[index] = text
-            result.pages.add(index)
+            kept = None if text is None or word_score(text) <= word_score(texts[index]) else text
+            _keep(result, index, kept)  # blank, or no better than the little text layer it has: kept as is
+            seconds = time.perf_counter() - began
+            _tell(PageEvent(index, position, len(todo), name, done=True, text=kept, seconds=seconds))
     except OcrError as err:  # the engine could not load or failed: the pages read so far are kept
         result.warnings.append(f"OCR stopped: {err}")
     result.engine = name
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _keep(result: OcrResult, index: int, text: str | None) -> None:
+    if text is not None:
+        result.texts[index] = text
+        result.pages.add(index)

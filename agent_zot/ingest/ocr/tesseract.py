@@ -13,7 +13,7 @@ from typing import Any
 
 from agent_zot.ingest.ocr import OcrError, OcrLine
 
-_TIMEOUT_S = 300.0  # one page; the worker pool's own per-file deadline is the real limit
+_TIMEOUT_S = 300.0  # one page; the pool's per-page budget (ocr_page_timeout_s) is the real limit
 _MIN_CONFIDENCE = 10.0  # words Tesseract is this unsure of are mostly specks and figure lines read as text
 
 

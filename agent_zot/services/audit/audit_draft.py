@@ -18,6 +18,7 @@ from agent_zot.services.audit.keys import KeyIndex
 from agent_zot.services.context import AppContext
 from agent_zot.services.evidence.locate import ItemText
 from agent_zot.services.full_text import full_text_of
+from agent_zot.services.progress import report
 from agent_zot.zotero.models import Item
 
 __all__ = ["AuditResult", "SentenceAudit", "audit_draft"]
@@ -78,7 +79,9 @@ def audit_draft(ctx: AppContext, text: str | None) -> AuditResult:
 
     checker = Checker(keys, resources, ctx.settings.search_fusion, text_of)
     audits = []
-    for sentence in sentences_of(draft):
+    sentences = sentences_of(draft)
+    for done, sentence in enumerate(sentences):
+        report(done, len(sentences), f"audit: sentence {done + 1} of {len(sentences)}")
         audit = SentenceAudit(sentence, draft.line_of(sentence.start))
         wants_match = bool(sentence.citations) or claim_like(sentence.prose)
         match = checker.search(sentence.prose) if wants_match and indexed else None
@@ -88,6 +91,7 @@ def audit_draft(ctx: AppContext, text: str | None) -> AuditResult:
         if not sentence.citations:
             audit.uncited = checker.check_uncited(sentence, match)
         audits.append(audit)
+    report(len(sentences), len(sentences), f"audit: {len(sentences)} sentences checked")
     _covered_by_neighbours(audits)
     result = AuditResult(draft, audits, keys, indexed)
     if not indexed:

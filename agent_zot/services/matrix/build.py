@@ -1,5 +1,5 @@
 """`matrix` mode: the same questions asked of every paper of a scope, one row per paper, one column per
-question. Each cell holds up to three short candidates, each a sentence or two with its PDF page (cells.py
+question. Each cell holds up to four short candidates, each a sentence or two with its PDF page (cells.py
 finds them: the question's kind decides what an answer reads like and where it sits), or "not found" with
 what was searched; a paper without full text is answered from its abstract, and says so. A count the
 question asks for ("how many machines") comes with the number and the noun it counts, and only then.
@@ -28,6 +28,7 @@ from agent_zot.services.matrix.scope import (
     resolve_rows,
     scope_of,
 )
+from agent_zot.services.progress import report
 from agent_zot.services.resolve.scope import LibraryScope, without_note
 from agent_zot.services.response import ToolResponse, estimate_tokens, item_line, plural, token_budget
 from agent_zot.zotero.models import Item
@@ -133,7 +134,9 @@ def build_matrix(
             hint="Start at offset=1.",
         )
     matrix = Matrix(questions, scope, len(listed), offset, left_out=left_out)
-    for source in listed[offset - 1 : offset - 1 + rows]:
+    page = listed[offset - 1 : offset - 1 + rows]
+    for done, source in enumerate(page):
+        report(done, len(page), f"matrix: paper {done + 1} of {len(page)}")
         item = source.item
         if item is None:
             matrix.rows.append(Row(source.key, None, [], source.problem))
@@ -142,6 +145,7 @@ def build_matrix(
             matrix.rows.append(_row(ctx, item, questions))
         except AgentZotError as exc:  # one unreadable paper does not cost the others their answers
             matrix.rows.append(Row(item.key, item, [], f"could not be read: {exc.message}"))
+    report(len(page), len(page), f"matrix: {plural(len(page), 'paper')} read")
     return matrix
 
 
@@ -217,7 +221,7 @@ def render(matrix: Matrix, budget: int) -> ToolResponse:
     width = max(MIN_CANDIDATE_CHARS, min(MAX_CANDIDATE_CHARS, (budget * 4 - PAGE_CHARS) // shown - 24))
     lines = [
         f"Review matrix: {plural(len(matrix.rows), 'paper')} × {plural(len(matrix.questions), 'question')}, "
-        f"{matrix.scope.describe(ranked=True)} (rows {matrix.offset}–{matrix.last} of {matrix.total}). Each cell: up to 3 "
+        f"{matrix.scope.describe(ranked=True)} (rows {matrix.offset}–{matrix.last} of {matrix.total}). Each cell: up to 4 "
         "candidates, best first, with PDF pages; → a count read from it.",
         FILL,
     ]

@@ -14,7 +14,7 @@ recognised by heading and, where the heading was missed, by how the sentence rea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from agent_zot.index.sentences import sentence_spans
@@ -80,9 +80,12 @@ class Sentence:
     kind: str = "body"  # its role: a section kind (section_kinds.KINDS) or FRONT
 
 
-def paper_sentences(pages: Sequence[tuple[int | None, str]]) -> list[Sentence]:
+def paper_sentences(
+    pages: Sequence[tuple[int | None, str]], on_page: Callable[[int], None] | None = None
+) -> list[Sentence]:
     """The sentences of a paper's pages, each with the heading it is under and its role. A subsection
-    whose heading names no kind ("3.3 Fault Tolerance") takes its section's ("3 Implementation")."""
+    whose heading names no kind ("3.3 Fault Tolerance") takes its section's ("3 Implementation").
+    ``on_page`` hears how many pages are read after each (a long book takes seconds)."""
     sentences: list[Sentence] = []
     section, kind = "", FRONT
     parent: tuple[str, str | None] = (FRONT, None)
@@ -124,6 +127,8 @@ def paper_sentences(pages: Sequence[tuple[int | None, str]]) -> list[Sentence]:
             else:
                 entry, entry_pieces = role == "references", 0
             sentences.append(Sentence(piece, number, len(sentences), _plain(section), role))
+        if on_page is not None:
+            on_page(page_index + 1)
     return _bounded(sentences)
 
 

@@ -12,6 +12,7 @@ offering thanks, references or another slot's text.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_zot.index.passages import Passage
@@ -21,6 +22,8 @@ from agent_zot.ingest.sentence_roles import UNCITED
 from agent_zot.services.context import AppContext
 from agent_zot.services.full_text import FullText, pages_of
 from agent_zot.services.matrix.roles import FRONT, Sentence, paper_sentences
+from agent_zot.services.progress import report
+from agent_zot.services.response import plural
 from agent_zot.services.summarize.targeted import Cited, page_labels, within_budget
 from agent_zot.zotero.models import Item
 
@@ -74,14 +77,23 @@ class _Candidate:
 def comprehensive(
     ctx: AppContext, item: Item, full_text: FullText, budget: int
 ) -> tuple[list[str], dict[str, object]]:
-    """Each slot's best passages from its own roles; a sentence fills one slot only."""
-    sentences, attachment_key = _sentences(ctx, item, full_text)
+    """Each slot's best passages from its own roles; a sentence fills one slot only. Progress (for a client
+    that asks for it) counts the pages read into sentences, then the slots filled."""
+    attachment = full_text.attachment
+    pages = [(p.number, p.text) for p in pages_of(ctx, attachment)] if attachment is not None else []
+    total = len(pages) + len(SLOTS)
+    report(0, total, f"summary: reading {plural(len(pages), 'page')} into sentences")
+    sentences = _sentences(
+        item, pages, lambda read: report(read, total, f"summary: page {read} of {len(pages)} read")
+    )
+    attachment_key = attachment.attachment_key if attachment is not None else None
     labels = page_labels(ctx, full_text).get(attachment_key or "", {})
     share = max(1, budget // len(SLOTS))  # each slot gets an equal share of the budget
     used: set[int] = set()
     lines: list[str] = []
     aspects: list[dict[str, object]] = []
-    for name, roles, cues in SLOTS:
+    for filled, (name, roles, cues) in enumerate(SLOTS):
+        report(len(pages) + filled, total, f"summary: {name} ({filled + 1} of {len(SLOTS)} aspects)")
         chosen = _fill(sentences, roles, cues, used)
         cited = [Cited(_passage(run, attachment_key), labels) for run in chosen]
         kept = within_budget(cited, share)
@@ -94,19 +106,19 @@ def comprehensive(
                 "passages": [c.to_dict() | {"role": c.passage.section_kind} for c in kept],
             }
         )
+    report(total, total, f"summary: {len(SLOTS)} aspects filled from {plural(len(pages), 'page')}")
     return lines, {"aspects": aspects}
 
 
-def _sentences(ctx: AppContext, item: Item, full_text: FullText) -> tuple[list[Sentence], str | None]:
+def _sentences(
+    item: Item, pages: Sequence[tuple[int | None, str]], on_page: Callable[[int], None]
+) -> list[Sentence]:
     """The paper's usable sentences (its own statements: no thanks, references, bios, captions, chrome,
-    title blocks), and the attachment they are read from; the item's abstract where the pages show none."""
-    attachment = full_text.attachment
-    pages = [(p.number, p.text) for p in pages_of(ctx, attachment)] if attachment is not None else []
-    found = paper_sentences(pages) if pages else []
+    title blocks); the item's abstract where the pages show none."""
+    found = paper_sentences(pages, on_page) if pages else []
     if item.abstract.strip() and not any(s.kind in ("abstract", FRONT) for s in found):
         found = [*paper_sentences([(None, item.abstract)]), *found]
-    usable = [s for s in found if _usable(s)]
-    return usable, attachment.attachment_key if attachment is not None else None
+    return [s for s in found if _usable(s)]
 
 
 def _usable(sentence: Sentence) -> bool:

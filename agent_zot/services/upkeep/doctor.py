@@ -12,8 +12,10 @@ from agent_zot.errors import AgentZotError
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.rerank import rerank_status
 from agent_zot.services.context import AppContext
+from agent_zot.services.upkeep.doctor_ocr import ocr_check
 from agent_zot.services.upkeep.doctor_report import Check
 from agent_zot.services.upkeep.doctor_stack import stack_checks
+from agent_zot.services.upkeep.unread import partly_read, unread_check
 from agent_zot.text import has_cjk
 from agent_zot.zotero.connection import file_state, read_consistently
 from agent_zot.zotero.generation import journal_mode, zotero_generation
@@ -68,6 +70,7 @@ def run_checks(ctx: AppContext, config_file: Path | None = None) -> list[Check]:
     checks.append(_writable("export directory", ctx.settings.export_dir))
     checks.append(_index_integrity(ctx))
     checks.append(_unread_files(ctx))
+    checks.append(ocr_check(ctx.settings, scanned_pages=_scanned_pages(ctx)))
     checks.append(_freshness(ctx))
     checks.append(graph_home(ctx))
     checks.append(_writes(ctx.settings))
@@ -88,30 +91,18 @@ def _index_integrity(ctx: AppContext) -> Check:
     )
 
 
-SHOWN_UNREAD = 5  # files named, with their reasons
-
-
 def _unread_files(ctx: AppContext) -> Check:
-    """Files an update could not read, each with its reason, and how to try again."""
+    """Files an update could not read or read in part, each with its reason, and how to try again."""
     resources = ctx.index_resources()
-    unread = resources.state.unread_files() if resources.exists() else []
-    if not unread:
-        return Check("files", "ok", "every file an update tried was read")
-    named = "; ".join(
-        f"{r.attachment_key} of {r.item_key}: {r.reason or 'no text'}" for r in unread[:SHOWN_UNREAD]
-    )
-    more = (
-        f"; and {len(unread) - SHOWN_UNREAD} more (`agent-zot status --json`)"
-        if len(unread) > SHOWN_UNREAD
-        else ""
-    )
-    return Check(
-        "files",
-        "warn",
-        f"{len(unread)} file(s) not read, their items searchable by metadata only: {named}{more}",
-        "`agent-zot update-db --retry-failed` reads them again (after freeing memory, installing OCR, or "
-        "upgrading agent-zot).",
-    )
+    if not resources.exists():
+        return unread_check([])
+    state = resources.state
+    return unread_check(state.unread_files(), partly_read(state.indexed_with_reasons()))
+
+
+def _scanned_pages(ctx: AppContext) -> int:
+    resources = ctx.index_resources()
+    return resources.state.ocr_page_count() if resources.exists() else 0
 
 
 def _freshness(ctx: AppContext) -> Check:

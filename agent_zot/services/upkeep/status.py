@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_zot.graph.authors import authors_text
 from agent_zot.services.context import AppContext
-from agent_zot.services.response import plural
+from agent_zot.services.upkeep.unread import files_note, partly_read
 from agent_zot.services.watch.watcher import update_failure
 from agent_zot.state.index import AttachmentRecord
 from agent_zot.zotero.models import Library
@@ -98,6 +98,7 @@ def _live_index_status(ctx: AppContext, library: Library) -> dict[str, Any]:
         "attachments_failed": counts.attachments_failed,
         "attachments_metadata_only": counts.attachments_skipped,
         "files_unread": [_unread(record) for record in state.unread_files()],
+        "files_partly_read": [_partly(record) for record in partly_read(state.indexed_with_reasons())],
         "chunks": counts.chunks,
         "pages": counts.pages,
         "notes_indexed": sum(state.note_counts().values()),  # notes and annotations, for search by meaning
@@ -171,6 +172,15 @@ def _unread(record: AttachmentRecord) -> dict[str, Any]:
     }
 
 
+def _partly(record: AttachmentRecord) -> dict[str, str]:
+    """A file indexed without all its text: whose, and what cut it short."""
+    return {
+        "item_key": record.item_key,
+        "attachment_key": record.attachment_key,
+        "reason": record.reason or "",
+    }
+
+
 def _built_index_line(index: dict[str, Any]) -> str:
     if index["state"] != "built":
         return f"Index:       {index['state']} — {index['detail']}"
@@ -181,13 +191,7 @@ def _built_index_line(index: dict[str, Any]) -> str:
         if failing
         else ""
     )
-    unread = index.get("files_unread") or []
-    files = (
-        f"{plural(len(unread), 'file')} not read ({sum(f['status'] == 'failed' for f in unread)} failed; "
-        "`agent-zot doctor` says why, `agent-zot update-db --retry-failed` reads them again); "
-        if unread
-        else ""
-    )
+    files = files_note(index.get("files_unread") or [], index.get("files_partly_read") or [])
     return (
         f"Index:       {index['items_indexed']} items indexed, {index['items_pending']} pending, "
         f"{index['items_failed']} failed; {files}{index['chunks']} chunks from {index['pages']} pages; "

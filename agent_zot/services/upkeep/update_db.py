@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from agent_zot.errors import AgentZotError, NotFoundError
 from agent_zot.graph.facts import FACTS_VERSION
 from agent_zot.graph.model import GRAPH_BUILD
+from agent_zot.hardware import worker_count
 from agent_zot.index.changes import (
     LIBRARY_STAMP,
     METADATA,
@@ -33,7 +34,7 @@ from agent_zot.index.embed import Embedder
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.notes import update_notes
 from agent_zot.index.owner import check_library, record_library
-from agent_zot.index.pipeline import IndexPipeline, ParsedItem, StoredBatch
+from agent_zot.index.pipeline import IndexPipeline, ParsedItem
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.space import (
     MARGIN,
@@ -48,6 +49,8 @@ from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import READER_VERSION
 from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.services.upkeep.parsing import parsed_items
+from agent_zot.services.upkeep.progress import Progress, ProgressTracker
+from agent_zot.services.upkeep.unread import partly_read
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.file_metadata import FILE_METADATA_VERSION, with_file_metadata
 from agent_zot.zotero.models import Library
@@ -56,6 +59,8 @@ if TYPE_CHECKING:
     from agent_zot.graph.resources import GraphResources
 
 log = logging.getLogger(__name__)
+
+__all__ = ["Progress", "UpdateBusyError", "UpdateOptions", "UpdateSummary", "update_index"]
 
 EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
 # An update expected to embed fewer chunks than this runs on the model's ONNX export (when it has one):
@@ -78,33 +83,11 @@ class UpdateOptions:
     # Count every point against the state before planning (index/integrity.py); the watcher's frequent
     # runs take the quick check and go thorough only when it finds damage
     thorough_check: bool = True
-    retry_failed: bool = False  # read again every file an update could not read (failed, metadata only)
+    retry_failed: bool = False  # read again every file an update could not read or read in part
 
 
 class UpdateBusyError(AgentZotError):
     """Another update of this index is running."""
-
-
-@dataclass(slots=True)
-class Progress:
-    """A snapshot for progress displays."""
-
-    items_done: int
-    items_total: int
-    pages: int
-    chunks: int
-    elapsed_s: float
-    notes_done: int = 0  # notes and annotations embedded, after the items (index/notes.py)
-    notes_total: int = 0
-    ocr_pages: int = 0  # pages read by OCR so far (scanned PDFs)
-
-    @property
-    def rate(self) -> float:
-        return self.items_done / self.elapsed_s if self.elapsed_s > 0 else 0.0
-
-    @property
-    def eta_s(self) -> float | None:
-        return (self.items_total - self.items_done) / self.rate if self.rate > 0 else None
 
 
 @dataclass(slots=True)
@@ -260,9 +243,9 @@ def _one_update_at_a_time(folder: Path, *, wait: bool) -> Iterator[None]:
 
 
 def _to_retry(state: IndexState, options: UpdateOptions, library: Library) -> set[str]:
-    """Items whose files an update could not read and this one reads again: all with --retry-failed or
-    after an upgrade whose reader reads more (``READER_VERSION``), and those named with --item (asking
-    for an item by name is asking for it to be read). Once, documents that are items of their own, indexed
+    """Items whose files an update could not read, or read only in part, and this one reads again: all
+    with --retry-failed or after an upgrade whose reader reads more (``READER_VERSION``), and those named
+    with --item (asking for an item by name is asking for it to be read). Once, documents that are items of their own, indexed
     before their title and authors were read from the file (zotero/file_metadata.py)."""
     own: set[str] = set()
     if options.fulltext and state.get_meta("file_metadata") != FILE_METADATA_VERSION:
@@ -270,7 +253,7 @@ def _to_retry(state: IndexState, options: UpdateOptions, library: Library) -> se
     upgraded = options.fulltext and state.get_meta("reader_version") != str(READER_VERSION)
     if not options.retry_failed and not options.item_keys and not upgraded:
         return own
-    unread = {record.item_key for record in state.unread_files()}
+    unread = {r.item_key for r in [*state.unread_files(), *partly_read(state.indexed_with_reasons())]}
     if options.retry_failed or upgraded:
         return own | unread
     return own | (unread & {key.upper() for key in options.item_keys})
@@ -295,6 +278,20 @@ def _update(
     resources: IndexResources,
     options: UpdateOptions,
     on_progress: Callable[[Progress], None] | None,
+    graph: GraphResources | None,
+) -> UpdateSummary:
+    settings = resources.settings
+    workers = worker_count(settings.index_workers)
+    tracker = ProgressTracker(on_progress, interval_s=settings.progress_interval_s, workers=workers)
+    with tracker.heartbeat():  # never silent for long, whichever step runs
+        return _run(library, resources, options, tracker, graph)
+
+
+def _run(
+    library: Library,
+    resources: IndexResources,
+    options: UpdateOptions,
+    tracker: ProgressTracker,
     graph: GraphResources | None,
 ) -> UpdateSummary:
     started = time.perf_counter()
@@ -333,7 +330,8 @@ def _update(
     pipeline = IndexPipeline(resources, times)
     # Metadata edits first: they cost milliseconds an item, and are then searchable at once
     for start in range(0, len(in_place), IN_PLACE_BATCH):
-        refreshed = pipeline.refresh(in_place[start : start + IN_PLACE_BATCH])
+        with tracker.doing(f"metadata in place: {start:,} of {len(in_place):,} items"):
+            refreshed = pipeline.refresh(in_place[start : start + IN_PLACE_BATCH])
         summary.updated_in_place += refreshed.items
         summary.chunks += refreshed.chunks
         summary.embed_seconds += refreshed.embed_seconds
@@ -341,39 +339,25 @@ def _update(
     graph_rebuild = any(not w.graph_local for w in in_place)
     batch: list[ParsedItem] = []
     total = len(full)
-    for ready in parsed_items(full, pipeline, fulltext=options.fulltext, parser=options.parser):
+    tracker.items(0, total, summary.chunks)
+    parsed = parsed_items(full, pipeline, fulltext=options.fulltext, parser=options.parser, tracker=tracker)
+    for ready in parsed:
         summary.failed += ready.failed
         summary.skipped += ready.skipped
         batch.append(ready)
         if sum(len(r.chunks) for r in batch) >= EMBED_BATCH_CHUNKS:
-            _count(pipeline.store(batch), summary)
+            _store(pipeline, batch, summary, tracker)
             batch = []
-            _report(on_progress, summary, total, started)
-    _count(pipeline.store(batch), summary)
-    _report(on_progress, summary, total, started)
+            tracker.items(summary.indexed, total, summary.chunks)
+    _store(pipeline, batch, summary, tracker)
+    tracker.items(summary.indexed, total, summary.chunks)
     library = with_file_metadata(library, state.front_matter())  # what this run read, for the graph
 
     # Notes and annotations are short and cheap to embed, so --limit and --no-fulltext leave them be;
     # --item looks at that item's only.
-    def notes_progress(done: int, to_do: int) -> None:
-        if on_progress is not None:
-            elapsed = time.perf_counter() - started
-            on_progress(
-                Progress(
-                    summary.indexed,
-                    total,
-                    summary.pages,
-                    summary.chunks,
-                    elapsed,
-                    done,
-                    to_do,
-                    summary.ocr_pages,
-                )
-            )
-
-    with times.measure("notes and annotations"):
+    with times.measure("notes and annotations"), tracker.doing("embedding notes and annotations"):
         notes = update_notes(
-            library, resources, only_items=options.item_keys or None, on_progress=notes_progress
+            library, resources, only_items=options.item_keys or None, on_progress=tracker.notes
         )
     summary.notes = notes.to_dict()
     if summary.chunks or notes.indexed:
@@ -407,10 +391,11 @@ def _update(
     if graph is not None:
         # built by an older agent-zot, or without the memo an edit patches it from
         outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
-        if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
-            _update_graph(graph, library, state, summary, times, rebuild=outdated)
-        elif graph_patch:  # tags and collections only: the papers' own nodes and edges
-            _patch_graph(graph, library, graph_patch, summary, times)
+        with tracker.doing("updating the knowledge graph"):
+            if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
+                _update_graph(graph, library, state, summary, times, rebuild=outdated)
+            elif graph_patch:  # tags and collections only: the papers' own nodes and edges
+                _patch_graph(graph, library, graph_patch, summary, times)
     prepare_queries = getattr(resources.embedder, "prepare_query_model", None)
     if prepare_queries is not None and (summary.indexed or plan.unchanged):
         with times.measure("query model export"):
@@ -508,22 +493,16 @@ def _load_in_background(embedder: Embedder) -> None:
     threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
 
 
-def _count(stored: StoredBatch, summary: UpdateSummary) -> None:
+def _store(
+    pipeline: IndexPipeline, batch: list[ParsedItem], summary: UpdateSummary, tracker: ProgressTracker
+) -> None:
+    """Embed and store a batch; the heartbeat says so meanwhile (a batch takes seconds on a busy CPU)."""
+    chunks = sum(len(ready.chunks) for ready in batch)
+    with tracker.doing(f"embedding {chunks:,} chunks"):
+        stored = pipeline.store(batch)
     summary.indexed += stored.items
     summary.chunks += stored.chunks
     summary.pages += stored.pages
     summary.embed_seconds += stored.embed_seconds
     summary.ocr_pages += stored.ocr_pages
     summary.ocr_seconds += stored.ocr_seconds
-
-
-def _report(
-    callback: Callable[[Progress], None] | None, summary: UpdateSummary, total: int, started: float
-) -> None:
-    if callback is not None:
-        elapsed = time.perf_counter() - started
-        callback(
-            Progress(
-                summary.indexed, total, summary.pages, summary.chunks, elapsed, ocr_pages=summary.ocr_pages
-            )
-        )
