@@ -1,4 +1,4 @@
-"""The candidates of a review-matrix cell: up to three short, page-cited places in one paper that answer
+"""The candidates of a review-matrix cell: up to four short, page-cited places in one paper that answer
 one question, for the assistant to choose from.
 
 Every sentence of the paper's indexed pages is a candidate (a paper has a few hundred; scoring them all
@@ -14,7 +14,10 @@ opened with). Each is scored by:
   a sentence in a related-work section is about other papers, and a heading or a table row is no answer.
 
 The best sentences become candidates (with the next sentence when one alone is a fragment), at most one
-per place, so three candidates are three different readings of the paper.
+per place, so the candidates are different readings of the paper. What each signal is worth depends on
+the question's kind (weights.py: one column of fitted weights a kind), and a cell offers a fourth
+candidate when it scores close to the first: candidates are cut to fit the page, so a fourth costs
+characters of the others, not of the page.
 """
 
 from __future__ import annotations
@@ -32,38 +35,23 @@ from agent_zot.services.matrix.counts import count_in, exact, has_number, measur
 from agent_zot.services.matrix.quantities import Quantity, asks_quantity
 from agent_zot.services.matrix.questions import QuestionKind, classify, telling_words
 from agent_zot.services.matrix.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
+from agent_zot.services.matrix.weights import weights_of
+from agent_zot.services.routing.scan import words
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]
 
-MAX_CANDIDATES = 3
+MAX_CANDIDATES = 4
 CHUNKS = 8  # the question's best chunks in the paper, for the rank signal
-# What each feature of a sentence (``features``) adds to its score; fitted on the dev papers of
-# scripts/bench_cells.py (scripts/fit_cells.py), the test third set aside.
-WEIGHTS: dict[str, float] = {
-    "lexical": 1.44,  # BM25 of the question and its kind's words, scaled to the paper's best sentence
-    "chunk": 0.84,  # the rank of the retrieved chunks holding it
-    "cue": 1.85,  # reads like an answer of the question's kind
-    "early": 1.47,  # in the abstract or introduction, for kinds answered there
-    "late": 0.95,  # in the discussion or conclusion, for kinds answered there
-    "prose": 0.43,  # how much of it is words (not a table row or a formula)
-    "count": 2.81,  # a number next to the thing counted
-    "measure": 1.99,  # a quantity of the kind a measure question asks for ("what dose" → 500 mg)
-    "total": 0.95,  # ... said as a total ("a total of", "consisted of")
-    "number": 0.21,  # any other number, for a count question
-    "measured": 0.77,  # a measured result (±, %, an error with its number), for a result question
-    "opening": 1.47,  # among the first sentences of the abstract, for problem, method and result questions
-    "front_matter": -1.38,  # affiliations, addresses, licences
-    "off_kind": -0.53,  # plans for future work read as a result
-    "related_work": -0.92,  # about other papers
-    "roadmap": -1.02,  # the paper's outline ("Section 4 presents ...")
-    "own": 1.14,  # the paper speaks of itself ("this study", "we", "our")
-    "prior": -0.64,  # of earlier work ("approaches have been proposed", "previous studies")
-    "figure": -0.45,  # about a figure or table ("Figure 5 shows ...")
-    "role": 1.54,  # in a section of a kind that answers the question (roles.ANSWERED_BY)
-    "off_role": -1.0,  # in a recognised section of a kind that does not
-    "setup": 1.06,  # a count stated as the paper's own setup ("we recruited 27 dyads")
-    "cites": -0.81,  # a count in a sentence that cites other work ("[12] used 16 cores")
-}
+_SECTIONS = (
+    "front",
+    "abstract",
+    "introduction",
+    "methods",
+    "results",
+    "discussion",
+    "conclusion",
+    "limitations",
+)
 # Section kinds that neither answer a question kind nor speak against it: a count or the data is often
 # stated in the abstract too.
 _NEUTRAL: dict[str, frozenset[str]] = {
@@ -75,10 +63,10 @@ _NEUTRAL: dict[str, frozenset[str]] = {
     "limitation": frozenset({"results", "appendix"}),
 }
 MIN_SCORE = 0.6  # below this the cell is "not found"
-ALTERNATIVE = 0.5  # a second or third candidate is shown when it scores this share of the first
+ALTERNATIVE = 0.7  # a second or later candidate is shown when it scores this share of the first
 MEASURED_FIRST = 12  # a measure question reads the quantities of this many of its best sentences
 # Features of a sentence whatever the question (PaperText.static), computed once per paper.
-_STATIC = ("prose", "front_matter", "related_work", "roadmap", "prior", "figure")
+_STATIC = ("prose", "front_matter", "related_work", "roadmap", "prior", "figure", "title")
 _SETUP_KINDS = frozenset({"methods", "results"})
 FRAGMENT_CHARS = 70  # a shorter sentence takes the next one along
 MAX_SENTENCE_CHARS = 600
@@ -137,6 +125,23 @@ _OWN_SETUP = re.compile(
     r"|gathered|interviewed|surveyed|deployed)|our\s+(?:experiments?|study|cluster|testbed|data\s*set|sample))\b",
     re.IGNORECASE,
 )
+# What the work is evaluated on: "validated using two datasets", "illustrated in two examples", "the signals
+# were acquired from 30 patients", "the dataset consists of".
+_EVALUATED = re.compile(
+    r"\b(?:(?:evaluat|validat|tested|test\s+(?:it|them|our|the)|assess|verif|illustrat|benchmark)\w*\s+(?:\w+\s+){0,3}?"
+    r"(?:on|using|with|through|in|against|by|from)\b|(?:data|signals?|recordings?|measurements?|images?|samples?"
+    r"|records?|observations?|light\s*curves?)\s+(?:were|was|are|is)\s+(?:\w+ly\s+)?(?:collected|acquired|obtained"
+    r"|extracted|recorded|measured|gathered|downloaded|drawn|taken|sampled)|(?:data\s*set|database|corpus|benchmark"
+    r"|suite|sample)\s+(?:\w+\s+){0,2}?(?:consists?|contains?|comprises?|includes?|was\s+(?:collected|built|drawn))"
+    r"|numerical\s+(?:simulations?|examples?|experiments?)|examples?\s+(?:illustrat|show|demonstrat)\w*"
+    r"|simulations?\s+(?:results|study|is\s+based|were\s+(?:run|performed|conducted)))",
+    re.IGNORECASE,
+)
+_SMALL_WORDS = words(
+    "a an and as at by for from in of on or the to with via into over under using without vs versus de la von van der"
+)
+_CAPITALISED = re.compile(r"[^\W\d_][\w'’-]*")
+TITLE_SHARE = 0.6  # a title or an author list: this share of its words capitalised
 _FUTURE = re.compile(
     r"\b(?:future\s+(?:work|research|study|studies)|we\s+plan|will\s+be\s+(?:needed|required)"
     r"|further\s+(?:work|research|testing|studies)|is\s+(?:needed|required))\b",
@@ -162,7 +167,9 @@ class PaperText:
         """The first sentences of the paper's abstract (or its opening, when no heading says where the
         abstract is), by their place in it: problem statements and main results open a paper."""
         opening = [
-            s for s in self.sentences if s.kind in (FRONT, "abstract") and not _FRONT_MATTER.search(s.text)
+            s
+            for s in self.sentences
+            if s.kind in (FRONT, "abstract") and not _FRONT_MATTER.search(s.text) and not _first_page_title(s)
         ]
         return {s.index: n for n, s in enumerate(opening[:8])}
 
@@ -190,6 +197,7 @@ class PaperText:
                         "figure": float(bool(_FIGURE.match(text))),
                         "own": float(bool(_OWN_WORK.search(text))),
                         "number": float(has_number(text)),
+                        "title": float(_first_page_title(sentence)),
                     }
                 )
         return self._static
@@ -248,14 +256,15 @@ def candidates(
     kind = classify(question)
     signals = features(paper, question, ranked, measures=False)
     telling = telling_words(question)
+    weights = weights_of(kind.name)
     scored = [
-        (sum(WEIGHTS[name] * value for name, value in values.items()), sentence, count)
+        (sum(weights[name] * value for name, value in values.items()), sentence, count)
         for sentence, (values, count) in zip(sentences, signals, strict=True)
         if not excluded(sentence.kind, kind.name) and _answers(kind, sentence.text, values, count, telling)
     ]
     scored.sort(key=lambda entry: (-entry[0], entry[1].index))
     if kind.name != "count" and asks_quantity(question):
-        scored = _with_measures(scored, question, kind)
+        scored = _with_measures(scored, question, kind, weights["measure"])
     chosen: list[Candidate] = []
     taken: set[int] = set()
     for score, sentence, count in scored:
@@ -279,7 +288,7 @@ def candidates(
 
 
 def _with_measures(
-    scored: list[tuple[float, Sentence, Quantity | None]], question: str, kind: QuestionKind
+    scored: list[tuple[float, Sentence, Quantity | None]], question: str, kind: QuestionKind, weight: float
 ) -> list[tuple[float, Sentence, Quantity | None]]:
     """The best sentences of a measure question ("what dose", "what accuracy") with the quantity each
     holds, and its weight added: parsing quantities is the slow part, so only the MEASURED_FIRST best are
@@ -288,7 +297,7 @@ def _with_measures(
     read = []
     for score, sentence, _ in head:
         quantity = measure_in(question, kind, sentence.text)
-        read.append((score + (WEIGHTS["measure"] if quantity is not None else 0.0), sentence, quantity))
+        read.append((score + (weight if quantity is not None else 0.0), sentence, quantity))
     read.sort(key=lambda entry: (-entry[0], entry[1].index))
     return read + tail
 
@@ -296,7 +305,7 @@ def _with_measures(
 def features(
     paper: PaperText, question: str, ranked: dict[int, float] | None = None, *, measures: bool = True
 ) -> list[tuple[dict[str, float], Quantity | None]]:
-    """Each sentence's features for ``question`` (the names of ``WEIGHTS``), and the count or measure it
+    """Each sentence's features for ``question`` (the names of ``weights.FEATURES``), and the count or measure it
     holds; ``measures=False`` leaves the measure of a measure question unread (``_with_measures``)."""
     kind = classify(question)
     lexical = paper.lexical(query_of(question))
@@ -311,27 +320,41 @@ def features(
             count = measure_in(question, kind, text) if measures else None
         role, off_role = _role(kind, sentence)
         counted = kind.name == "count" and count is not None
-        values = {
-            "role": role,
-            "off_role": off_role,
-            "setup": float(counted and (sentence.kind in _SETUP_KINDS or bool(_OWN_SETUP.search(text)))),
-            "cites": float(counted and static["cites"] > 0),
-            "lexical": matched,
-            "chunk": ranked.get(sentence.index, 0.0),
-            "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
-            "early": kind.early * static["early"],
-            "late": kind.late * static["late"],
-            "count": float(kind.name == "count" and count is not None),
-            "measure": float(kind.name != "count" and count is not None),
-            "total": float(kind.name == "count" and count is not None and bool(_TOTAL.search(text))),
-            "number": float(kind.name == "count" and count is None and static["number"] > 0),
-            "measured": float(kind.name == "result" and bool(_MEASURED.search(text))),
-            "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
-            "off_kind": float(_off_kind(kind, text)),
-            "own": float(kind.name != "count" and static["own"] > 0),
-        } | {name: static[name] for name in _STATIC}
+        values = (
+            {
+                "role": role,
+                "off_role": off_role,
+                "setup": float(counted and (sentence.kind in _SETUP_KINDS or bool(_OWN_SETUP.search(text)))),
+                "cites": float(counted and static["cites"] > 0),
+                "lexical": matched,
+                "chunk": ranked.get(sentence.index, 0.0),
+                "cue": float(kind.cues is not None and bool(kind.cues.search(text))),
+                "early": kind.early * static["early"],
+                "late": kind.late * static["late"],
+                "count": float(kind.name == "count" and count is not None),
+                "measure": float(kind.name != "count" and count is not None),
+                "total": float(kind.name == "count" and count is not None and bool(_TOTAL.search(text))),
+                "number": float(kind.name == "count" and count is None and static["number"] > 0),
+                "measured": float(kind.name == "result" and bool(_MEASURED.search(text))),
+                "opening": 1 / (1 + opening[sentence.index]) ** 0.5 if sentence.index in opening else 0.0,
+                "off_kind": float(_off_kind(kind, text)),
+                "own": float(kind.name != "count" and static["own"] > 0),
+                "evaluated": float(kind.name == "data" and bool(_EVALUATED.search(text))),
+                "abstract_data": float(kind.name == "data" and sentence.kind in (FRONT, "abstract")),
+                "future": float(kind.name == "limitation" and bool(_FUTURE.search(text))),
+            }
+            | {f"in_{name}": float(sentence.kind == name) for name in _SECTIONS}
+            | {name: static[name] for name in _STATIC}
+        )
         found.append((values, count))
     return found
+
+
+def title_like(text: str) -> bool:
+    """Whether a sentence reads as a title or an author list: most of its words (not "of", "and") are
+    capitalised, as no sentence of prose is."""
+    named = [w for w in _CAPITALISED.findall(text) if w.lower() not in _SMALL_WORDS]
+    return len(named) >= 4 and sum(w[0].isupper() for w in named) >= TITLE_SHARE * len(named)
 
 
 def front_matter(text: str) -> bool:
@@ -373,6 +396,11 @@ def _place(sentence: Sentence, position: float) -> tuple[float, float]:
     early = sentence.kind in _EARLY or (unknown and position < 0.1)
     late = sentence.kind in _LATE or (unknown and position > 0.85)
     return float(early), float(late)
+
+
+def _first_page_title(sentence: Sentence) -> bool:
+    """A title or author block: a title-like sentence of the paper's front (its first page)."""
+    return sentence.kind in (FRONT, "abstract") and sentence.page in (None, 1) and title_like(sentence.text)
 
 
 def _about_others(sentence: Sentence) -> bool:
@@ -428,7 +456,9 @@ def _answers(
         return count is not None
     if telling & word_stems(text):
         return True
-    return kind.name != "other" and any(values[name] > 0 for name in ("cue", "lexical", "role", "opening"))
+    return kind.name != "other" and any(
+        values[name] > 0 for name in ("cue", "lexical", "role", "opening", "evaluated")
+    )
 
 
 def _own_value(sentence: Sentence, text: str, quantity: Quantity, kind: QuestionKind) -> bool:
