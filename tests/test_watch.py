@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -383,3 +384,52 @@ def test_one_update_at_a_time_per_index(zotero: ZoteroStandIn, tmp_path: Path) -
     assert busy.exit_code == 2 and "Another update of this index is running" in busy.output
     free = runner.invoke(cli, [*command, "--background"], env=_env(settings))
     assert free.exit_code == 0, free.output
+
+
+def test_a_request_in_progress_goes_before_the_watchers_look_at_the_library(
+    zotero: ZoteroStandIn, tmp_path: Path
+) -> None:
+    """Its look walks storage/ in Python (about 50 ms per 20,000 attachment folders, every interval): run
+    while a request was served, it held that answer back (they share the interpreter). It waits for a
+    quiet moment, and pauses between batches of folders."""
+    for n in range(5000):
+        (zotero.folder / "storage" / f"K{n:07d}").mkdir(parents=True, exist_ok=True)
+    ctx = AppContext(_settings(zotero, tmp_path))
+    serving, done = threading.Event(), threading.Event()
+    pauses: list[int] = []
+
+    def request() -> None:
+        with ctx.request():
+            serving.set()
+            done.wait(60)
+
+    def pause() -> None:
+        pauses.append(1)
+        ctx.wait_for_quiet(others=0)
+
+    runs: list[int] = []
+    watcher = Watcher(
+        zotero.db,
+        tmp_path / "state",
+        lambda: runs.append(1) or UpdateOutcome(True, {}),
+        interval=0.1,
+        pause=pause,
+    )
+    requester = threading.Thread(target=request)
+    requester.start()
+    serving.wait(10)
+    looker = threading.Thread(target=watcher.poll)
+    looker.start()
+    try:
+        time.sleep(0.5)
+        assert looker.is_alive() and not runs  # the request goes first
+        done.set()
+        looker.join(30)
+        assert runs == [1]
+        assert len(pauses) >= 3  # before the look, and between batches of the 5,000 folders
+    finally:
+        done.set()
+        requester.join(10)
+        looker.join(30)
+        watcher.close()
+        ctx.close()

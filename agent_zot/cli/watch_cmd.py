@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import click
@@ -41,6 +42,7 @@ def make_watcher(
         UpdateWorker(update_command(state, ctx)),
         interval=interval,
         on_update=on_update,
+        pause=partial(ctx.wait_for_quiet, others=0),  # a server's requests go first
     )
 
 

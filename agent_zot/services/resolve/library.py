@@ -3,6 +3,8 @@ words: papers.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rapidfuzz import fuzz, process, utils
 from rapidfuzz.distance import Levenshtein
 
@@ -10,6 +12,7 @@ from agent_zot.errors import AmbiguousNameError, InvalidArgumentError, NotFoundE
 from agent_zot.identifiers import ITEM_KEY
 from agent_zot.services.resolve.match import match_items
 from agent_zot.services.resolve.paper_index import paper_index
+from agent_zot.services.resolve.per_library import PerLibrary
 from agent_zot.services.response import clip, quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -142,14 +145,33 @@ def _ambiguous(wanted: str, matches: list[Collection]) -> AmbiguousNameError:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Surnames:
+    by_folded: dict[str, tuple[str, ...]]  # folded last name → the library's spellings of it
+    spellings: list[str]  # every spelling, sorted (for "did you mean")
+
+
+def _surname_table(library: Library) -> _Surnames:
+    spellings = sorted({c.last_name for item in library.items.values() for c in item.creators if c.last_name})
+    by_folded: dict[str, list[str]] = {}
+    for spelling in spellings:
+        by_folded.setdefault(spelling.casefold(), []).append(spelling)
+    return _Surnames({k: tuple(v) for k, v in by_folded.items()}, spellings)
+
+
+_surnames = PerLibrary(_surname_table)
+
+
 def author_surnames(library: Library, name: str) -> list[str]:
     """The stored last names a typed author name stands for ("van der Berg", "J. Smith", "Smith")."""
     wanted = " ".join(name.replace(",", " ").split()).casefold()
-    surnames = {c.last_name for item in library.items.values() for c in item.creators if c.last_name}
-    found = [s for s in surnames if wanted == s.casefold() or wanted.endswith(" " + s.casefold())]
+    table = _surnames(library)
+    # the whole name, or any tail of it after a space ("van der Berg" → "der berg", "berg")
+    tails = [wanted] + [wanted[at + 1 :] for at, char in enumerate(wanted) if char == " "]
+    found = {s for tail in tails for s in table.by_folded.get(tail, ())}
     if found:
         return sorted(found)
-    close = [m for m, score, _ in process.extract(name, sorted(surnames), limit=5) if score >= 70]
+    close = [m for m, score, _ in process.extract(name, table.spellings, limit=5) if score >= 70]
     raise NotFoundError(
         f"No author named {quoted(name)} in your library.",
         hint=("Did you mean: " + ", ".join(close) + "?")

@@ -36,12 +36,17 @@ def match_items(items: list[Item], query: str, *, library: Library | None = None
     if not terms:
         return list(items)
     texts = _haystacks(library) if library is not None else {}
-    scored = []
     for item in items:
-        text = texts.get(item.key)
-        if text is None:
-            text = texts[item.key] = haystack(item)
-        if all(t in text for t in terms):
+        if item.key not in texts:
+            texts[item.key] = haystack(item)
+    # One term (the longest: the rarest, most likely) narrows the items in a tight loop; the others are
+    # checked on those only. A generator per item made this most of a metadata search at 20,000 items.
+    anchor = max(terms, key=len)
+    others = [t for t in terms if t != anchor]
+    scored = []
+    for item in [i for i in items if anchor in texts[i.key]]:
+        text = texts[item.key]
+        if all(t in text for t in others):
             title = fold(item.title)
             scored.append((sum(t in title for t in terms), item))
     scored.sort(key=lambda pair: (-pair[0], pair[1].title.casefold()))

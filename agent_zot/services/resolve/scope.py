@@ -17,6 +17,7 @@ from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.resolve.library import author_surnames, resolve_collection, resolve_item
 from agent_zot.services.resolve.match import match_items
+from agent_zot.services.resolve.per_library import PerLibrary
 from agent_zot.services.response import quoted
 from agent_zot.zotero.models import Collection, Item, Library
 
@@ -344,14 +345,19 @@ def unknown_tag(name: str, spellings: Mapping[str, Sequence[str]]) -> NotFoundEr
     return NotFoundError(f"No tag {quoted(name)} in this library.", hint=hint)
 
 
-def tag_spellings(library: Library) -> dict[str, list[str]]:
-    """Every tag of the library by its folded name."""
-    spellings: dict[str, list[str]] = {}
+def tag_spellings(library: Library) -> Mapping[str, Sequence[str]]:
+    """Every tag of the library by its folded name (made once per library snapshot: read, never changed)."""
+    return _tag_spellings(library)
+
+
+def _spellings_of(library: Library) -> dict[str, tuple[str, ...]]:
+    spellings: dict[str, dict[str, None]] = {}
     for tag in _all_tags(library):
-        known = spellings.setdefault(tag.casefold(), [])
-        if tag not in known:
-            known.append(tag)
-    return spellings
+        spellings.setdefault(tag.casefold(), {})[tag] = None
+    return {folded: tuple(known) for folded, known in spellings.items()}
+
+
+_tag_spellings = PerLibrary(_spellings_of)
 
 
 def _distinct_folded(tags: Sequence[str]) -> list[str]:

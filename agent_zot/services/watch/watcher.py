@@ -36,6 +36,8 @@ LOCK_NAME = "updater.lock"
 RECORD_NAME = "updater.json"
 UPDATE_TIMEOUT_S = 6 * 3600  # a first index of a very large library; a stuck run is stopped after it
 RETRY_AFTER_S = 300.0  # a failed update is not re-run every poll
+# storage/ folders looked at between two pauses: the walk is Python (about 50 ms per 20,000 folders)
+_SCAN_BATCH = 2000
 
 
 def _lock_path(data_dir: Path) -> Path:
@@ -94,7 +96,10 @@ class LibrarySignature:
     storage: tuple[int, int]
 
 
-def library_signature(db_path: Path, storage: Path) -> LibrarySignature:
+def library_signature(
+    db_path: Path, storage: Path, pause: Callable[[], None] = lambda: None
+) -> LibrarySignature:
+    """``pause`` is called between batches of storage folders (a server's requests go first)."""
     state = file_state(db_path)
     count, newest = 0, 0
     try:
@@ -102,6 +107,8 @@ def library_signature(db_path: Path, storage: Path) -> LibrarySignature:
             for entry in entries:  # one folder per attachment; its mtime moves when a file lands in it
                 count += 1
                 newest = max(newest, entry.stat(follow_symlinks=False).st_mtime_ns)
+                if count % _SCAN_BATCH == 0:
+                    pause()
     except OSError:
         pass  # no storage folder (linked files only): the database alone tells
     return LibrarySignature(state, (count, newest))
@@ -194,8 +201,12 @@ class Watcher:
         *,
         interval: float,
         on_update: Callable[[UpdateOutcome], None] | None = None,
+        pause: Callable[[], None] = lambda: None,
     ) -> None:
+        """``pause``: called before each look at the library and between its batches; a server's waits
+        until no request is being served, so that its look never holds an answer back."""
         self.db_path = db_path
+        self.pause = pause
         self.storage = db_path.parent / "storage"
         self.data_dir = data_dir
         self.election = UpdaterElection(data_dir)
@@ -215,7 +226,8 @@ class Watcher:
         if not self.election.try_acquire():
             return None
         try:
-            current = library_signature(self.db_path, self.storage)
+            self.pause()
+            current = library_signature(self.db_path, self.storage, self.pause)
         except AgentZotError as err:
             log.warning("cannot read the library to watch it: %s", err.message)
             return None
