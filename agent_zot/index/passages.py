@@ -28,6 +28,7 @@ from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import (
+    KindHint,
     SectionScorer,
     kept_text,
     sentence_kinds,
@@ -228,9 +229,10 @@ class PassagePicker:
         detail: str,
         reranker: Reranker | None = None,
         shape: WindowShape = READING,
+        hint: KindHint | None = None,
     ) -> None:
         self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
-        self.shape = shape
+        self.shape, self.hint = shape, hint
         self.scorer = SentenceScorer(query)
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
@@ -280,7 +282,9 @@ class PassagePicker:
             heads | {i for i, kind in enumerate(found) if kind in UNCITED}
             for heads, found in zip(headings, kinds, strict=True)
         ]
-        scores, fits = self._sentence_scores(texts, spans, sections, chunks[0].hit.payload.get("title"))
+        scores, fits = self._sentence_scores(
+            texts, spans, sections, kinds, chunks[0].hit.payload.get("title")
+        )
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
             candidates += [(n, w) for w in windows(found, values, self.shape, headings[n])]
@@ -314,10 +318,13 @@ class PassagePicker:
                 break
         passages = []
         for c in chosen:
+            # A window to read (not one to judge alone) opening its chunk with room for a neighbour takes the
+            # sentence before the chunk's cut (the index's cut, not the author's: "We use X." | "X gave 3.").
             passage = self._passage(
                 chunks[c.chunk].hit,
                 texts[c.chunk][spans[c.chunk][c.first][0] : spans[c.chunk][c.last][1]],
                 c.score,
+                before_cut=self.shape.join and c.first == 0 and c.last - c.first + 1 < self.shape.sentences,
             )
             # Cited by the heading its words are under, which may be one halfway down the chunk.
             passage.section = sections[c.chunk][c.first][0] or passage.section
@@ -391,6 +398,7 @@ class PassagePicker:
         texts: list[str],
         spans: list[list[tuple[int, int]]],
         sections: list[list[tuple[str | None, str | None]]],
+        kinds: list[list[str]],
         title: str | None,
     ) -> tuple[list[list[float]], list[list[float]]]:
         """Each sentence's score and its heading's fit to the question, per chunk (see the module's
@@ -407,7 +415,10 @@ class PassagePicker:
             + (NUMBER_BONUS if self.quantity and _DIGIT.search(sentence) else 0.0)
             + (DEFINITION_BONUS if self.definition and _DEFINING.search(sentence) else 0.0)
             + PROSE_WEIGHT * prose_share(sentence)
-            for sentence, score, fit in zip(flat, lexical, fits, strict=True)
+            + (self.hint.bonus(sentence, kind) if self.hint else 0.0)
+            for sentence, score, fit, kind in zip(
+                flat, lexical, fits, itertools.chain.from_iterable(kinds), strict=True
+            )
         )
         scores = [
             [next(values) + CHUNK_WEIGHT * (_PRIOR_K + 1) / (_PRIOR_K + rank) for _ in found]
@@ -416,21 +427,31 @@ class PassagePicker:
         counts = itertools.accumulate((len(found) for found in spans), initial=0)
         return scores, [fits[lo:hi] for lo, hi in itertools.pairwise(counts)]
 
-    def _passage(self, hit: Hit, text: str, score: float) -> Passage:
+    def _passage(self, hit: Hit, text: str, score: float, before_cut: bool = False) -> Passage:
+        """The passage of ``text``, a window of ``hit``'s chunk; ``before_cut``: it also takes the whole
+        sentence before the chunk's start (the window opens its chunk and has room for a neighbour)."""
         payload = hit.payload
-        first, last = payload.get("page_start"), payload.get("page_end")
-        if first is not None and payload.get("attachment_key") and _MID_SENTENCE.match(text):
-            start = self._sentence_start(payload["attachment_key"], first, text)
+        first, last, key = payload.get("page_start"), payload.get("page_end"), payload.get("attachment_key")
+        taken, turn = "", payload.get("paragraph") is None  # a web page's sections are no pages
+        if first is not None and key and _MID_SENTENCE.match(text):
+            start = self._sentence_start(key, first, text, turn)
             if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
-                text = start + text
-        if first is not None and last not in (None, first) and payload.get("attachment_key"):
-            first, last = self._pages_of(payload["attachment_key"], text, first, last)
+                taken = start
+        elif first is not None and key and before_cut:
+            start = self._sentence_start(key, first, text, turn)
+            whole = start.rstrip().endswith((".", "!", "?"))  # a sentence, not a heading run into it
+            if whole and len(start) + len(text) <= self.shape.chars:
+                taken = start
+        if taken and first is not None and key:
+            text = taken + text
+            if " ".join(taken.split()[:6]) not in self._page_texts(key).get(first, ""):
+                first -= 1  # the words taken in begin on the page before: cited from there
+        if first is not None and last not in (None, first) and key:
+            first, last = self._pages_of(key, text, first, last)
         passage = passage_of(hit, score)
         passage.text, passage.page_start, passage.page_end = text, first, last
-        if passage.paragraph is not None and first is not None and payload.get("attachment_key"):
-            passage.paragraph = (
-                self._paragraph_of(payload["attachment_key"], first, text) or passage.paragraph
-            )
+        if passage.paragraph is not None and first is not None and key:
+            passage.paragraph = self._paragraph_of(key, first, text) or passage.paragraph
         return passage
 
     def _paragraph_of(self, attachment_key: str, number: int, text: str) -> int | None:
@@ -447,11 +468,15 @@ class PassagePicker:
         found = re.search(r"\s+".join(map(re.escape, words)), page.text)
         return paragraph_at(page, found.start()) if found else None
 
-    def _sentence_start(self, attachment_key: str, page: int, text: str) -> str:
+    def _sentence_start(self, attachment_key: str, page: int, text: str, turn: bool = True) -> str:
         """The words of the sentence a window begins inside of (a chunk cut mid-sentence: "respectively
-        (Table 4). Artifacts …"), taken from the page before it; empty when they are not found nearby."""
-        words = self._page_texts(attachment_key).get(page, "")
+        (Table 4). Artifacts …"), taken from the page text before it, the previous page's end included
+        when the window opens its page and ``turn`` (a PDF's); empty when they are not found nearby."""
+        pages = self._page_texts(attachment_key)
+        words = pages.get(page, "")
         at = words.find(" ".join(text.split()[:8]))
+        if turn and 0 <= at < SENTENCE_REACH and page - 1 in pages:  # a sentence cut by the page's turn
+            words, at = f"{pages[page - 1]} {words}", at + len(pages[page - 1]) + 1
         if at <= 0:
             return ""
         before = words[max(0, at - SENTENCE_REACH) : at]
@@ -464,7 +489,8 @@ class PassagePicker:
 
     def _page_texts(self, attachment_key: str) -> dict[int, str]:
         if attachment_key not in self._pages:
-            pages = self.resources.state.pages_of(attachment_key)
+            # a picker given no index (the scoring's own tests) has no page texts to widen a window from
+            pages = self.resources.state.pages_of(attachment_key) if self.resources is not None else []
             self._pages[attachment_key] = {p.number: " ".join(p.text.split()) for p in pages}
         return self._pages[attachment_key]
 

@@ -26,6 +26,7 @@ from agent_zot.index.passages import (
 )
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.sections import KindHint
 from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
 from agent_zot.text import has_cjk
@@ -46,6 +47,7 @@ PAPER_CANDIDATES = 16
 __all__ = [
     "ChunkHit",
     "Depth",
+    "KindHint",
     "PaperHit",
     "Passage",
     "QueryVectors",
@@ -76,13 +78,15 @@ def search_papers(
     rerank_candidates: int = 50,
     detail: str = "sentences",
     shape: WindowShape = READING,
+    hint: KindHint | None = None,
 ) -> list[PaperHit]:
     """The best ``limit`` papers for ``query`` with their passages: sentence windows that answer the query
     (``detail="sentences"``) or whole chunks (``"full"``). ``passages_per_paper`` is a count, or counts by
     rank (the last one repeats: ``(4, 2, 1)`` gives the first paper 4, the second 2, every other 1), or a
     ``Depth`` that chooses the counts once the papers' scores are known. With a
     reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first. ``shape``
-    is how large a sentence window grows."""
+    is how large a sentence window grows; ``hint``, the kind of answer a question wants, weighs the
+    sentences of the sections that answer that kind."""
     if detail not in DETAILS:
         raise ValueError(f"unknown detail {detail!r}")
     fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
@@ -104,7 +108,7 @@ def search_papers(
     focus = focus_of(query)
     if focus != query:
         vectors = QueryVectors(resources, focus, fusion)
-    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker, shape=shape)
+    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker, shape=shape, hint=hint)
     with_text = _with_full_text(resources, [p.item_key for p in papers[:REFINED_PAPERS]])
     for rank, paper in enumerate(papers):
         pool = pools.get(paper.item_key, [])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.ingest.headings import heading_level
@@ -40,6 +41,33 @@ def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
         if len(text.split()) <= _ENTRY_GOES_ON and not _OWN_VOICE.search(text):
             return "references"
     return read or kind
+
+
+# A question of a known kind: a sentence in a section of a kind that answers it, and one that reads like
+# its answer. Chosen on the dev library questions of scripts/bench_answers.py (the cue carried the gain;
+# the section alone did not move the dev count).
+KIND_ROLE_BONUS = 0.3
+KIND_CUE_BONUS = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class KindHint:
+    """What kind of answer a question wants, as the passage picker weighs it (the services layer reads the
+    kind from the question's words): the section kinds that answer it (``sections``) and how an answering
+    sentence reads (``cues``). A limitation is admitted in the discussion, a count is stated in the
+    methods; the question's own words seldom say so ("drawbacks" where the paper writes "limitations")."""
+
+    name: str
+    sections: frozenset[str]
+    cues: re.Pattern[str] | None = None
+
+    def reads_as(self, sentence: str) -> bool:
+        return self.cues is not None and self.cues.search(sentence) is not None
+
+    def bonus(self, sentence: str, kind: str) -> float:
+        """What a sentence of section kind ``kind`` gains in the passage picker's score (bounded: the
+        question's own words still count for more)."""
+        return KIND_ROLE_BONUS * (kind in self.sections) + KIND_CUE_BONUS * self.reads_as(sentence)
 
 
 # Words that name the paper a question is asked of, not what it asks of it.

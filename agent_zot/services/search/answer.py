@@ -7,15 +7,18 @@ pure "papers by X since 2019" request) the library's metadata answers, which als
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
 from agent_zot.index.rerank import make_reranker
-from agent_zot.index.retrieval import Depth, PaperHit, search_papers
-from agent_zot.index.sentences import asks_a_question
+from agent_zot.index.retrieval import Depth, KindHint, PaperHit, search_papers
+from agent_zot.index.sentences import asks_a_question, focus_of
 from agent_zot.services.context import AppContext
+from agent_zot.services.matrix.questions import classify
+from agent_zot.services.matrix.roles import ANSWERED_BY
 from agent_zot.services.query_text import NO_INDEX, checked_detail, checked_text, content_words
 from agent_zot.services.resolve.library import identified_items
 from agent_zot.services.resolve.scope import Filters, resolve_filters, without_note
@@ -122,6 +125,7 @@ class _Search:
         return [replace(hit, found_by=set(hit.found_by)) for hit in self._core_runs[key]]
 
     def _retrieve(self, text: str, limit: int) -> list[PaperHit]:
+        question = self.detail == "sentences" and asks_a_question(text)
         return search_papers(
             self.ctx.index(),
             text,
@@ -130,10 +134,9 @@ class _Search:
             fusion=self.ctx.settings.search_fusion,
             reranker=make_reranker(self.ctx.settings),
             rerank_candidates=self.ctx.settings.rerank_candidates,
-            passages_per_paper=QUESTION_DEPTH
-            if self.detail == "sentences" and asks_a_question(text)
-            else PASSAGES_BY_RANK[self.detail],
+            passages_per_paper=QUESTION_DEPTH if question else PASSAGES_BY_RANK[self.detail],
             detail=self.detail,
+            hint=answer_kind(text) if question else None,
         )
 
     def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
@@ -183,6 +186,22 @@ class _Search:
     def _admits(self, paper: PaperHit) -> bool:
         item = self.library.items.get(paper.item_key)
         return item is not None and self.filters.admits(item)
+
+
+_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
+
+
+def answer_kind(question: str) -> KindHint | None:
+    """The kind of answer ``question`` wants (the review matrix's reading of a question: a limitation, a
+    count, a method ...) and the section kinds that answer it, read from what it asks within the paper it
+    names; None for a question of no known kind, and for one that asks why: a reason is stated beside
+    what it explains, in any section ("why can't the earlier result be used" asks for no result)."""
+    asked = focus_of(question)
+    kind = classify(asked)
+    sections = ANSWERED_BY.get(kind.name)
+    if sections is None or _WHY.match(asked):
+        return None
+    return KindHint(kind.name, sections, kind.cues)
 
 
 def _entities_text(entities: dict[str, list[dict[str, Any]]]) -> str:
