@@ -5,7 +5,7 @@
 Takes tests/data/routing_queries.jsonl and the rows marked "dev" of scripts/data/routing_unseen*.jsonl
 (rows marked "test" are held out and never become examples), and the reading-gap requests of the works
 sets' development rows (scripts/data/works_dev.jsonl, and works_new.jsonl's "dev" rows), marked "gap", with
-their other explore requests (no mode): the explore tool's reading-gap fallback reads them. tests/test_routing.py fails when the file is out of date.
+their other explore requests (no mode): the explore tool's reading-gap fallback reads them. tests/services/resolve/test_routing.py fails when the file is out of date.
 """
 
 from __future__ import annotations

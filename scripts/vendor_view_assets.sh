@@ -6,7 +6,7 @@
 # graphology-layout-forceatlas2 ships CommonJS only, so it is bundled here with esbuild into one minified
 # IIFE (global `graphologyLayoutForceAtlas2`). Versions are pinned; vendor.json records each package's
 # version, its registry integrity (from package-lock.json) and the sha256 of every file written, which
-# tests/test_view_page.py checks.
+# tests/view/test_view_page.py checks.
 #
 # Usage: scripts/vendor_view_assets.sh   (needs node and npm; rerun after changing a version below)
 set -euo pipefail

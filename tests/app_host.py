@@ -14,7 +14,7 @@ from agent_zot.view.page import inline_script, json_for_script
 
 ASSETS = Path(__file__).parent / "assets"
 # Screenshots are kept in $SCREENSHOTS_DIR when set (the README's pictures: SCREENSHOTS_DIR=docs/images
-# pytest tests/test_app_*_browser.py), else in the test's temporary folder.
+# pytest tests/view/test_app_*_browser.py), else in the test's temporary folder.
 SCREENSHOTS = "SCREENSHOTS_DIR"
 
 

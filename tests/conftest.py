@@ -278,14 +278,3 @@ def text_of(result: Any) -> str:
     """The text of an MCP CallToolResult: its text blocks, one after another on their own lines (images
     and other blocks left out)."""
     return "\n".join(block.text for block in result.content if isinstance(block, TextContent))
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium through Playwright, one context per test module (the browser tests: the graph
-    view and the app views); skipped with the reason where Chromium is missing, which CI never is."""
-    from tests.view_fixtures import chromium, require_browser  # it builds on this module's helpers
-
-    require_browser()
-    with chromium() as context:
-        yield context

@@ -1,0 +1,1 @@
+"""Tests of the command line front end and setup."""

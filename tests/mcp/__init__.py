@@ -1,0 +1,1 @@
+"""Tests of the MCP front end: tools, specs, prompts and resources, transports."""

@@ -1,0 +1,1 @@
+"""Tests of the claim check (services/evidence): judges, the worksheet, the optional models."""

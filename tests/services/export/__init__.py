@@ -1,0 +1,1 @@
+"""Tests of zot_export and agent_zot.formats."""

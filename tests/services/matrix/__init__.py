@@ -1,0 +1,1 @@
+"""Tests of the review matrix (services/matrix): cells, kinds, roles, counts."""

@@ -1,0 +1,1 @@
+"""Tests of which papers a request names (services/resolve) and how it is routed (services/routing)."""

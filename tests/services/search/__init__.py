@@ -1,0 +1,1 @@
+"""Tests of zot_search: modes, first answers, searching while building."""

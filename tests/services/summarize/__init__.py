@@ -1,0 +1,1 @@
+"""Tests of zot_summarize's one-paper modes, figures, and the citation audit."""

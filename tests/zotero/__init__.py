@@ -1,0 +1,1 @@
+"""Tests of agent_zot.zotero and config: reading Zotero libraries of every shape, safely; finding them."""
