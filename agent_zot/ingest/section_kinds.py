@@ -62,6 +62,43 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     ("conclusion", r"conclusions?(?: and future work)?|concluding remarks|summary and conclusions?"),
 )
 _KIND_OF = tuple((kind, re.compile(pattern)) for kind, pattern in _PATTERNS)
+
+# A heading the whole-heading patterns miss names a kind by its head words: "Study limitations",
+# "Discussion and conclusions" (the first that names a kind wins), "Proposed method for estimating BP".
+# Excluded kinds have none here: a near miss must never leave content out.
+_HEADS: tuple[tuple[str, str], ...] = (
+    ("introduction", r"introduction|motivation"),
+    (
+        "background",
+        r"background|preliminar(?:y|ies)|related [a-z-]+|literature(?: review| survey| study)?|"
+        r"(?:prior|previous) (?:work|works|studies|research)|state of the art",
+    ),
+    ("limitations", r"limitations?|shortcomings|caveats|threats to validity|future [a-z]+|open problems"),
+    (
+        "methods",
+        r"methods?|methodolog(?:y|ies)|materials?|approach(?:es)?|procedures?|set-?up|settings?|"
+        r"datasets?|design|implementation|participants",
+    ),
+    ("results", r"results?|evaluations?|experiments?|findings"),
+    ("discussion", r"discussions?|implications"),
+    ("conclusion", r"conclusions?|(?:concluding|final|closing) remarks|outlook"),
+)
+_HEAD_AT_END = tuple((kind, re.compile(rf"(?:(?P<pre>.*) )?(?:{head})")) for kind, head in _HEADS)
+_HEAD_THEN_OF = tuple(
+    (kind, re.compile(rf"(?:(?P<pre>[a-z-]+) )?(?:{head}) (?:of|for|on|in|from|with|to) (?P<rest>.+)"))
+    for kind, head in _HEADS
+)
+_CONJUNCTS = re.compile(r"\s*(?:,|\band\b|\bor\b|/)\s*")
+_LEADING = re.compile(r"^(?:the|our|this|a|an) ")
+_HEADING_WORDS = 7
+_WORD = re.compile(r"[a-z0-9-]*[a-z][a-z0-9-]*")  # a name or a term ("s2orc", "k-fold"), not a number
+_MODIFIER_WORDS = 3
+# Words a heading's modifiers never are, a sentence's often: "We now present the results."
+_NOT_MODIFIER = re.compile(
+    r"i|we|you|he|she|it|its|they|their|these|those|there|here|is|are|was|were|be|been|being|ha[sd]|have|"
+    r"do|does|did|not|no|see|shows?|shown|presents?|reports?|describes?|all|some|more|most|such|than|then|"
+    r"also|can|may|will|would|should|of|in|on|for|from|with|to|by|at|as|into|over|under|between|without"
+)
 # "3.2", "IV.", "A." or "Appendix"-less letters before the words; "Section 5:" too.
 _NUMBER = re.compile(r"^(?:section\s+)?(?:\d{1,2}(?:\.\d{1,2}){0,3}|[ivx]{1,5}|[a-h])[.:)]?\s+")
 
@@ -84,7 +121,8 @@ _BIO_DEGREE = re.compile(
 @lru_cache(maxsize=8192)
 def section_kind(heading: str | None) -> str:
     """The kind of section ``heading`` opens ("5. Acknowledgments" -> "acknowledgements", "Appendix A"
-    -> "appendix", "3.3 Fault Tolerance" -> "body"): one of ``KINDS``."""
+    -> "appendix", "Discussion and conclusions" -> "discussion", "3.3 Fault Tolerance" -> "body"): one of
+    ``KINDS``. The whole-heading patterns decide first; a short heading they miss is read by its head words."""
     if not heading:
         return "body"
     words = " ".join(heading.split()).lower().rstrip(" .:")
@@ -93,7 +131,52 @@ def section_kind(heading: str | None) -> str:
     for kind, pattern in _KIND_OF:
         if pattern.fullmatch(words):
             return kind
+    return _kind_by_head(words)
+
+
+def _kind_by_head(words: str) -> str:
+    """The kind a short heading names by the head words of one of its parts (see ``_HEADS``), or "body"."""
+    if ":" in words:  # "Discussion: a comparison of ..." is a discussion; "Case study: ..." names none
+        words = words.split(":", 1)[0].strip()
+    if not words or len(words.split()) > _HEADING_WORDS:
+        return "body"
+    for conjunct in _CONJUNCTS.split(words):
+        part = _LEADING.sub("", conjunct)
+        kind = next((k for k, pattern in _KIND_OF if pattern.fullmatch(part)), None)
+        if kind is not None and kind not in EXCLUDED:
+            return kind
+        kind = _named_by_head(part)
+        if kind is not None:
+            return kind
     return "body"
+
+
+def _named_by_head(part: str) -> str | None:
+    """The kind of one part of a heading: a kind word at its end after at most a few modifiers
+    ("k-fold cross validation results"), or one modifier at most before it and what it is of after it
+    ("proposed method for estimating bp")."""
+    for kind, pattern in _HEAD_AT_END:
+        match = pattern.fullmatch(part)
+        if match and _modifiers(match["pre"], _MODIFIER_WORDS):
+            return kind
+    for kind, pattern in _HEAD_THEN_OF:
+        match = pattern.fullmatch(part)
+        if match and _modifiers(match["pre"], 1) and _modifiers(_LEADING.sub("", match["rest"]), 4):
+            return kind
+    return None
+
+
+def _modifiers(words: str | None, most: int) -> bool:
+    """Whether ``words`` (none at all is fine) can qualify a heading's head: a few words, none of them a
+    pronoun, verb or preposition a sentence would have."""
+    if not words:
+        return True
+    split = words.split()
+    return (
+        len(split) <= most
+        and all(_WORD.fullmatch(w) for w in split)
+        and not any(_NOT_MODIFIER.fullmatch(w) for w in split)
+    )
 
 
 def reads_as_biography(sentence: str) -> bool:
@@ -104,5 +187,8 @@ def reads_as_biography(sentence: str) -> bool:
 
 
 def payload_kind(payload: Mapping[str, Any]) -> str:
-    """A chunk's stored section kind, or (an index written before kinds were stored) its section's."""
-    return payload.get("section_kind") or section_kind(payload.get("section"))
+    """A chunk's stored section kind, or its section's where none is stored (an index written before kinds
+    were) or the stored one is "body": the stored kind is its heading's, so an index written before a
+    heading rule named more kinds gets them without a rebuild."""
+    stored = payload.get("section_kind")
+    return stored if stored and stored != "body" else section_kind(payload.get("section"))

@@ -11,7 +11,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.ingest.section_kinds import reads_as_biography, section_kind
+from agent_zot.ingest.section_kinds import payload_kind, reads_as_biography, section_kind
 from tests.conftest import (
     SectionedPaper,
     connect,
@@ -56,6 +56,86 @@ from tests.conftest import (
 )
 def test_a_heading_names_its_section_kind(heading: str | None, kind: str) -> None:
     assert section_kind(heading) == kind
+
+
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        # Two sections under one heading: the first that names a kind wins.
+        ("4.3 Limitations and suggestions", "limitations"),
+        ("Strengths and limitations", "limitations"),
+        ("5 Discussion and Conclusion", "discussion"),
+        ("6. DISCUSSION AND CONCLUSIONS", "discussion"),
+        ("8 DISCUSSION & FUTURE WORK", "discussion"),
+        ("Conclusions and outlook", "conclusion"),
+        ("VI. CONCLUSIONS AND FUTURE WORKS", "conclusion"),
+        ("5. Concluding remarks and open problems", "conclusion"),
+        ("1 Introduction and Related Work", "introduction"),
+        ("II. BACKGROUND & RELATED WORKS", "background"),
+        ("Data and methods", "methods"),
+        ("II. MATERIALS AND METHOD", "methods"),
+        ("Experimental results and analysis", "results"),
+        ("IV. EXPERIMENT AND RESULT", "results"),
+        ("3 Assumptions and main results", "results"),
+        ("5.3. Sources of error and limitations", "limitations"),
+        # Today's whole-heading answers stand.
+        ("Results and Discussion", "results"),
+        ("Summary and Conclusions", "conclusion"),
+        # A kind word qualified by the words before it, or followed by what it is of.
+        ("Study limitations", "limitations"),
+        ("Performance evaluation", "results"),
+        ("4.2 Simulation results", "results"),
+        ("4.3.1 K-fold cross validation results", "results"),
+        ("Proposed method", "methods"),
+        ("III. PROPOSED METHOD FOR ESTIMATING BP", "methods"),
+        ("1.3 Our approach", "methods"),
+        ("2.1. Experimental procedure", "methods"),
+        ("Materials", "methods"),
+        ("3 The S2ORC dataset", "methods"),
+        ("6.1. Results from Linear Model", "results"),
+        ("Related studies", "background"),
+        ("II. RELATED AREA AND LITERATURE STUDY", "background"),
+        ("Theoretical background", "background"),
+        ("General discussion of the findings", "discussion"),
+        ("8.2 Design implications", "discussion"),
+        ("8.5 Future directions", "limitations"),
+        ("Limitations of this study", "limitations"),
+        ("3.6 Discussion: A Comparison of the Selection", "discussion"),
+        # Topic headings stay body, however close to a kind word.
+        ("Handling Worker Failures", "body"),
+        ("3.2 Algorithm", "body"),
+        ("Deep Learning", "body"),
+        ("5.6. Case study: Multiexperiment analysis", "body"),
+        ("3.2 RQ2: Can we reduce annotator workload", "body"),
+        ("3.3 DESIGN GOALS", "body"),
+        ("Challenges for High Variety Data", "body"),
+        ("2 Survey of human evaluation practices", "body"),
+        ("Consistency model", "body"),
+        ("Master operation", "body"),
+        # A sentence is no heading, even a short one that ends in a kind word.
+        ("We now present the results.", "body"),
+        ("These are our main findings", "body"),
+        ("Results from the survey were mixed", "body"),
+        ("The method of Smith and colleagues is used in all of our experiments", "body"),
+        # Sections consumers leave out stay strict: content is never left out for a near miss.
+        ("Author Contributions", "body"),
+        ("Acknowledgements and results", "results"),
+        ("Funding of the experiments", "body"),
+        ("Referenced methods", "methods"),
+        ("Authors and results", "results"),
+    ],
+)
+def test_a_heading_with_more_words_still_names_its_kind(heading: str, kind: str) -> None:
+    assert section_kind(heading) == kind
+
+
+def test_an_index_written_before_a_wider_rule_reads_the_kind_its_heading_names() -> None:
+    # Written by an older release, whose rule left "Study limitations" as body: no rebuild is needed.
+    older = {"section": "4.3 Study limitations", "section_kind": "body"}
+    assert payload_kind(older) == "limitations"
+    assert payload_kind({"section": "4.3 Study limitations"}) == "limitations"
+    assert payload_kind({"section": "3.3 Fault Tolerance", "section_kind": "body"}) == "body"
+    assert payload_kind({"section": "Notes", "section_kind": "acknowledgements"}) == "acknowledgements"
 
 
 @pytest.mark.parametrize(
