@@ -17,6 +17,12 @@ first read (tracemalloc); a server's memory is the server's and is not measured.
 graph and writes it whole (``replace_all``, as update-db's first build does; the graph alone, made and not
 written, is measured apart), and a fresh process's first graph request (an author's collaborators: a name
 lookup and two hops), then the p50/p95 of 100 more.
+
+``--library DIR`` (with ``--cold``): the build itself, as update-db's first build runs it, in a new process:
+DIR's zotero.sqlite read, facts made up for it (references: a fifth to the library's papers by title, the
+rest to 2,000 outside works by DOI or title; keyphrases from the titles' words), ``build_graph`` and
+``replace_all``; peak RSS after the read, the build and the write. ``--dump FILE`` writes the built graph's
+rows, sorted, to compare two builders' output.
 """
 
 from __future__ import annotations
@@ -39,13 +45,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent_zot.graph.build import build_graph
+from agent_zot.graph.facts import PaperFacts
 from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.references import Reference
 from agent_zot.graph.store import Direction, GraphStore
 from agent_zot.graph.store_neo4j import Neo4jGraphStore
 from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.services.explore import citations, neighbours
 from agent_zot.services.resolve.graph import Field
-from agent_zot.zotero.models import Item
+from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.reader import load_library
 
 SIZES = {
     "papers": 10_000,
@@ -247,6 +257,49 @@ def cold_phase(phase: str, path: Path, scale: float) -> dict[str, float]:
             "p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1e3, "peak_mb": _rss_mb()}  # fmt: skip
 
 
+def library_facts(library: Library, seed: int = 5) -> dict[str, PaperFacts]:
+    """Facts of the shape update-db finds (see ``--library``), the same for the same library."""
+    rng = random.Random(seed)
+    items = sorted(library.items.values(), key=lambda i: i.key)
+    facts = {}
+    for item in items:
+        references = []
+        for n in range(rng.randint(0, 12)):
+            if rng.random() < 0.2:
+                cited = items[skewed(rng, len(items))]
+                references.append(Reference(f"[{n + 1}] {cited.title}", year=cited.year, title=cited.title))
+                continue
+            w = skewed(rng, 2000)
+            doi = f"10.{w}/w" if w % 3 else None
+            references.append(Reference(f"[{n + 1}] Work {w}", (f"Writer {w % 97}",), 1990 + w % 30,
+                                        f"Outside work number {w}", doi=doi))  # fmt: skip
+        words = [w.lower() for w in item.title.split() if len(w) > 4][:6]
+        keyphrases = [(word, round(rng.random(), 3)) for word in words]
+        facts[item.key] = PaperFacts(item.key, references, keyphrases)
+    return facts
+
+
+def library_phase(folder: Path, path: Path, dump: Path | None) -> dict[str, float]:
+    """The build of ``--library``, in this (new) process."""
+    library = load_library(folder / "zotero.sqlite")
+    facts = library_facts(library)
+    read = _rss_mb()
+    start = time.perf_counter()
+    graph, stats, _ = build_graph(library, facts)
+    made, build_s = _rss_mb(), time.perf_counter() - start
+    start = time.perf_counter()
+    SqliteGraphStore(path).replace_all(graph)
+    written, write_s = _rss_mb(), time.perf_counter() - start
+    if dump is not None:
+        nodes = sorted((n.id, n.kind.value, json.dumps(n.props, sort_keys=True)) for n in graph.nodes)
+        edges = sorted(
+            (e.source, e.kind.value, e.target, json.dumps(e.props, sort_keys=True)) for e in graph.edges
+        )
+        dump.write_text(json.dumps({"nodes": nodes, "edges": edges}))
+    return {"read_mb": read, "made_mb": made, "peak_mb": written, "build_s": build_s, "write_s": write_s,
+            "edges": stats.edges, "nodes": len(list(graph.nodes))}  # fmt: skip
+
+
 def bench_cold(scale: float) -> dict[str, dict[str, float]]:
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -284,11 +337,34 @@ def main() -> None:
     parser.add_argument("--neo4j-database")
     parser.add_argument("--arcadedb", action="store_true", help="start ArcadeDB's Bolt server (dev extra)")
     parser.add_argument("--cold", action="store_true", help="only the new-process measures (see above)")
-    parser.add_argument("--phase", choices=("made", "build", "first"), help=argparse.SUPPRESS)
+    parser.add_argument("--library", type=Path, help="with --cold: build this Zotero folder's graph")
+    parser.add_argument("--dump", type=Path, help="with --library: write the built graph's rows here")
+    parser.add_argument("--phase", choices=("made", "build", "first", "library"), help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.phase == "library":
+        print(json.dumps(library_phase(args.library, args.db, args.dump)))
+        return
     if args.phase:
         print(json.dumps(cold_phase(args.phase, args.db, args.scale)))
+        return
+    if args.cold and args.library:
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [
+                sys.executable,
+                __file__,
+                "--phase",
+                "library",
+                "--library",
+                str(args.library),
+                "--db",
+                str(Path(tmp) / "state.sqlite"),
+            ] + (["--dump", str(args.dump)] if args.dump else [])
+            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        built = json.loads(out.strip().splitlines()[-1])
+        print(f"{built['nodes']:,} nodes, {built['edges']:,} edges; peak RSS (MB): library read "
+              f"{built['read_mb']:.0f}, graph built {built['made_mb']:.0f} ({built['build_s']:.1f} s), "
+              f"written {built['peak_mb']:.0f} ({built['write_s']:.1f} s)")  # fmt: skip
         return
     if args.cold:
         cold = bench_cold(args.scale)

@@ -8,17 +8,28 @@ author identities resolved and co-author counts derived.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+
+import numpy as np
 
 from agent_zot.graph.authors import resolve_authors
 from agent_zot.graph.cited_works import merge_variants, work_node
 from agent_zot.graph.concept_merge import Concept, ConceptLedger
 from agent_zot.graph.facts import PaperFacts
 from agent_zot.graph.matching import ReferenceMatcher
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
+from agent_zot.graph.model import (
+    BuiltGraph,
+    Edge,
+    EdgeKind,
+    EdgeStream,
+    GraphData,
+    Node,
+    NodeKind,
+    node_id,
+    paper_id,
+)
 from agent_zot.graph.references import reference_number
 from agent_zot.text import ascii_fold
 from agent_zot.zotero.copies import canonical_keys
@@ -103,10 +114,11 @@ class _Graph:
 
 def build_graph(
     library: Library, facts: dict[str, PaperFacts]
-) -> tuple[GraphData, BuildStats, ConceptLedger]:
+) -> tuple[BuiltGraph, BuildStats, ConceptLedger]:
     """The graph of the library: one node per paper, however many records it has (the copies' filing,
     references and keyphrases all count for it, and its node names them); and the concept ledger a later
-    edit patches the concepts with."""
+    edit patches the concepts with. Its edges, but for the citations, are made as they are read, from the
+    library, the author index and the concepts (EdgeStream): the build holds no object per edge."""
     items = list(library.items.values())
     canonical = canonical_keys(items)
     papers = [i for i in items if canonical.get(i.key, i.key) == i.key]
@@ -116,25 +128,34 @@ def build_graph(
             copies.setdefault(standing, []).append(key)
     graph = _Graph()
     stats = BuildStats(papers=len(papers))
+    records: dict[str, list[Item]] = {}  # a paper node's records: what its filing edges are read from
     for item in papers:
-        _add_paper(graph, item, library, copies=sorted(copies.get(item.key, [])))
+        node = paper_node(item, copies=sorted(copies.get(item.key, [])))
+        graph.nodes[node.id] = node
+        _add_filing_nodes(graph, item, library)
+        records[node.id] = [item]
     for item in items:
         if item.key in canonical and canonical[item.key] != item.key:
-            _add_filing(graph, item, library, paper_id(canonical[item.key]))
-    stats.authors = _add_authors(graph, papers)
+            _add_filing_nodes(graph, item, library)
+            records.setdefault(paper_id(canonical[item.key]), []).append(item)
+    authored, co_authors, stats.authors = _add_authors(graph, papers)
     stats.papers_without_creators = sum(1 for item in papers if not item.authors)
-    _add_citations(graph, items, facts, stats, canonical)
-    ledger = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
+    cites = _add_citations(graph, items, facts, stats, canonical)
+    ledger, mentions = _add_concepts(graph, papers, _facts_per_paper(facts, canonical))
     stats.concepts = sum(1 for n in graph.nodes.values() if n.kind is NodeKind.CONCEPT)
-    data = graph.data()
-    stats.edges = len(data.edges)
-    return data, stats, ledger
 
+    def filing() -> Iterator[Edge]:
+        for pid, filed in records.items():
+            seen: set[str] = set()
+            for item in filed:
+                for kind, node in _filing(item, library):
+                    if node.id not in seen:
+                        seen.add(node.id)
+                        yield Edge(pid, node.id, kind, {})
 
-def _add_paper(graph: _Graph, item: Item, library: Library, copies: list[str] | None = None) -> None:
-    node = paper_node(item, copies)
-    graph.nodes[node.id] = node
-    _add_filing(graph, item, library, node.id)
+    edges = EdgeStream([filing, authored, co_authors, lambda: _cite_edges(cites), mentions])
+    stats.edges = len(edges)
+    return BuiltGraph(list(graph.nodes.values()), edges), stats, ledger
 
 
 def paper_node(item: Item, copies: list[str] | None = None) -> Node:
@@ -150,18 +171,34 @@ def paper_node(item: Item, copies: list[str] | None = None) -> Node:
     return Node(paper_id(item.key), NodeKind.PAPER, {k: v for k, v in props.items() if v not in (None, "")})
 
 
-def _add_filing(graph: _Graph, item: Item, library: Library, pid: str) -> None:
-    """The item's venue, tags and collections, as edges of the paper node ``pid``."""
+def _filing(item: Item, library: Library) -> Iterator[tuple[EdgeKind, Node]]:
+    """The item's venue, tags and collections: each edge's kind and the node it reaches. A node's id is
+    unique within one item's filing (a venue, a tag and a collection differ by prefix)."""
     if item.venue:
-        vid = graph.node(NodeKind.VENUE, venue_key(item.venue), name=item.venue)
-        graph.edge(pid, EdgeKind.PUBLISHED_IN, vid)
+        yield EdgeKind.PUBLISHED_IN, _node(NodeKind.VENUE, venue_key(item.venue), name=item.venue)
     for tag in item.tag_names():
-        graph.edge(pid, EdgeKind.TAGGED, graph.node(NodeKind.TAG, tag, name=tag))
+        yield EdgeKind.TAGGED, _node(NodeKind.TAG, tag, name=tag)
     for key in item.collection_keys:
         collection = library.collections.get(key)
         if collection is not None:
-            cid = graph.node(NodeKind.COLLECTION, key, name=collection.name, path=collection.path)
-            graph.edge(pid, EdgeKind.IN_COLLECTION, cid)
+            node = _node(NodeKind.COLLECTION, key, name=collection.name, path=collection.path)
+            yield EdgeKind.IN_COLLECTION, node
+
+
+def _node(kind: NodeKind, key: str, **props: object) -> Node:
+    return Node(node_id(kind, key), kind, {k: v for k, v in props.items() if v not in (None, "")})
+
+
+def _add_filing_nodes(graph: _Graph, item: Item, library: Library) -> None:
+    for _, node in _filing(item, library):
+        graph.nodes.setdefault(node.id, node)  # the first record to name a node names it
+
+
+def _add_filing(graph: _Graph, item: Item, library: Library, pid: str) -> None:
+    """The item's venue, tags and collections, as edges of the paper node ``pid``."""
+    for kind, node in _filing(item, library):
+        graph.nodes.setdefault(node.id, node)
+        graph.edge(pid, kind, node.id)
 
 
 # The edges a paper's filing makes (its tags and collections): all a retag changes in the graph
@@ -194,23 +231,49 @@ def venue_key(name: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", folded).split()) or name.casefold()
 
 
-def _add_authors(graph: _Graph, items: list[Item]) -> int:
+EdgeParts = Callable[[], Iterator[Edge]]
+
+
+def _add_authors(graph: _Graph, items: list[Item]) -> tuple[EdgeParts, EdgeParts, int]:
+    """The author nodes; the AUTHORED_BY and CO_AUTHOR edges as parts of an EdgeStream; the number of
+    authors. Co-authorship is counted over authors' ranks (in id order) packed into one int per pair."""
     index = resolve_authors(items)
-    by_paper: dict[str, list[tuple[int, str]]] = {}
-    for author in index:
-        aid = graph.node(
-            NodeKind.AUTHOR, author.key, name=author.name, creator_ids=sorted(author.creator_ids)
-        )
-        for item_key, position in author.papers:
-            graph.edge(paper_id(item_key), EdgeKind.AUTHORED_BY, aid, position=position)
-            by_paper.setdefault(item_key, []).append((position, aid))
-    pairs: Counter[tuple[str, str]] = Counter()
-    for authors in by_paper.values():
-        ids = sorted({aid for _, aid in authors})
-        pairs.update(combinations(ids, 2))
-    for (first, second), count in pairs.items():
-        graph.edge(first, EdgeKind.CO_AUTHOR, second, count=count)
-    return len(index)
+    authors = list(index)
+    ids = [
+        graph.node(NodeKind.AUTHOR, a.key, name=a.name, creator_ids=sorted(a.creator_ids)) for a in authors
+    ]
+    ordered = sorted(set(ids))
+    rank = {aid: r for r, aid in enumerate(ordered)}
+    by_paper: dict[str, set[int]] = {}
+    for author, aid in zip(authors, ids, strict=True):
+        for item_key, _ in author.papers:
+            by_paper.setdefault(item_key, set()).add(rank[aid])
+    size = max(len(ordered), 1)
+    pairs = np.fromiter(
+        (
+            first * size + second
+            for team in by_paper.values()
+            for first, second in combinations(sorted(team), 2)
+        ),
+        dtype=np.int64,
+    )
+    del by_paper
+    codes, counts = np.unique(pairs, return_counts=True)
+
+    def authored() -> Iterator[Edge]:
+        for author, aid in zip(authors, ids, strict=True):
+            seen: set[str] = set()
+            for item_key, position in author.papers:
+                if item_key not in seen:  # an author twice on one paper: the first position
+                    seen.add(item_key)
+                    yield Edge(paper_id(item_key), aid, EdgeKind.AUTHORED_BY, {"position": position})
+
+    def co_authors() -> Iterator[Edge]:
+        for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
+            first, second = divmod(code, size)
+            yield Edge(ordered[first], ordered[second], EdgeKind.CO_AUTHOR, {"count": count})
+
+    return authored, co_authors, len(index)
 
 
 def _add_citations(
@@ -219,10 +282,13 @@ def _add_citations(
     facts: dict[str, PaperFacts],
     stats: BuildStats,
     canonical: dict[str, str],
-) -> None:
-    """Each paper's references: to the library paper they match (any of its records), else to a cited work."""
+) -> Citations:
+    """Each paper's references: to the library paper they match (any of its records), else to a cited work;
+    the work nodes are added to ``graph``, the CITES edges returned."""
     matcher = ReferenceMatcher(items)
     filed: dict[str, str] = {}  # any key of a work (DOI, title, authors) -> the key its node has
+    cites: Citations = {}
+    kind = EdgeKind.CITES.value
     for key, paper in facts.items():
         source = paper_id(canonical.get(key, key))
         if source not in graph.nodes:
@@ -234,23 +300,43 @@ def _add_citations(
                 target = paper_id(canonical.get(match.item_key, match.item_key))
                 if target == source:  # a copy's reference to another record of itself
                     continue
-                edge = graph.edge(
-                    source, EdgeKind.CITES, target, confidence=match.confidence, method=match.method
+                held = cites.get((source, kind, target))
+                cites[(source, kind, target)] = (
+                    (match.confidence, match.method, None)
+                    if held is None
+                    else (
+                        max(held[0], match.confidence),
+                        held[1],
+                        held[2],
+                    )  # the surest match, the first method
                 )
-                edge.props["confidence"] = max(edge.props.get("confidence", 0.0), match.confidence)
                 continue
             wid = work_node(graph.nodes, reference, filed)
             if wid is not None:
-                edge = graph.edge(source, EdgeKind.CITES, wid, confidence=1.0, method="external")
                 # the citing sentence is found by this number at answer time, without reparsing the list
                 number = reference_number(reference.raw)
-                if number is not None:
-                    edge.props.setdefault("ref_number", number)
-    merge_variants(graph.nodes, graph.edges)
-    stats.citations_in_library = sum(
-        1 for e in graph.edges.values() if e.kind is EdgeKind.CITES and e.target.startswith("paper:")
-    )
+                held = cites.get((source, kind, wid))
+                if held is None:
+                    cites[(source, kind, wid)] = (1.0, "external", number)
+                elif held[2] is None and number is not None:
+                    cites[(source, kind, wid)] = (held[0], held[1], number)
+    merge_variants(graph.nodes, cites)
+    stats.citations_in_library = sum(1 for _, _, target in cites if target.startswith("paper:"))
     stats.external_works = sum(1 for n in graph.nodes.values() if n.kind is NodeKind.EXTERNAL_WORK)
+    return cites
+
+
+# A CITES edge as a build holds it: (source, kind, target) -> (confidence, method, ref_number); a tuple
+# each, not an Edge with a props dict (a third of the memory)
+Citations = dict[tuple[str, str, str], tuple[float, str, int | None]]
+
+
+def _cite_edges(cites: Citations) -> Iterator[Edge]:
+    for (source, _, target), (confidence, method, number) in cites.items():
+        props: dict[str, object] = {"confidence": confidence, "method": method}
+        if number is not None:
+            props["ref_number"] = number
+        yield Edge(source, target, EdgeKind.CITES, props)
 
 
 def citation_edges(library: Library, facts: dict[str, PaperFacts]) -> tuple[list[str], GraphData, BuildStats]:
@@ -263,9 +349,9 @@ def citation_edges(library: Library, facts: dict[str, PaperFacts]) -> tuple[list
     for pid in papers:  # stand-ins: only their ids are read
         graph.nodes[pid] = Node(pid, NodeKind.PAPER, {})
     stats = BuildStats()
-    _add_citations(graph, items, facts, stats, canonical)
+    cites = _add_citations(graph, items, facts, stats, canonical)
     works = [n for n in graph.nodes.values() if n.kind is NodeKind.EXTERNAL_WORK]
-    return papers, GraphData(works, [e for e in graph.edges.values() if e.kind is EdgeKind.CITES]), stats
+    return papers, GraphData(works, list(_cite_edges(cites))), stats
 
 
 def _facts_per_paper(facts: dict[str, PaperFacts], canonical: dict[str, str]) -> dict[str, PaperFacts]:
@@ -292,29 +378,37 @@ def concept_text(item: Item) -> str:
     return f"{item.title}\n{item.abstract}"
 
 
-def _add_concepts(graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts]) -> ConceptLedger:
+def _add_concepts(
+    graph: _Graph, items: Iterable[Item], facts: dict[str, PaperFacts]
+) -> tuple[ConceptLedger, EdgeParts]:
+    """The concept nodes, the ledger, and the MENTIONS edges as a part of an EdgeStream."""
     per_paper, texts = concept_inputs(items, facts)
     ledger = ConceptLedger.build(per_paper, texts)
     concepts = ledger.concept_set()
     mentions = {key: found for key, found in concepts.per_paper.items() if paper_id(key) in graph.nodes}
-    add_mentions(graph, mentions, concepts.concepts)
-    return ledger
+    for found in mentions.values():
+        for concept_key, _ in found:
+            _concept_node(graph, concepts.concepts, concept_key)
+
+    def edges() -> Iterator[Edge]:
+        for key, found in mentions.items():
+            seen: set[str] = set()
+            for concept_key, weight in found:
+                cid = node_id(NodeKind.CONCEPT, concept_key)
+                if cid not in seen:
+                    seen.add(cid)
+                    yield Edge(paper_id(key), cid, EdgeKind.MENTIONS, {"weight": round(weight, 4)})
+
+    return ledger, edges
 
 
-def add_mentions(
-    graph: _Graph, mentions: dict[str, list[tuple[str, float]]], concepts: dict[str, Concept]
-) -> None:
-    """Papers' MENTIONS edges and the concept nodes they reach."""
-    for key, found in mentions.items():
-        source = paper_id(key)
-        for concept_key, weight in found:
-            concept = concepts[concept_key]
-            cid = graph.node(
-                NodeKind.CONCEPT,
-                concept_key,
-                name=concept.name,
-                type=concept.type.value,
-                aliases=sorted(concept.aliases),
-                papers=concept.doc_freq,
-            )
-            graph.edge(source, EdgeKind.MENTIONS, cid, weight=round(weight, 4))
+def _concept_node(graph: _Graph, concepts: dict[str, Concept], concept_key: str) -> str:
+    concept = concepts[concept_key]
+    return graph.node(
+        NodeKind.CONCEPT,
+        concept_key,
+        name=concept.name,
+        type=concept.type.value,
+        aliases=sorted(concept.aliases),
+        papers=concept.doc_freq,
+    )

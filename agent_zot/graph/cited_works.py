@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from typing import TypeVar
 
 from rapidfuzz import fuzz
 
 from agent_zot.graph.matching import external_work_key, title_form, work_keys
-from agent_zot.graph.model import Edge, EdgeKind, Node, NodeKind, node_id
+from agent_zot.graph.model import Node, NodeKind, node_id
 from agent_zot.graph.references import Reference
 from agent_zot.text import ascii_key
 
@@ -23,7 +24,7 @@ MAX_WORK_AUTHORS = 12  # a cited work's authors kept on its node (a 40-author co
 SAME_TITLE = 90  # rapidfuzz ratio of two title forms of one author and year that name one work
 
 Nodes = dict[str, Node]
-Edges = dict[tuple[str, str, str], Edge]
+V = TypeVar("V")  # what a citation edge's key maps to: its props, in whatever form the caller keeps
 
 
 def work_node(nodes: Nodes, reference: Reference, filed: dict[str, str]) -> str | None:
@@ -76,7 +77,7 @@ def _untitled(reference: Reference) -> str:
     return text[:160]
 
 
-def merge_variants(nodes: Nodes, edges: Edges) -> int:
+def merge_variants(nodes: Nodes, edges: dict[tuple[str, str, str], V]) -> int:
     """Join the nodes of one work that keys kept apart (see the module docstring); the number joined. The
     node most papers cite speaks for the work."""
     citing: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
@@ -120,19 +121,23 @@ def _form(node: Node) -> str:
 
 
 def _join(
-    nodes: Nodes, edges: Edges, citing: dict[str, list[tuple[str, str, str]]], keep: Node, other: Node
+    nodes: Nodes,
+    edges: dict[tuple[str, str, str], V],
+    citing: dict[str, list[tuple[str, str, str]]],
+    keep: Node,
+    other: Node,
 ) -> None:
     """Move ``other``'s citations to ``keep`` (a paper citing both keeps its first edge) and drop it."""
     for key in citing.pop(other.id, []):
-        edge = edges.pop(key)
-        moved = (edge.source, edge.kind.value, keep.id)
+        props = edges.pop(key)
+        moved = (key[0], key[1], keep.id)
         if moved not in edges:
-            edges[moved] = Edge(edge.source, keep.id, EdgeKind.CITES, edge.props)
+            edges[moved] = props
             citing[keep.id].append(moved)
-    props = other.props
-    title = "" if props.get("untitled") else str(props.get("title") or "")
+    found = other.props
+    title = "" if found.get("untitled") else str(found.get("title") or "")
     _complete(
-        keep.props, title, {name: _text(props.get(name)) for name in ("doi", "arxiv", "venue", "authors")}
+        keep.props, title, {name: _text(found.get(name)) for name in ("doi", "arxiv", "venue", "authors")}
     )
     del nodes[other.id]
 

@@ -32,7 +32,7 @@ from agent_zot.graph.build import (
 from agent_zot.graph.concept_merge import ConceptChange, ConceptLedger, PaperShare, paper_share
 from agent_zot.graph.facts import FACTS_VERSION, FactsCache, FactsKey, PaperFacts
 from agent_zot.graph.matching import ReferenceMatcher
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, node_id, paper_id
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, GraphRows, Node, NodeKind, node_id, paper_id
 from agent_zot.graph.store import GraphStore
 from agent_zot.zotero.models import Item, Library
 
@@ -142,7 +142,7 @@ class GraphMemo:
         cache.keep_memo({"head": None})
 
 
-def cited_papers(data: GraphData) -> set[str]:
+def cited_papers(data: GraphRows) -> set[str]:
     """The library papers the graph's CITES edges reach."""
     return {e.target for e in data.edges if e.kind is EdgeKind.CITES and e.target.startswith("paper:")}
 

@@ -25,7 +25,7 @@ from agent_zot.graph.patch import (
     plan_patch,
     signatures,
 )
-from agent_zot.graph.store import GraphStore
+from agent_zot.graph.store import EMBEDDED_GRAPH_STORE, GRAPH_STORES, GraphStore
 from agent_zot.graph.store_sqlite import SqliteGraphStore
 from agent_zot.index.stages import StageTimes
 from agent_zot.state.index import IndexState
@@ -55,20 +55,24 @@ class GraphResources:
 
     @cached_property
     def neo4j(self) -> GraphStore:
-        from agent_zot.graph.store_neo4j import Neo4jGraphStore
-
         secret = self.settings.neo4j_password
-        return Neo4jGraphStore(
+        return GRAPH_STORES.create(
+            "neo4j",
             self.settings.neo4j_url,
             self.settings.neo4j_user,
             secret.get_secret_value() if secret else "",
             database=self.settings.neo4j_database,
         )
 
+    @cached_property
+    def mirrored(self) -> bool:
+        """Whether the configured store is the Neo4j server, kept as a copy of the embedded graph."""
+        return GRAPH_STORES.canonical(self.settings.graph_store) != EMBEDDED_GRAPH_STORE
+
     @property
     def store(self) -> GraphStore:
         """The store exploration reads: Neo4j when configured, else the embedded graph."""
-        return self.neo4j if self.settings.graph_store == "neo4j" else self.local
+        return self.neo4j if self.mirrored else self.local
 
     def is_empty(self) -> bool:
         return not self.local.has_papers()
@@ -119,7 +123,7 @@ class GraphResources:
         GraphMemo.forget(cache)  # the stores and the memo are written apart: never leave a stale one
         with times.measure("graph: write"):
             self.local.replace_all(data)
-            if self.settings.graph_store == "neo4j":
+            if self.mirrored:
                 self.neo4j.replace_all(data)
         stats.counts = self.local.stored_counts()
         citing = {key for key, known in facts.items() if known.references}
@@ -153,7 +157,7 @@ class GraphResources:
         GraphMemo.forget(cache)
         for write in patch.writes:
             write.apply(self.local)
-            if self.settings.graph_store == "neo4j":
+            if self.mirrored:
                 write.apply(self.neo4j)
         counts = self.local.stored_counts()
         stats = BuildStats.from_dict(memo.stats)
@@ -192,7 +196,7 @@ class GraphResources:
                 memo = GraphMemo.read(cache)
                 current = memo is not None and memo.graph_version == self.local.version()
                 self.local.replace_out_edges(sources, FILING_KINDS, data)
-                if self.settings.graph_store == "neo4j":
+                if self.mirrored:
                     self.neo4j.replace_out_edges(sources, FILING_KINDS, data)
                 if memo is not None and current:  # the memo follows the filing it describes
                     for item in items:

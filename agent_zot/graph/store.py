@@ -12,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from typing import Protocol
 
-from agent_zot.errors import AgentZotError
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.backends import Backends
+from agent_zot.errors import AgentZotError, ConfigError
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, GraphRows, Node, NodeKind
 
 
 class GraphStoreError(AgentZotError):
@@ -29,9 +30,10 @@ class Direction(StrEnum):
 class GraphStore(Protocol):
     name: str
 
-    def replace_all(self, graph: GraphData) -> None:
+    def replace_all(self, graph: GraphRows) -> None:
         """Make the store hold exactly ``graph`` (nodes and edges not in it are removed). An edge naming a
-        node not in ``graph`` raises GraphStoreError and leaves the store as it was."""
+        node not in ``graph`` raises GraphStoreError and leaves the store as it was. Its nodes and edges are
+        iterated once, in order (a built graph makes its edges as they are read)."""
         ...
 
     def upsert(self, graph: GraphData) -> None:
@@ -105,3 +107,17 @@ class GraphStore(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+# The embedded store is always kept current; a server store named by ``graph_store`` mirrors it and
+# exploration reads there. Strings: the stores import this module, and the Neo4j driver loads only when used.
+EMBEDDED_GRAPH_STORE = "sqlite"
+GRAPH_STORES: Backends[GraphStore] = Backends(
+    "graph store",
+    {
+        EMBEDDED_GRAPH_STORE: "agent_zot.graph.store_sqlite:SqliteGraphStore",
+        "neo4j": "agent_zot.graph.store_neo4j:Neo4jGraphStore",
+    },
+    aliases={"networkx": EMBEDDED_GRAPH_STORE},  # the setting's name from before the store moved into SQLite
+    error=ConfigError,
+)

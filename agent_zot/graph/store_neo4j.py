@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, GraphRows, Node, NodeKind
 from agent_zot.graph.store import Direction, GraphStoreError
 from agent_zot.graph.store_rows import dangling_error, dedupe_batch, missing_endpoints
 
@@ -262,7 +262,7 @@ class Neo4jGraphStore:
 
         self._run(work, write=True)
 
-    def replace_all(self, graph: GraphData) -> None:
+    def replace_all(self, graph: GraphRows) -> None:
         nodes, edges = dedupe_batch(graph)
         missing = missing_endpoints(edges, (n.id for n in nodes))
         if missing:

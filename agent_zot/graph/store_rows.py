@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import Any
 
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind
+from agent_zot.graph.model import Edge, EdgeKind, GraphRows, Node, NodeKind
 from agent_zot.graph.store import GraphStoreError
 from agent_zot.state.db import rows_in
 
@@ -49,7 +49,7 @@ def clean_props(props: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in props.items() if value is not None}
 
 
-def dedupe_batch(graph: GraphData) -> tuple[list[Node], list[Edge]]:
+def dedupe_batch(graph: GraphRows) -> tuple[list[Node], list[Edge]]:
     """The batch's nodes by id and edges by key, the last occurrence winning, props cleaned."""
     nodes = {n.id: Node(n.id, NodeKind(n.kind), clean_props(n.props)) for n in graph.nodes}
     edges = {e.key: Edge(e.source, e.target, EdgeKind(e.kind), clean_props(e.props)) for e in graph.edges}
@@ -184,7 +184,7 @@ def replace_out_edge_rows(
     return bool(old or nodes or edges)
 
 
-def replace_all_rows(conn: sqlite3.Connection, graph: GraphData) -> bool:
+def replace_all_rows(conn: sqlite3.Connection, graph: GraphRows) -> bool:
     """Make the tables hold exactly ``graph``. It streams into temporary tables (a batch of rows at a
     time; the last occurrence of a node or edge wins), is checked and compared there, and only the rows
     that differ are written: a rebuild after a few changed items rewrites a few rows."""
@@ -230,7 +230,7 @@ def replace_all_rows(conn: sqlite3.Connection, graph: GraphData) -> bool:
         conn.execute("DELETE FROM temp.new_edges")
 
 
-def _chunks(rows: Sequence[Any]) -> Iterable[Sequence[Any]]:
+def _chunks(rows: Iterable[Any]) -> Iterable[Sequence[Any]]:
     iterator = iter(rows)
     while chunk := list(islice(iterator, STREAM)):
         yield chunk

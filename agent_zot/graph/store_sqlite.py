@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from agent_zot.graph.model import Edge, EdgeKind, GraphData, Node, NodeKind, paper_id
+from agent_zot.graph.model import Edge, EdgeKind, GraphData, GraphRows, Node, NodeKind, paper_id
 from agent_zot.graph.store import Direction, GraphStoreError
 from agent_zot.graph.store_rows import (
     BUMP,
@@ -151,7 +151,7 @@ class SqliteGraphStore:
             )
         self._write_tables(lambda conn: replace_out_edge_rows(conn, wanted, kind_values, nodes, edges))
 
-    def replace_all(self, graph: GraphData) -> None:
+    def replace_all(self, graph: GraphRows) -> None:
         """Make the stored graph equal to ``graph``, writing only the rows that differ. The batch streams
         into temporary tables and is compared there in SQL: no second copy of the graph in memory."""
         self._write_tables(lambda conn: replace_all_rows(conn, graph))

@@ -10,7 +10,6 @@ Backends live in ``embed_local`` (sentence-transformers, ONNX, BGE-M3), ``embed_
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import os
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from agent_zot.backends import Backends
 from agent_zot.errors import EmbedderError
 from agent_zot.index.model_pins import MINILM_ONNX_PACKAGE, MINILM_PACKAGE, verify_bundled
 from agent_zot.index.store import SparseVector
@@ -178,40 +178,29 @@ class MiniLMTokenCounter:
         return self.file.spans(text)
 
 
-_BACKENDS = {
-    "minilm-st": ("agent_zot.index.embed_local", "SentenceTransformerEmbedder"),
-    "minilm-onnx": ("agent_zot.index.embed_local", "OnnxEmbedder"),
-    "bge-m3": ("agent_zot.index.embed_local", "BgeM3Embedder"),
-    "bge-m3-int8": ("agent_zot.index.embed_bge_int8", "BgeM3Int8Embedder"),
-    "ollama": ("agent_zot.index.embed_remote", "OllamaEmbedder"),
-}
-_ALIASES = {"minilm": DEFAULT_MINILM_BACKEND}
+# Strings, not classes: the backend modules import this one (the Protocol, TokenizerFile), and importing
+# them here would load their dependencies at startup.
+EMBEDDERS: Backends[Embedder] = Backends(
+    "embedder",
+    {
+        "minilm-st": "agent_zot.index.embed_local:SentenceTransformerEmbedder",
+        "minilm-onnx": "agent_zot.index.embed_local:OnnxEmbedder",
+        "bge-m3": "agent_zot.index.embed_local:BgeM3Embedder",
+        "bge-m3-int8": "agent_zot.index.embed_bge_int8:BgeM3Int8Embedder",
+        "ollama": "agent_zot.index.embed_remote:OllamaEmbedder",
+    },
+    aliases={"minilm": DEFAULT_MINILM_BACKEND},
+    error=EmbedderError,
+)
 
 
 def embedder_kinds() -> list[str]:
     """The kinds ``make_embedder`` accepts."""
-    return sorted([*_BACKENDS, *_ALIASES])
-
-
-def _backend_class(kind: str) -> type:
-    module_name, class_name = _BACKENDS[kind]
-    module = importlib.import_module(module_name)
-    return getattr(module, class_name)
+    return EMBEDDERS.choices()
 
 
 def make_embedder(kind: str, **options: Any) -> Embedder:
     """Build an embedder by kind: "minilm" (the measured default), "minilm-st", "minilm-onnx", "ollama",
     "bge-m3". ``options`` go to the backend's constructor (``model_dir``, ``threads``, ``model``, ``url``...).
     """
-    key = _ALIASES.get(kind.strip().lower(), kind.strip().lower())
-    if key not in _BACKENDS:
-        raise EmbedderError(
-            f"Unknown embedder {kind!r}.", hint=f"Choose one of: {', '.join(embedder_kinds())}."
-        )
-    cls = _backend_class(key)
-    try:
-        # Check the options against the constructor first, so a misspelt option gets a clear message.
-        inspect.signature(cls).bind(**options)
-    except TypeError as err:
-        raise EmbedderError(f"Invalid option for embedder {kind!r}: {err}") from err
-    return cls(**options)
+    return EMBEDDERS.create(kind, **options)

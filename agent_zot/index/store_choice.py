@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_zot.backends import Backends
 from agent_zot.errors import ConfigError
 from agent_zot.index.store import VectorStore
 
-STORE_KINDS = ("edge", "qdrant")
+VECTOR_STORES: Backends[VectorStore] = Backends(
+    "vector store",
+    {"edge": "agent_zot.index.store_edge:EdgeStore", "qdrant": "agent_zot.index.store_qdrant:QdrantStore"},
+    error=ConfigError,
+)
 
 
 def open_store(kind: str, **options: Any) -> VectorStore:
@@ -19,15 +24,4 @@ def open_store(kind: str, **options: Any) -> VectorStore:
 
     ``options`` are the class's constructor arguments. Nothing is opened yet: call ``open_or_create``.
     """
-    if kind == "edge":
-        from agent_zot.index.store_edge import EdgeStore
-
-        return EdgeStore(**options)
-    if kind == "qdrant":
-        from agent_zot.index.store_qdrant import QdrantStore
-
-        return QdrantStore(**options)
-    raise ConfigError(
-        f"Unknown vector store {kind!r}.",
-        hint=f"Use one of: {', '.join(STORE_KINDS)}.",
-    )
+    return VECTOR_STORES.create(kind, **options)

@@ -19,10 +19,10 @@ import shutil
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from agent_zot.backends import Backends
 from agent_zot.errors import AgentZotError
 
 OcrChoice = Literal["auto", "rapidocr", "tesseract", "off"]
-ENGINE_NAMES = ("tesseract", "rapidocr")  # the order "auto" tries them in: most accurate first
 # Seconds an engine takes a page with one thread (docs/performance.md, "OCR of scanned pages"): the ETA's
 # guess before a page is measured, and what doctor says installing Tesseract saves
 OCR_SECONDS_A_PAGE = {"tesseract": 1.9, "rapidocr": 12.8}
@@ -98,24 +98,37 @@ def resolve(choice: OcrChoice) -> str | None:
         return None
     if choice == "auto":
         return next((name for name in ENGINE_NAMES if installed(name)), None)
-    if not installed(choice):
+    name = OCR_ENGINES.canonical(choice)  # an unknown name gets the list of engines there are
+    if not installed(name):
         raise OcrError(
             f"The OCR engine {choice!r} is not installed.",
             hint="Install it (rapidocr: pip install rapidocr-onnxruntime; tesseract: apt-get install "
             'tesseract-ocr tesseract-ocr-eng) or set ocr = "auto".',
         )
-    return choice
+    return name
+
+
+def _tesseract(threads: int | None = None, code: str = "") -> OcrEngine:
+    from agent_zot.ingest.ocr.tesseract import TesseractEngine
+
+    return TesseractEngine(threads, code or "eng")
+
+
+def _rapidocr(threads: int | None = None, code: str = "") -> OcrEngine:
+    from agent_zot.ingest.ocr.rapid import RapidOcrEngine
+
+    return RapidOcrEngine(threads)  # its models read every script: no language to pass
+
+
+# The order "auto" tries them in: most accurate first. Factories import their engine, so a worker that
+# never OCRs never pays for it.
+OCR_ENGINES: Backends[OcrEngine] = Backends(
+    "OCR engine", {"tesseract": _tesseract, "rapidocr": _rapidocr}, error=OcrError
+)
+ENGINE_NAMES = OCR_ENGINES.names
 
 
 def load_engine(name: str, threads: int | None = None, code: str = "") -> OcrEngine:
-    """A new engine by name (the import happens here, so a worker that never OCRs never pays for it);
-    ``code`` is the Tesseract language data to read with ("deu"; English when empty)."""
-    if name == "rapidocr":
-        from agent_zot.ingest.ocr.rapid import RapidOcrEngine
-
-        return RapidOcrEngine(threads)
-    if name == "tesseract":
-        from agent_zot.ingest.ocr.tesseract import TesseractEngine
-
-        return TesseractEngine(threads, code or "eng")
-    raise OcrError(f"Unknown OCR engine {name!r}.", hint="Use one of: " + ", ".join(ENGINE_NAMES) + ".")
+    """A new engine by name; ``code`` is the Tesseract language data to read with ("deu"; English when
+    empty)."""
+    return OCR_ENGINES.create(name, threads, code)

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 
+from agent_zot.backends import Backends
 from agent_zot.config import Settings
 from agent_zot.services.evidence.client_judge import CLIENT, ClientJudge
 from agent_zot.services.evidence.stance import (
@@ -27,31 +28,39 @@ def make_judge(settings: Settings, *, ask_client: bool = True) -> StanceJudge:
     NLI model when one is set, else no judge (the assistant judges the worksheet). ``client`` asks the
     request's client's model when it declared sampling and its protocol can carry the request (never with
     ``ask_client`` False: the review package cannot make the round trip)."""
-    kind = settings.stance
-    model = settings.nli_model
-    if kind == "auto":
-        if model is None:
-            return NoJudge("worksheet", "stance = auto and no nli_model is set")
-        kind = "nli"
-    if kind == "client":
-        return _client_judge(settings, ask_client)
-    if kind == "none":
-        return NoJudge("off", "stance = none")
-    if kind == "nli":
-        if model is None:
-            raise StanceError("stance = nli needs a model folder.", hint=SETTING_HINT)
-        key = ("nli", str(model))
-        make: Callable[[], StanceJudge] = partial(NliJudge, model)
-    else:
-        key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
-        make = partial(OllamaJudge, settings.ollama_url, settings.stance_model)
+    return JUDGES.create(settings.stance, settings, ask_client)
+
+
+def _shared(key: tuple[str, str], make: Callable[[], StanceJudge]) -> StanceJudge:
     with _JUDGES_LOCK:
         if key not in _JUDGES:
             _JUDGES[key] = make()  # loaded once per model: an NLI model takes seconds
         return _JUDGES[key]
 
 
-def _client_judge(settings: Settings, ask_client: bool) -> StanceJudge:
+def _auto_judge(settings: Settings, ask_client: bool = True) -> StanceJudge:
+    if settings.nli_model is None:
+        return NoJudge("worksheet", "stance = auto and no nli_model is set")
+    return _nli_judge(settings, ask_client)
+
+
+def _nli_judge(settings: Settings, ask_client: bool = True) -> StanceJudge:
+    model = settings.nli_model
+    if model is None:
+        raise StanceError("stance = nli needs a model folder.", hint=SETTING_HINT)
+    return _shared(("nli", str(model)), partial(NliJudge, model))
+
+
+def _ollama_judge(settings: Settings, ask_client: bool = True) -> StanceJudge:
+    key = ("ollama", f"{settings.ollama_url}|{settings.stance_model}")
+    return _shared(key, partial(OllamaJudge, settings.ollama_url, settings.stance_model))
+
+
+def _no_judge(settings: Settings, ask_client: bool = True) -> StanceJudge:
+    return NoJudge("off", "stance = none")
+
+
+def _client_judge(settings: Settings, ask_client: bool = True) -> StanceJudge:
     if not ask_client:
         return NoJudge(
             "not_here",
@@ -69,3 +78,17 @@ def _client_judge(settings: Settings, ask_client: bool) -> StanceJudge:
             "model only by a 2026-07-28 multi round-trip request (SEP-2322)",
         )
     return ClientJudge(client.reply, settings.stance_timeout_s, settings.stance_max_tokens, client.ledger)
+
+
+# Factories, not classes: each reads its own settings, and the models load on first use.
+JUDGES: Backends[StanceJudge] = Backends(
+    "stance judge",
+    {
+        "auto": _auto_judge,
+        "client": _client_judge,
+        "nli": _nli_judge,
+        "ollama": _ollama_judge,
+        "none": _no_judge,
+    },
+    error=StanceError,
+)
