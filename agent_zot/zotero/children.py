@@ -36,6 +36,18 @@ ATTACHMENT_COLUMNS = (
     "storageHash",
     "lastRead",
 )
+# The itemAnnotations columns read (and compared by marks.py), in the order _annotations unpacks them.
+ANNOTATION_COLUMNS = (
+    "parentItemID",
+    "type",
+    "authorName",
+    "text",
+    "comment",
+    "color",
+    "pageLabel",
+    "sortIndex",
+    "position",
+)
 
 
 @dataclass(slots=True)
@@ -170,20 +182,7 @@ class ChildLoader:
         """Zotero 6+ annotations, grouped by the key of the attachment they sit on, in reading order."""
         if not self.schema.has("itemAnnotations"):
             return {}
-        cols = ", ".join(
-            self.schema.column_or_null("itemAnnotations", c)
-            for c in (
-                "parentItemID",
-                "type",
-                "authorName",
-                "text",
-                "comment",
-                "color",
-                "pageLabel",
-                "sortIndex",
-                "position",
-            )
-        )
+        cols = ", ".join(self.schema.column_or_null("itemAnnotations", c) for c in ANNOTATION_COLUMNS)
         parent_of_attachment = dict(
             self._rows("SELECT itemID, parentItemID FROM itemAttachments WHERE parentItemID IS NOT NULL")
         )

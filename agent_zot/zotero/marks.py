@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from agent_zot.zotero.children import ATTACHMENT_COLUMNS
+from agent_zot.zotero.children import ANNOTATION_COLUMNS, ATTACHMENT_COLUMNS
 from agent_zot.zotero.schema import SchemaInfo
 
 Marks = dict[int, int]  # item id -> a digest of what one table holds for it
@@ -163,18 +163,7 @@ def _grouped_queries(schema: SchemaInfo) -> dict[str, str]:
             "GROUP BY itemID"
         )
     if schema.has("itemAnnotations"):
-        names = (
-            "parentItemID",
-            "type",
-            "authorName",
-            "text",
-            "comment",
-            "color",
-            "pageLabel",
-            "sortIndex",
-            "position",
-        )
-        annotation = _quoted(*(_column(schema, "itemAnnotations", c) for c in names))
+        annotation = _quoted(*(_column(schema, "itemAnnotations", c) for c in ANNOTATION_COLUMNS))
         queries["annotations"] = f"SELECT itemID, {annotation} FROM itemAnnotations"
     if schema.has("retractedItems"):
         flag = _column(schema, "retractedItems", "flag")
