@@ -28,7 +28,7 @@ def environment(tmp_path: Path) -> dict[str, str]:
         "HOME": str(tmp_path / "home"),
         "AGENT_ZOT_DATA_DIR": str(tmp_path / "state"),
         "AGENT_ZOT_INDEX_WORKERS": "1",
-        # The servers' own watchers would index the full text themselves (tests/test_updater.py): here
+        # The servers' own watchers would index the full text themselves (tests/services/upkeep/test_update_worker.py): here
         # the update-db run beside them is the one under test.
         "AGENT_ZOT_AUTO_UPDATE": "0",
     }
