@@ -10,7 +10,7 @@ the indexes are reused. Everything is asked through fastmcp's in-memory client.
 
 (a) Comprehensive summary of every paper with indexed full text: each slot's passages are split into
     sentences, and each sentence is given the role the paper's own sentence reading gives it
-    (services/matrix/roles.py over the indexed pages: the section kind of its heading, "front" for the
+    (services/paper_reading/roles.py over the indexed pages: the section kind of its heading, "front" for the
     first page's text before any heading) and the role it reads as whatever its heading
     (index/sections.py: reference entry, caption, chrome, thanks, biography). Reported per slot: the
     share of its sentences whose role is one of the slot's roles (SLOT_ROLES: the issue's table), and the
@@ -73,7 +73,7 @@ def _load(name: str, relative: str) -> ModuleType:
 
 
 SECTIONS = _load("_judge_sections", "agent_zot/index/sections.py")
-ROLES = _load("_judge_roles", "agent_zot/services/matrix/roles.py")
+ROLES = _load("_judge_roles", "agent_zot/services/paper_reading/roles.py")
 SENTENCES = _load("_judge_sentences", "agent_zot/index/sentences.py")
 
 

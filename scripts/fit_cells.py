@@ -35,9 +35,9 @@ from scipy.optimize import minimize
 from agent_zot.services.context import AppContext
 from agent_zot.services.full_text import full_text_of
 from agent_zot.services.matrix.cells import PaperText, chunk_ranks, features
-from agent_zot.services.matrix.questions import classify
-from agent_zot.services.matrix.roles import excluded
 from agent_zot.services.matrix.weights import FEATURES, WEIGHTS
+from agent_zot.services.paper_reading.questions import classify
+from agent_zot.services.paper_reading.roles import excluded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_cells import LABELS, _index, _keys, holds

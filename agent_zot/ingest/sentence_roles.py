@@ -1,6 +1,6 @@
 """What a sentence reads as whatever heading it is under: a reference entry, thanks or back matter, a
 caption, or page chrome. One home for these readers: the passages (index/sections.py) and the summaries'
-and matrix's sentence roles (services/matrix/roles.py) both decide by them, so a sentence that is never
+and matrix's sentence roles (services/paper_reading/roles.py) both decide by them, so a sentence that is never
 a passage is never a summary's or a cell's either.
 """
 

@@ -33,9 +33,9 @@ from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.matrix.counts import count_in, exact, has_number, measure_in, the_only_count
 from agent_zot.services.matrix.quantities import Quantity, asks_quantity
-from agent_zot.services.matrix.questions import QuestionKind, classify, telling_words
-from agent_zot.services.matrix.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
 from agent_zot.services.matrix.weights import weights_of
+from agent_zot.services.paper_reading.questions import QuestionKind, classify, telling_words
+from agent_zot.services.paper_reading.roles import ANSWERED_BY, FRONT, Sentence, excluded, paper_sentences
 from agent_zot.services.routing.scan import words
 
 __all__ = ["Candidate", "PaperText", "candidates", "chunk_ranks", "query_of"]

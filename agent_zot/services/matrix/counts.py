@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from agent_zot.services.matrix.quantities import Quantity, answer_quantity, asks_quantity
-from agent_zot.services.matrix.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
+from agent_zot.services.paper_reading.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
 from agent_zot.services.routing.scan import words
 
 __all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_only_count"]

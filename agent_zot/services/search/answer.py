@@ -17,8 +17,8 @@ from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import Depth, KindHint, PaperHit, search_papers
 from agent_zot.index.sentences import asks_a_question, focus_of
 from agent_zot.services.context import AppContext
-from agent_zot.services.matrix.questions import classify
-from agent_zot.services.matrix.roles import ANSWERED_BY
+from agent_zot.services.paper_reading.questions import classify
+from agent_zot.services.paper_reading.roles import ANSWERED_BY
 from agent_zot.services.query_text import NO_INDEX, checked_detail, checked_text, content_words
 from agent_zot.services.resolve.library import identified_items
 from agent_zot.services.resolve.scope import Filters, resolve_filters, without_note

@@ -1,7 +1,7 @@
 """`comprehensive` mode: each slot of a paper's summary (research question, method, findings, conclusions,
 limitations) filled with the paper's own sentences of the roles that slot is read from.
 
-Every sentence of the indexed pages has a role (matrix/roles.py: the section kind of the heading it is
+Every sentence of the indexed pages has a role (paper_reading/roles.py: the section kind of the heading it is
 under, the first page's opening text before any heading as the paper's front), and some read as a role
 whatever their heading (index/sections.py: reference entries, captions, page chrome, biographies, thanks). A
 slot takes the sentences of its roles only, best first by the slot's cue words and by how early they come in
@@ -21,7 +21,7 @@ from agent_zot.index.sentences import SentenceScorer, is_stub, prose_share
 from agent_zot.ingest.sentence_roles import UNCITED
 from agent_zot.services.context import AppContext
 from agent_zot.services.full_text import FullText, pages_of
-from agent_zot.services.matrix.roles import FRONT, Sentence, paper_sentences
+from agent_zot.services.paper_reading.roles import FRONT, Sentence, paper_sentences
 from agent_zot.services.progress import report
 from agent_zot.services.response import plural
 from agent_zot.services.summarize.targeted import Cited, page_labels, within_budget

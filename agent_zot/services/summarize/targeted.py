@@ -153,7 +153,7 @@ def _by_kind(ctx: AppContext, item: Item, full_text: FullText, question: str) ->
     answer of that kind. Nothing for any other question, or one that asks for a particular detail: the passage picker
     answers those."""
     from agent_zot.services.matrix.cells import PaperText, candidates, chunk_ranks
-    from agent_zot.services.matrix.questions import classify, telling_words
+    from agent_zot.services.paper_reading.questions import classify, telling_words
 
     attachment = full_text.attachment
     asked = focus_of(question)  # "In the study of X, how many subjects ...?" asks a count

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent_zot.services.matrix.counts import count_in, exact, the_only_count
-from agent_zot.services.matrix.questions import classify
+from agent_zot.services.paper_reading.questions import classify
 
 PEOPLE = classify("How many participants or subjects took part?")
 MACHINES = classify("How many machines, servers or processors are used in the experiments or deployment?")

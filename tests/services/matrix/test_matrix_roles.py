@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.config import Settings
-from agent_zot.services.matrix.roles import FRONT, paper_sentences
+from agent_zot.services.paper_reading.roles import FRONT, paper_sentences
 from tests.conftest import (
     SectionedPaper,
     call_tool,

@@ -1,4 +1,4 @@
-"""What kind of answer a review question wants, read from its words: a count of something ("how many
+"""What kind of answer a question wants (a review column, a targeted or a search question), read from its words: a count of something ("how many
 machines"), the problem a paper addresses, its method, its data, its main result, its limitations, or
 anything else. The kind decides where in a paper the answer usually is and how its sentence reads:
 

@@ -1,6 +1,6 @@
-"""The role of each sentence of a paper for the review matrix: the section kind (ingest/section_kinds.py)
+"""The role of each sentence of a paper (for the matrix, summaries and question answers): the section kind (ingest/section_kinds.py)
 of the heading it is under, read from the indexed page texts with the ingest's own heading rules, and
-what each review question kind is answered by.
+what each question kind is answered by.
 
 A review question has places where papers answer it: the problem in the abstract and introduction, the
 method and the setup (data, participants, machines) in the methods, results in the results, abstract and
