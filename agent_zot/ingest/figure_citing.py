@@ -13,13 +13,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agent_zot.ingest.clean import normalise_text
-from agent_zot.ingest.text_lines import CJK, Segment, is_prose, page_lines
+from agent_zot.ingest.text_lines import CJK, Box, Segment, is_prose, page_lines
 
 if TYPE_CHECKING:
     from agent_zot.ingest.figures import Element
 
 CITING_PER_ITEM = 3
-Box = tuple[float, float, float, float]
 CJK_PROSE = 10  # Chinese characters that make a line of running text (it has no spaces to count words by)
 
 

@@ -8,11 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_zot.ingest import layout
+from agent_zot.ingest.text_lines import Box
 
 if TYPE_CHECKING:
     from agent_zot.ingest.figures import Element
-
-Box = tuple[float, float, float, float]
 
 
 def overlap(a: Box, b: Box) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 from agent_zot.ingest.figures import opens_caption
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.pdfium import open_pdf
-from agent_zot.ingest.text_lines import Segment, is_prose
+from agent_zot.ingest.text_lines import Box, Segment, is_prose
 
 # The longest side of an image sent to the assistant: enough to read a chart's labels, and about 1,500
 # tokens under the usual image-token rules. A region is never enlarged past MAX_SCALE pixels per point.
@@ -198,7 +198,6 @@ def _column(segment: Segment, cuts: Sequence[float]) -> int:
     return sum(1 for cut in cuts if middle > cut)
 
 
-Box = tuple[float, float, float, float]
 _ROW_GAP = 2.5  # line heights of white that end a table read from the text layer
 _STRAY = re.compile(r"(?:[^\W\d_]|[^\w\s])(?:\s[^\W\d_])?")  # one letter or mark, alone or spaced
 _MAX_STRAY = 0.25

@@ -16,12 +16,15 @@ import pypdfium2 as pdfium
 CJK = re.compile(r"[\u3400-\u9fff]")  # a Chinese or Japanese character
 
 
+Box = tuple[float, float, float, float]  # left, top, right, bottom, in points from the page's top left
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
     """A run of text on one line, as pdfium reports it."""
 
     text: str
-    box: tuple[float, float, float, float]  # left, top, right, bottom
+    box: Box
 
     @property
     def height(self) -> float:
