@@ -333,8 +333,8 @@ class Settings(BaseSettings):
     )
     warm_up: bool = Field(
         default=True,
-        description="`serve` reads the library and loads the query model and the index in the background "
-        "once the client has listed the tools, so the first question is answered at once.",
+        description="`serve` loads the query model and the index and reads the library in the background "
+        "as soon as it has started, so the first question is answered at once.",
     )
     log_level: str = Field(
         default="WARNING", description="Logging level on stderr (DEBUG, INFO, WARNING, ERROR)."

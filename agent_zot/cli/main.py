@@ -25,7 +25,7 @@ from agent_zot.config import default_config_path
 from agent_zot.errors import AgentZotError
 
 if TYPE_CHECKING:
-    pass
+    from agent_zot.services.context import AppContext
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,28 +59,31 @@ def cli(ctx: click.Context, config_file: Path | None, library: Path | None) -> N
 def serve(state: State, transport: str, host: str | None, port: int | None) -> None:
     """Run the MCP server (stdio for Claude Desktop / Claude Code; streamable HTTP, which needs
     http_token off loopback)."""
-    from agent_zot.mcp.server import build_server
+    from agent_zot.services.upkeep.warmup import pause_collector
 
+    pause_collector()  # until the warm-up is done (services/upkeep/warmup.py)
     settings = state.settings
     logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
-    logging.getLogger("fastmcp").setLevel(settings.log_level.upper())  # its startup banner logs at INFO
-    from agent_zot.cli.watch_cmd import start_background_updates
+    plan = None
+    if transport == "http":
+        from agent_zot.mcp.http import http_plan
 
-    if transport == "stdio":
-        ctx = state.context(follows_library=True)
-        if settings.auto_update:
-            start_background_updates(state, ctx)
-        build_server(ctx, warm_up=settings.warm_up).run("stdio", show_banner=False)
-        return
-    from agent_zot.mcp.http import WRITES_NEED_TOKEN, http_plan
+        plan = http_plan(settings, host, port)  # refuses a network address without a token
+    from agent_zot.mcp.server import build_server
 
-    plan = http_plan(settings, host, port)  # refuses a network address without a token
+    # after fastmcp's import, which sets its own level: its startup banner logs at INFO
+    logging.getLogger("fastmcp").setLevel(settings.log_level.upper())
     ctx = state.context(follows_library=True)
-    if settings.auto_update:
-        start_background_updates(state, ctx)
-    if plan.auth is None:
+    if plan is not None and plan.auth is None:
+        from agent_zot.mcp.http import WRITES_NEED_TOKEN
+
         ctx.write_block = WRITES_NEED_TOKEN
-    build_server(ctx, auth=plan.auth, warm_up=settings.warm_up).run(
+    server = build_server(ctx, auth=None if plan is None else plan.auth)
+    _start_background_work(state, ctx)
+    if plan is None:
+        server.run("stdio", show_banner=False)
+        return
+    server.run(
         "http",
         host=plan.host,
         port=plan.port,
@@ -90,6 +93,21 @@ def serve(state: State, transport: str, host: str | None, port: int | None) -> N
         allowed_hosts=plan.allowed_hosts,
         allowed_origins=plan.allowed_origins,
     )
+
+
+def _start_background_work(state: State, ctx: AppContext) -> None:
+    """Once the server is built (its imports done, nothing loaded): the warm-up, then the background
+    updates, whose first look at the library waits for the warm-up (it counts as a request). The
+    collector `serve` paused comes back when the warm-up ends, or now without one."""
+    from agent_zot.cli.watch_cmd import start_background_updates
+    from agent_zot.services.upkeep.warmup import resume_collector, start_warm_up
+
+    if state.settings.warm_up:
+        start_warm_up(ctx, collector_paused=True)
+    else:
+        resume_collector()
+    if state.settings.auto_update:
+        start_background_updates(state, ctx)
 
 
 @cli.command()

@@ -47,6 +47,8 @@ class IndexResources:
         # locking in Python 3.12): one of them opens it.
         self._store_lock = threading.Lock()
         self._store: VectorStore | None = None
+        self._embedder_lock = threading.Lock()  # likewise: two embedders would each load their model
+        self._embedder: Embedder | None = None
         self._opened: IndexInfo | None = None
         self._hold: GenerationHold | None = None
         if models_from is not None:
@@ -77,6 +79,12 @@ class IndexResources:
 
     @cached_property
     def embedder(self) -> Embedder:
+        with self._embedder_lock:
+            if self._embedder is None:
+                self._embedder = self._make_embedder()
+            return self._embedder
+
+    def _make_embedder(self) -> Embedder:
         options: dict[str, Any] = {}
         kind = self.settings.embedder
         if kind == "ollama":

@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
-from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
 from mcp.types import ImageContent, TextContent, ToolAnnotations
 from pydantic import Field
@@ -138,34 +137,16 @@ def _tool_function(ctx: AppContext, spec: ToolSpec, shared: _Shared) -> Callable
     return tool
 
 
-class WarmUpAfterListing(Middleware):
-    """Start the warm-up (services/upkeep/warmup.py) once the client has listed the tools: it then runs
-    while the user types the first question, and never slows the listing itself (they would share the GIL)."""
-
-    def __init__(self, ctx: AppContext) -> None:
-        self._ctx = ctx
-        self._started = False
-
-    async def on_list_tools(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
-        tools = await call_next(context)
-        if not self._started:
-            self._started = True
-            from agent_zot.services.upkeep.warmup import start_warm_up
-
-            start_warm_up(self._ctx)
-        return tools
-
-
-def build_server(ctx: AppContext, *, auth: AuthProvider | None = None, warm_up: bool = False) -> FastMCP:
-    """The MCP server over ``ctx``; ``auth`` checks every HTTP request (see mcp/http.py); with ``warm_up``
-    the first tool listing starts loading what the first search needs."""
+def build_server(ctx: AppContext, *, auth: AuthProvider | None = None) -> FastMCP:
+    """The MCP server over ``ctx``; ``auth`` checks every HTTP request (see mcp/http.py). Nothing loads
+    here: `serve` starts the warm-up (services/upkeep/warmup.py) beside it."""
     server = FastMCP(
         "agent-zot",
         instructions=INSTRUCTIONS,
         version=__version__,
         mask_error_details=True,
         auth=auth,
-        middleware=[ReadableArgumentErrors(), *([WarmUpAfterListing(ctx)] if warm_up else [])],
+        middleware=[ReadableArgumentErrors()],
     )
     shared = _Shared()
     for spec in SPECS:

@@ -57,6 +57,7 @@ class AppContext:
         self.follows_library = follows_library
         self._lock = threading.Lock()
         self._source: LibrarySource | None = None
+        self._source_lock = threading.Lock()
         self._library: Library | None = None
         self._read: Library | None = None  # the snapshot as zotero.sqlite has it, before _file_metadata
         self._file_metadata_stamp: str | None = None
@@ -68,6 +69,8 @@ class AppContext:
         self._last_request_end = time.monotonic()
         self._retired: list[tuple[IndexResources, GraphResources | None]] = []
         self._intact: set[str] = set()  # index generations whose parts were found to agree
+        # The warm-up and a first request may both ask: one checks (a second of reads at 100,000 items)
+        self._integrity_lock = threading.Lock()
         self.last_load_seconds: float | None = None
         # How the current snapshot came (for status lines and tests): "full" (all of zotero.sqlite read),
         # "changes" (what changed since this process's last read), "saved" (the snapshot a server kept,
@@ -103,14 +106,15 @@ class AppContext:
 
         resources = self.index_resources()
         key = str(resources.folder)
-        if key in self._intact or not resources.exists():
-            return
-        report = quick_verdict(resources)
-        if report is None:
-            return
-        if not report.ok:
-            raise damaged_error(report)
-        self._intact.add(key)
+        with self._integrity_lock:
+            if key in self._intact or not resources.exists():
+                return
+            report = quick_verdict(resources)
+            if report is None:
+                return
+            if not report.ok:
+                raise damaged_error(report)
+            self._intact.add(key)
 
     def index_resources(self) -> IndexResources:
         """The live generation of the full-text index, without the check that it belongs to this library.
@@ -208,9 +212,11 @@ class AppContext:
         return self._source is not None and self._source.is_demo
 
     def source(self) -> LibrarySource:
-        if self._source is None:
-            self._source = self._locate()
-        return self._source
+        # `serve`'s warm-up and its watcher ask at once: one locates (and may build the demo library)
+        with self._source_lock:
+            if self._source is None:
+                self._source = self._locate()
+            return self._source
 
     def _locate(self) -> LibrarySource:
         prefs = read_zotero_prefs(self._home)

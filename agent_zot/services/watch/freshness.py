@@ -68,27 +68,27 @@ def index_lag(ctx: AppContext) -> IndexLag | None:
     library = ctx.library()
     state = resources.state
     key = (ctx.library_state, resources.generation, state.get_meta("updated_at"))
+    # Held while planning: the server's warm-up and a first request may both ask; one plans, for both
     with _lock:
         cached = _cache.get(ctx)
-    if cached is not None and cached[0] == key:
-        lag = cached[1]
-    else:
-        indexed = state.item_fingerprints()
-        plan = plan_update(
-            library,
-            indexed,
-            state.attachment_fingerprints(),
-            state.attachments_by_item(),
-            fulltext=state.get_meta("fulltext") != "0",
-            changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
-        )
-        known = state.item_keys()
-        added = sum(1 for work in plan.work if work.item.key not in known)
-        # An item that failed to index (a broken PDF) is known but not indexed: retried by the next
-        # update, it is not news to the user.
-        changed = sum(1 for work in plan.work if work.item.key in indexed)
-        lag = IndexLag(added, changed, len(plan.removed), updating=False)
-        with _lock:
+        if cached is not None and cached[0] == key:
+            lag = cached[1]
+        else:
+            indexed = state.item_fingerprints()
+            plan = plan_update(
+                library,
+                indexed,
+                state.attachment_fingerprints(),
+                state.attachments_by_item(),
+                fulltext=state.get_meta("fulltext") != "0",
+                changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
+            )
+            known = state.item_keys()
+            added = sum(1 for work in plan.work if work.item.key not in known)
+            # An item that failed to index (a broken PDF) is known but not indexed: retried by the next
+            # update, it is not news to the user.
+            changed = sum(1 for work in plan.work if work.item.key in indexed)
+            lag = IndexLag(added, changed, len(plan.removed), updating=False)
             _cache[ctx] = (key, lag)
     if lag is None or not lag.behind:
         return None

@@ -3,6 +3,8 @@ checked against torch), and `serve` warms up in the background. Real model, real
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import subprocess
@@ -10,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,7 +24,7 @@ from agent_zot.index.embed_local import SentenceTransformerEmbedder
 from agent_zot.services import tools
 from agent_zot.services.context import AppContext
 from agent_zot.services.resolve import match
-from agent_zot.services.upkeep.warmup import warm_up
+from agent_zot.services.upkeep.warmup import start_warm_up, warm_up
 from agent_zot.zotero.demo import ensure_demo_library
 from tests.conftest import guard_database, index_library
 
@@ -189,34 +192,102 @@ async def test_a_new_server_answers_its_first_search_from_the_full_text(indexed:
     assert "[p. 1" in result.content[0].text and "S2ORC" in result.content[0].text
 
 
+async def test_serve_warms_up_without_waiting_for_a_listing(tmp_path: Path) -> None:
+    """The warm-up starts with the server, not when the client lists the tools: a question asked at once
+    finds it under way. The client here only initializes."""
+    db = guard_database(ensure_demo_library(tmp_path / "library"))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "AGENT_ZOT_DATA_DIR": str(tmp_path / "state"),
+        "AGENT_ZOT_LOG_LEVEL": "INFO",
+    }
+    log = tmp_path / "serve.log"
+    args = ["-m", "agent_zot", "--library", str(db.parent), "serve"]
+    with log.open("w") as sink:
+        transport = StdioTransport(sys.executable, args, env=env, log_file=sink)
+        async with Client(transport):
+            deadline = time.monotonic() + 60
+            while "warm-up done" not in log.read_text() and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+    assert "warm-up done" in log.read_text()
+
+
+def test_the_warm_up_turns_the_collector_back_on(tmp_path: Path) -> None:
+    """`serve` pauses the cyclic collector for its start; the warm-up's end turns it on again, with what
+    the start made kept out of later collections."""
+    db = guard_database(ensure_demo_library(tmp_path / "library"))
+    ctx = AppContext(Settings(zotero_data_dir=db.parent, data_dir=tmp_path / "state"))
+    frozen = gc.get_freeze_count()
+    gc.disable()
+    try:
+        start_warm_up(ctx, collector_paused=True).join(60)
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()
+        gc.enable()
+        ctx.close()
+
+
+def _first_call_waits_for(
+    monkeypatch: pytest.MonkeyPatch, owner: object, name: str
+) -> tuple[list[int], threading.Event]:
+    """Count the calls of ``owner.name`` (the real one runs); the first waits (up to 2 s) until the
+    returned event is set, so that a second caller arrives while it runs."""
+    real = getattr(owner, name)
+    calls: list[int] = []
+    arrived = threading.Event()
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            arrived.wait(2)
+        else:
+            arrived.set()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls, arrived
+
+
 @pytest.mark.slow
-async def test_listing_the_tools_starts_the_warm_up_once(indexed: Settings) -> None:
-    import threading
+def test_the_integrity_check_runs_once_when_the_warm_up_and_a_request_ask_at_once(
+    indexed: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_zot.index import integrity
 
-    from agent_zot.mcp.server import build_server
-
+    calls, _ = _first_call_waits_for(monkeypatch, integrity, "quick_verdict")
     ctx = AppContext(indexed)
     try:
-        async with Client(build_server(ctx, warm_up=True)) as client:
-            await client.list_tools()
-            await client.list_tools()
-            warming = [t for t in threading.enumerate() if t.name == "agent-zot-warm-up"]
-            assert len(warming) <= 1
-            for thread in warming:
-                thread.join(timeout=60)
-            embedder = ctx.index().embedder
-            assert embedder._query_model is not None and embedder._query_model._session is not None
-            result = await client.call_tool("zot_search", {"query": QUERY, "limit": 2})
-            assert "S2ORC" in result.content[0].text
+        first = threading.Thread(target=ctx.check_integrity)
+        first.start()
+        while not calls:
+            time.sleep(0.01)
+        ctx.check_integrity()  # arrives while the first check runs: waits for its verdict
+        first.join(60)
     finally:
         ctx.close()
-    cold = AppContext(indexed)
+    assert len(calls) == 1
+
+
+@pytest.mark.slow
+def test_a_search_during_the_warm_up_is_answered_and_the_model_loads_once(
+    indexed: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_zot.index.embed_local import OnnxEmbedder
+
+    loads, _ = _first_call_waits_for(monkeypatch, OnnxEmbedder, "_load")
+    ctx = AppContext(indexed)
     try:
-        async with Client(build_server(cold)) as client:  # warm_up off: listing loads nothing
-            await client.list_tools()
-        assert cold._library is None
+        warming = start_warm_up(ctx)
+        while not loads:  # the warm-up is loading the query model...
+            time.sleep(0.01)
+        answer = tools.call(ctx, "zot_search", query=QUERY, limit=2)  # ...when the question comes
+        warming.join(60)
     finally:
-        cold.close()
+        ctx.close()
+    assert "S2ORC" in answer.text
+    assert len(loads) == 1
 
 
 @pytest.mark.slow
