@@ -254,14 +254,21 @@ def _cluster(group: list[_Form]) -> list[list[_Form]]:
         return [[form] for form in group]  # a whole-name key already is the identity
     clusters: list[list[_Form]] = []
     ambiguous: list[list[_Form]] = []
+    # Given names of different first initials are never compatible: a form is weighed only against the
+    # clusters of its initial (thousands of Wangs, a few dozen per initial)
+    by_initial: dict[str, tuple[list[list[_Form]], list[list[_Form]]]] = defaultdict(lambda: ([], []))
     for form in sorted(group, key=_informativeness):
-        fits = [c for c in clusters if all(given_compatible(form.name.given, m.name.given) for m in c)]
+        given = form.name.given
+        near, near_ambiguous = by_initial[given[0][0] if given else ""]
+        fits = [c for c in near if all(given_compatible(given, m.name.given) for m in c)]
         if len(fits) == 1:
             fits[0].append(form)
-        elif fits or any(given_compatible(form.name.given, c[0].name.given) for c in ambiguous):
+        elif fits or any(given_compatible(given, c[0].name.given) for c in near_ambiguous):
             ambiguous.append([form])
+            near_ambiguous.append(ambiguous[-1])
         else:
             clusters.append([form])
+            near.append(clusters[-1])
     return clusters + ambiguous
 
 

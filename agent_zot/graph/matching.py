@@ -1,6 +1,7 @@
 """Matching parsed references to library items: DOI, then arXiv id, then a fuzzy title with year and
-first-author checks. Titles are blocked by year (±1) so a large reference set against a library of a
-few thousand items compares each reference with a few hundred titles at most."""
+first-author checks. Titles are blocked by year (±1), and within a year by their rarest words: a title
+is scored only against the library titles one of whose few rarest words it contains: a few dozen, where a
+year's block of a 100,000-item library holds thousands (scoring them all made the build quadratic)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from rapidfuzz import fuzz, process
 
@@ -20,8 +22,11 @@ from agent_zot.zotero.models import Item
 TITLE_THRESHOLD = 0.8  # confidence below which a title match is dropped: an exact title alone just passes
 _MIN_TITLE_SCORE = 88.0  # rapidfuzz score (0-100) a title needs before the year/author checks
 _RAW_SCORE = 95.0  # partial match of an item title inside the raw reference
-_MIN_RAW_WORDS = 4
-_HITS = 5  # best title candidates per block that go on to the year and author checks  # item titles shorter than this are too common to look for inside a raw string
+_MIN_RAW_WORDS = 4  # item titles shorter than this are too common to look for inside a raw string
+_HITS = 5  # best title candidates per block that go on to the year and author checks
+# A library title is found by its rarest words: a reference that scores _MIN_TITLE_SCORE against it keeps
+# nearly all its words, and would have to mangle all of these to be missed.
+_KEYS = 4
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _CJK_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
 _JOINERS = re.compile(r"(?<=\w)['’\-‐‑–](?=\w)")  # "Sci-BERT" and "SciBERT" are the same title
@@ -112,30 +117,50 @@ class _Block:
     entries: list[_Entry] = field(default_factory=list)
     sorted_titles: list[str] = field(default_factory=list)  # words sorted once: token_sort_ratio's work
     squeezed: list[str] = field(default_factory=list)
+    by_word: dict[str, list[int]] = field(default_factory=dict)  # a key word -> its entries, in order
 
-    def add(self, entry: _Entry) -> None:
+    def add(self, entry: _Entry, keys: Iterable[str]) -> None:
+        for word in keys:
+            self.by_word.setdefault(word, []).append(len(self.entries))
         self.entries.append(entry)
         self.sorted_titles.append(_sorted_words(entry.title))
         self.squeezed.append(entry.title.replace(" ", ""))
 
-    def title_hits(self, title: str) -> dict[int, float]:
+    def candidates(self, words: Iterable[str]) -> list[int]:
+        """The entries one of whose key words is among ``words``, in the block's order (rapidfuzz breaks
+        ties by position, so the few best are those a scan of the whole block finds)."""
+        found: set[int] = set()
+        for word in words:
+            found.update(self.by_word.get(word, ()))
+        return sorted(found)
+
+    def title_hits(self, title: str, words: Iterable[str]) -> dict[int, float]:
         """Index -> best title score (0-100) of the entries scoring at least _MIN_TITLE_SCORE."""
         hits: dict[int, float] = {}
+        indexes = self.candidates(words)
+        if not indexes:
+            return hits
         # Spaces out as well: "sci bert" (a line break) and "scibert" are the same word.
         for query, choices in (
             (_sorted_words(title), self.sorted_titles),
             (title.replace(" ", ""), self.squeezed),
         ):
-            for _, score, index in process.extract(
-                query, choices, scorer=fuzz.ratio, score_cutoff=_MIN_TITLE_SCORE, limit=_HITS
+            for _, score, at in process.extract(
+                query,
+                [choices[i] for i in indexes],
+                scorer=fuzz.ratio,
+                score_cutoff=_MIN_TITLE_SCORE,
+                limit=_HITS,
             ):
+                index = indexes[at]
                 hits[index] = max(score, hits.get(index, 0.0))
         return hits
 
-    def raw_hits(self, raw: str) -> dict[int, float]:
+    def raw_hits(self, raw: str, words: Iterable[str]) -> dict[int, float]:
         """The item title found inside the raw reference (for entries whose parsed title is unreliable)."""
         hits: dict[int, float] = {}
-        for index, entry in enumerate(self.entries):
+        for index in self.candidates(words):
+            entry = self.entries[index]
             if len(entry.title.split()) >= _MIN_RAW_WORDS:
                 score = fuzz.partial_ratio(entry.title, raw, score_cutoff=_RAW_SCORE)
                 if score:
@@ -143,8 +168,23 @@ class _Block:
         return hits
 
 
+def _keys(title: str, papers: dict[str, int]) -> set[str]:
+    """The title's _KEYS rarest words (fewest ``papers``), each also glued to its neighbours: a reference
+    that prints "autonomic neuropathy" as "autonomicneuropathy" still names one of them."""
+    words = title.split()
+    rarest = set(sorted(set(words), key=lambda w: (papers[w], w))[:_KEYS])
+    glued = {a + b for a, b in pairwise(words) if a in rarest or b in rarest}
+    return rarest | glued
+
+
+def _lookup_words(text: str) -> set[str]:
+    """The words of a title form, and each two neighbours glued ("sci bert" finds "scibert")."""
+    words = text.split()
+    return {*words, *(a + b for a, b in pairwise(words))}
+
+
 class ReferenceMatcher:
-    """Library items indexed by DOI, arXiv id and normalised title (blocked by year)."""
+    """Library items indexed by DOI, arXiv id and normalised title (blocked by year, then by rare words)."""
 
     def __init__(self, items: Iterable[Item]) -> None:
         items = list(items)
@@ -152,16 +192,14 @@ class ReferenceMatcher:
         self._blocks: dict[int | None, _Block] = defaultdict(_Block)
         # Exact titles regardless of year: a year more than one off only matches an identical title.
         self._by_title: dict[str, list[_Entry]] = defaultdict(list)
-        for item in items:
-            self._add(item)
-
-    def _add(self, item: Item) -> None:
-        title = title_form(item.title)
-        if title:
-            surnames = frozenset(s for s in (surname_key(c.last_name) for c in item.authors) if s)
-            entry = _Entry(item.key, title, item.year, surnames)
-            self._blocks[item.year].add(entry)
-            self._by_title[title.replace(" ", "")].append(entry)
+        entries = [entry for entry in map(_entry, items) if entry is not None]
+        papers: dict[str, int] = defaultdict(int)  # a word -> the titles that have it
+        for entry in entries:
+            for word in set(entry.title.split()):
+                papers[word] += 1
+        for entry in entries:
+            self._blocks[entry.year].add(entry, _keys(entry.title, papers))
+            self._by_title[entry.title.replace(" ", "")].append(entry)
 
     def __len__(self) -> int:
         return sum(len(block.entries) for block in self._blocks.values())
@@ -189,10 +227,11 @@ class ReferenceMatcher:
         # A title of fewer than three words is more often a venue or a fragment than the title.
         use_raw = len(title.split()) < 3
         raw = title_form(ref.raw) if use_raw else ""
+        words = _lookup_words(raw if use_raw else title)
         first = surname_key(ref.authors[0]) if ref.authors else ""
         best: Match | None = None
         for block in self._candidate_blocks(ref.year):
-            hits = block.raw_hits(raw) if use_raw else block.title_hits(title)
+            hits = block.raw_hits(raw, words) if use_raw else block.title_hits(title, words)
             for index, score in hits.items():
                 entry = block.entries[index]
                 if entry.key == citing_key:
@@ -213,6 +252,14 @@ class ReferenceMatcher:
             if entry.key != citing_key and confidence >= TITLE_THRESHOLD and better:
                 best = Match(entry.key, round(confidence, 3), "title")
         return best
+
+
+def _entry(item: Item) -> _Entry | None:
+    title = title_form(item.title)
+    if not title:
+        return None
+    surnames = frozenset(s for s in (surname_key(c.last_name) for c in item.authors) if s)
+    return _Entry(item.key, title, item.year, surnames)
 
 
 def _confidence(entry: _Entry, score: float, method: str, year: int | None, first: str) -> float:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_zot.errors import AmbiguousNameError
+from agent_zot.graph import authors
 from agent_zot.graph.authors import (
     AuthorIndex,
     given_compatible,
@@ -316,3 +317,28 @@ def test_a_common_surname_inside_many_others_still_finds_its_bearer(tmp_path: Pa
     store = _author_graph(tmp_path, [*others, "Andrew W. Mann"])  # the last id of 321
     assert resolve_author(store, "A. W. Mann").name == "Andrew W. Mann"
     assert resolve_author(store, "Mann").name == "Andrew W. Mann"
+
+
+def test_a_common_surname_compares_each_form_with_the_few_it_could_be(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Thousands of Wangs: a form is weighed only against the forms of its first initial (no other can be the
+    same person), not against every Wang; counted through the real comparison."""
+    compared = 0
+    compatible = authors.given_compatible
+
+    def counting(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        nonlocal compared
+        compared += 1
+        return compatible(a, b)
+
+    syllables = ["an", "bo", "chen", "di", "fei", "gang", "hui", "jun", "kai", "lei", "ming", "ning", "qiang"]
+    givens = sorted(
+        {a.capitalize() + b for a in syllables for b in syllables} | {s.capitalize() for s in syllables}
+    )
+    creators = [creator("Wang", g) for g in givens] + [creator("Wang", f"{g[0]}.") for g in givens[::7]]
+    monkeypatch.setattr(authors, "given_compatible", counting)
+    index = resolve_authors([item(f"P{n}", c) for n, c in enumerate(creators)])
+    assert compared < 20 * len(creators), compared / len(creators)
+    # every full name its own author, and each initial beside several of them too (it may be any of them)
+    assert len(index) == len(givens) + len({g[0] for g in givens[::7]})
