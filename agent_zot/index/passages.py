@@ -11,7 +11,7 @@ define") when the question asks what something is, plus how much of the question
 names when the sentence holds a term of the question itself (sections.py), plus how much of it is prose (running titles, table
 cells and affiliations read low). The best sentences become windows (``WindowShape``): the sentence and its
 neighbours, and two chosen windows of a chunk that touch are shown as one passage, so an answer told over
-several sentences is read whole.
+several sentences is read whole, however many chosen windows it takes (windows.py).
 
 The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
 """
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent_zot.index.chunk_sentences import ChunkSentences, SentenceMemo
 from agent_zot.index.chunking import paragraph_at
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
@@ -31,18 +32,18 @@ from agent_zot.index.sections import (
     KindHint,
     SectionScorer,
     kept_text,
-    sentence_kinds,
-    sentence_sections,
 )
 from agent_zot.index.sentences import (
-    NUMBERED_HEADING,
     SentenceScorer,
-    is_stub,
-    prose_share,
-    sentence_spans,
 )
 from agent_zot.index.store import Hit
-from agent_zot.ingest.headings import heading_lines
+from agent_zot.index.windows import JOINED_CHARS as JOINED_CHARS
+from agent_zot.index.windows import JUDGING as JUDGING
+from agent_zot.index.windows import READING as READING
+from agent_zot.index.windows import WINDOW_CHARS as WINDOW_CHARS
+from agent_zot.index.windows import Chosen, Window, join, joinable
+from agent_zot.index.windows import WindowShape as WindowShape
+from agent_zot.index.windows import windows as windows
 from agent_zot.ingest.section_kinds import payload_kind
 from agent_zot.ingest.sentence_roles import UNCITED, reading
 from agent_zot.state.index import PageRecord
@@ -56,10 +57,6 @@ PROSE_WEIGHT = 0.3  # the share of the sentence that reads as words (1.0 for pro
 # benchmark's dev questions 1.0 and 1.5 both beat 0 (first passage 0.557 -> 0.570, targeted@1 0.519 -> 0.532).
 HEADING_WEIGHT = 1.5
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
-WINDOW_SENTENCES = 3  # the best sentence and its neighbours, the better one first
-WINDOW_CHARS = 800  # a neighbour joins only while the window stays within this many characters
-JOIN_GAP = 1  # chosen windows of one chunk this many sentences apart (or fewer) are shown as one passage
-JOINED_CHARS = 1000  # ... while the joined passage stays within this many characters
 _PRIOR_K = 10
 
 # A window that begins inside a sentence (its chunk was cut there): lower case or a clause's punctuation.
@@ -135,70 +132,6 @@ class ChunkHit:
     channels: set[str]
 
 
-@dataclass(frozen=True, slots=True)
-class WindowShape:
-    """How large a passage grows around its best sentence: up to ``sentences`` sentences within ``chars``
-    characters, and whether two chosen windows of a chunk that touch are joined into one passage."""
-
-    sentences: int = WINDOW_SENTENCES
-    chars: int = WINDOW_CHARS
-    join: bool = True
-
-
-# An answer to read (search, summarize): the statement and its neighbours, told over several sentences.
-READING = WindowShape()
-# Passages to judge one by one (a claim check): the sentence and its better neighbour, never joined.
-JUDGING = WindowShape(sentences=2, chars=600, join=False)
-
-
-@dataclass(slots=True)
-class _Chosen:
-    """A window chosen for a passage: sentences ``first``..``last`` of candidate chunk ``chunk``."""
-
-    chunk: int
-    first: int
-    last: int
-    score: float
-    peak: int
-    joined: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """Sentences ``first``..``last`` of one chunk, chosen for its best sentence ``peak``."""
-
-    first: int
-    last: int
-    peak: int
-    score: float
-
-
-def windows(
-    spans: Sequence[tuple[int, int]],
-    scores: Sequence[float],
-    shape: WindowShape = READING,
-    headings: frozenset[int] = frozenset(),
-) -> list[Window]:
-    """The window around every sentence, best first: the sentence and its neighbours (the better one
-    first) while the window fits the shape's sentences and characters. A heading (its index in
-    ``headings``) is never taken as a neighbour: the passage's label already names its section."""
-    found = []
-    for peak, score in enumerate(scores):
-        lo = hi = peak
-        neighbours = [n for n in (peak - 1, peak + 1) if 0 <= n < len(spans) and n not in headings]
-        for neighbour in sorted(neighbours, key=lambda n: -scores[n]):
-            first, last = min(lo, neighbour), max(hi, neighbour)
-            if last - first < shape.sentences and _width(spans, first, last) <= shape.chars:
-                lo, hi = first, last
-        found.append(Window(lo, hi, peak, score))
-    found.sort(key=lambda w: (-round(w.score, 6), w.peak))
-    return found
-
-
-def _width(spans: Sequence[tuple[int, int]], lo: int, hi: int) -> int:
-    return spans[hi][1] - spans[lo][0]
-
-
 def passage_of(hit: Hit, score: float) -> Passage:
     payload = hit.payload
     return Passage(
@@ -230,9 +163,11 @@ class PassagePicker:
         reranker: Reranker | None = None,
         shape: WindowShape = READING,
         hint: KindHint | None = None,
+        memo: SentenceMemo | None = None,
     ) -> None:
         self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
         self.shape, self.hint = shape, hint
+        self.memo = memo or SentenceMemo()  # shared by a request's searches that read the same chunks
         self.scorer = SentenceScorer(query)
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
@@ -251,40 +186,21 @@ class PassagePicker:
         )
         if not chunks:
             return []
-        texts = [c.hit.payload.get("text", "") for c in chunks]
-        lines = [heading_lines(text) for text in texts]
-        spans = [sentence_spans(text, found) for text, found in zip(texts, lines, strict=True)]
-        headings = [
-            frozenset(
-                i
-                for i, (a, b) in enumerate(found)
-                if (a, b) in heads or NUMBERED_HEADING.match(text[a:b]) or is_stub(text[a:b])
-            )
-            for text, found, heads in zip(texts, spans, lines, strict=True)
-        ]
-        sections = [
-            sentence_sections(c.hit.payload.get("section"), text, found, heads)
-            for c, text, found, heads in zip(chunks, texts, spans, headings, strict=True)
-        ]
-        kinds = [
-            sentence_kinds(
-                under,
-                [text[a:b] for a, b in found],
-                (c.hit.payload.get("section"), payload_kind(c.hit.payload)),
-            )
-            for c, text, found, under in zip(chunks, texts, spans, sections, strict=True)
-        ]
         if self.detail == "full":  # whole chunks (less thanks, references, bios), in retrieval's order
-            return self._whole(chunks, texts, spans, kinds, count)
+            return self._whole(chunks, count)
+        read = [self.memo.of(c.hit) for c in chunks]
+        texts = [r.text for r in read]
+        spans = [r.spans for r in read]
+        headings = [r.headings for r in read]
+        sections = [r.sections for r in read]
+        kinds = [r.kinds for r in read]
         # A sentence of thanks, a reference, a biography, a caption or page chrome is passed over as a heading
         # is: never a passage.
         headings = [
             heads | {i for i, kind in enumerate(found) if kind in UNCITED}
             for heads, found in zip(headings, kinds, strict=True)
         ]
-        scores, fits = self._sentence_scores(
-            texts, spans, sections, kinds, chunks[0].hit.payload.get("title")
-        )
+        scores, fits = self._sentence_scores(read, chunks[0].hit.payload.get("title"))
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
             candidates += [(n, w) for w in windows(found, values, self.shape, headings[n])]
@@ -296,7 +212,7 @@ class PassagePicker:
         sentences = [
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
-        chosen: list[_Chosen] = []
+        chosen: list[Chosen] = []
         used: set[str] = set()
         for n, window in candidates:
             keys = sentences[n]
@@ -307,13 +223,13 @@ class PassagePicker:
                 lo += 1
             while hi > window.peak and keys[hi] in used:
                 hi -= 1
-            near = self._joinable(chosen, n, lo, hi, spans[n], headings[n])
+            near = joinable(chosen, n, lo, hi, spans[n], headings[n]) if self.shape.join else None
             if near is not None:
-                near.first, near.last, near.joined = min(lo, near.first), max(hi, near.last), True
-                used.update(keys[near.first : near.last + 1])
+                grown = join(near, lo, hi)
+                used.update(keys[grown.first : grown.last + 1])
                 continue
             used.update(keys[lo : hi + 1])
-            chosen.append(_Chosen(n, lo, hi, window.score, window.peak))
+            chosen.append(Chosen(n, lo, hi, window.score, window.peak))
             if len(chosen) == count:
                 break
         passages = []
@@ -333,50 +249,17 @@ class PassagePicker:
             passages.append(passage)
         return passages
 
-    def _whole(
-        self,
-        chunks: list[ChunkHit],
-        texts: list[str],
-        spans: list[list[tuple[int, int]]],
-        kinds: list[list[str]],
-        count: int,
-    ) -> list[Passage]:
+    def _whole(self, chunks: list[ChunkHit], count: int) -> list[Passage]:
         passages: list[Passage] = []
-        for c, text, found, kind in zip(chunks, texts, spans, kinds, strict=True):
+        for c in chunks:
+            read = self.memo.of(c.hit)
+            text, found, kind = read.text, read.spans, read.kinds
             kept = kept_text(text, found, kind) if found else text
             if kept and len(passages) < count:
                 passage = self._passage(c.hit, kept, c.score)
                 passage.section_kind = next((k for k in kind if k not in UNCITED), passage.section_kind)
                 passages.append(passage)
         return passages
-
-    def _joinable(
-        self,
-        chosen: list[_Chosen],
-        chunk: int,
-        lo: int,
-        hi: int,
-        spans: Sequence[tuple[int, int]],
-        headings: frozenset[int],
-    ) -> _Chosen | None:
-        """The chosen window a new one (sentences ``lo``..``hi`` of ``chunk``) joins, if any: one of the
-        same chunk, not joined yet, at most ``JOIN_GAP`` sentences away, joined within ``JOINED_CHARS`` and
-        not across a heading. An answer told over four or five sentences then reads as one passage, not
-        two halves in two places."""
-        if not self.shape.join:
-            return None
-        for c in chosen:
-            first, last = min(lo, c.first), max(hi, c.last)
-            if (
-                c.chunk == chunk
-                and not c.joined
-                and lo <= c.last + JOIN_GAP + 1
-                and hi >= c.first - JOIN_GAP - 1
-                and _width(spans, first, last) <= JOINED_CHARS
-                and not any(first <= h <= last for h in headings)
-            ):
-                return c
-        return None
 
     def _reranked(
         self,
@@ -394,30 +277,32 @@ class PassagePicker:
         return head + tail
 
     def _sentence_scores(
-        self,
-        texts: list[str],
-        spans: list[list[tuple[int, int]]],
-        sections: list[list[tuple[str | None, str | None]]],
-        kinds: list[list[str]],
-        title: str | None,
+        self, read: list[ChunkSentences], title: str | None
     ) -> tuple[list[list[float]], list[list[float]]]:
         """Each sentence's score and its heading's fit to the question, per chunk (see the module's
         docstring for the parts)."""
-        flat = [text[a:b] for text, found in zip(texts, spans, strict=True) for a, b in found]
-        lexical, held, idf = self.scorer.matches(flat)
+        flat = [sentence for r in read for sentence in r.sentences()]
+        terms = [vector for r in read for vector in r.terms(self.scorer.encoder)]
+        lexical, held, idf = self.scorer.matches(flat, terms)
         top = max(lexical, default=0.0) or 1.0
         fits = SectionScorer(self.scorer.encoder, self.scorer.terms, title).fits(
-            [s for chunk in sections for s in chunk], held, idf
+            [s for r in read for s in r.sections], held, idf
         )
+        spans = [r.spans for r in read]
         values = iter(
             SENTENCE_WEIGHT * score / top
             + HEADING_WEIGHT * fit
             + (NUMBER_BONUS if self.quantity and _DIGIT.search(sentence) else 0.0)
             + (DEFINITION_BONUS if self.definition and _DEFINING.search(sentence) else 0.0)
-            + PROSE_WEIGHT * prose_share(sentence)
+            + PROSE_WEIGHT * prose
             + (self.hint.bonus(sentence, kind) if self.hint else 0.0)
-            for sentence, score, fit, kind in zip(
-                flat, lexical, fits, itertools.chain.from_iterable(kinds), strict=True
+            for sentence, score, fit, kind, prose in zip(
+                flat,
+                lexical,
+                fits,
+                itertools.chain.from_iterable(r.kinds for r in read),
+                itertools.chain.from_iterable(r.prose() for r in read),
+                strict=True,
             )
         )
         scores = [

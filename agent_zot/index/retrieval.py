@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
+from agent_zot.index.chunk_sentences import SentenceMemo
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.passages import (
     DETAILS,
@@ -40,6 +43,8 @@ RRF_K = 10
 CHANNEL_WEIGHTS = {"dense": 1.0, "sparse": 1.2}
 FUSIONS = ("rrf", "dbsf", "dense", "sparse")
 CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
+# What ranking and grouping read of a hit's payload (``lean`` rankings read no more from the store).
+RANKING_FIELDS = ("item_key", "page_start")
 # Papers whose passages come from a query of their own (more candidates than the library-wide list gives).
 REFINED_PAPERS = 10
 PAPER_CANDIDATES = 16
@@ -51,8 +56,10 @@ __all__ = [
     "PaperHit",
     "Passage",
     "QueryVectors",
+    "Ranking",
     "fuse",
     "group_by_paper",
+    "rank_papers",
     "search_chunks",
     "search_papers",
 ]
@@ -87,35 +94,134 @@ def search_papers(
     reranker, the best ``rerank_candidates`` fused chunks are re-scored by it and reordered first. ``shape``
     is how large a sentence window grows; ``hint``, the kind of answer a question wants, weighs the
     sentences of the sections that answer that kind."""
-    if detail not in DETAILS:
-        raise ValueError(f"unknown detail {detail!r}")
-    fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
-    vectors = QueryVectors(resources, query, fusion)
-    chunks = vectors.search(fetch, search_filter)
-    if reranker is not None and chunks:
-        chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
-    papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)  # passages are picked below
+    ranking = rank_papers(
+        resources,
+        query,
+        limit=limit,
+        search_filter=search_filter,
+        fusion=fusion,
+        reranker=reranker,
+        rerank_candidates=rerank_candidates,
+        detail=detail,
+        shape=shape,
+        hint=hint,
+    )
+    papers = ranking.papers
     if isinstance(passages_per_paper, Depth):
         counts = passages_per_paper.counts([p.score for p in papers])
     elif isinstance(passages_per_paper, int):
         counts = [passages_per_paper]
     else:
         counts = list(passages_per_paper)
+    for rank, paper in enumerate(papers):
+        paper.passages = ranking.passages(rank, counts[min(rank, len(counts) - 1)])
+    return papers
+
+
+def rank_papers(
+    resources: IndexResources,
+    query: str,
+    *,
+    limit: int,
+    search_filter: SearchFilter | None = None,
+    fusion: str = "rrf",
+    reranker: Reranker | None = None,
+    rerank_candidates: int = 50,
+    detail: str = "sentences",
+    shape: WindowShape = READING,
+    hint: KindHint | None = None,
+    memo: SentenceMemo | None = None,
+    dense: np.ndarray | None = None,
+    lean: bool = False,
+) -> Ranking:
+    """The best ``limit`` papers for ``query``, best first, with no passages yet: ``Ranking.passages``
+    picks them for the papers a caller keeps (``search_papers`` for all; parameters as there). ``memo``:
+    the chunks' sentences as read by the other searches of this request (they are read once); ``dense``:
+    the query's vector, embedded already with others (``Embedder.embed_queries``); ``lean``: read only
+    the payload fields a ranking needs from the store, the rest only for the papers given passages (most
+    of a store query's time is reading payloads)."""
+    if detail not in DETAILS:
+        raise ValueError(f"unknown detail {detail!r}")
+    fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
+    vectors = QueryVectors(resources, query, fusion, dense=dense)
+    lean = lean and reranker is None  # a reranker reads every candidate's text
+    chunks = vectors.search(fetch, search_filter, payload=RANKING_FIELDS if lean else None)
+    if reranker is not None and chunks:
+        chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
+    papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)
     pools: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
-    # Within a paper, what the question asks (not the words that named the paper) picks the passages.
-    focus = focus_of(query)
-    if focus != query:
-        vectors = QueryVectors(resources, focus, fusion)
-    picker = PassagePicker(resources, focus, detail=detail, reranker=reranker, shape=shape, hint=hint)
-    with_text = _with_full_text(resources, [p.item_key for p in papers[:REFINED_PAPERS]])
-    for rank, paper in enumerate(papers):
-        pool = pools.get(paper.item_key, [])
-        if rank < REFINED_PAPERS and paper.item_key in with_text:
-            pool = vectors.within_paper(paper.item_key, pool)
-        paper.passages = picker.pick(pool, counts[min(rank, len(counts) - 1)])
-    return papers
+    picking = _Picking(detail, reranker, shape, hint, memo or SentenceMemo(), lean)
+    return Ranking(resources, query, fusion, vectors, papers, pools, picking)
+
+
+@dataclass(frozen=True, slots=True)
+class _Picking:
+    detail: str
+    reranker: Reranker | None
+    shape: WindowShape
+    hint: KindHint | None
+    memo: SentenceMemo
+    lean: bool  # the pools' hits hold only RANKING_FIELDS of their payloads
+
+
+class Ranking:
+    """One query's papers, best first, and what the store returned for each: passages are picked only
+    for the papers asked for (the claim check fuses several rankings and shows a part of their papers),
+    with the query's vectors, picker and page texts made once for all of them."""
+
+    def __init__(
+        self,
+        resources: IndexResources,
+        query: str,
+        fusion: str,
+        vectors: QueryVectors,
+        papers: list[PaperHit],
+        pools: dict[str, list[ChunkHit]],
+        picking: _Picking,
+    ) -> None:
+        self.resources, self.query, self.fusion = resources, query, fusion
+        self.papers, self._pools, self._picking = papers, pools, picking
+        self._query_vectors = vectors
+        self._focus_vectors: QueryVectors | None = None
+        self._picker: PassagePicker | None = None
+
+    def passages(self, rank: int, count: int) -> list[Passage]:
+        """Up to ``count`` passages of the paper at ``rank``: its chunks from the library-wide query, and
+        for one of the first ``REFINED_PAPERS`` with full text, its own best chunks for the query."""
+        key = self.papers[rank].item_key
+        pool = self._pools.get(key, [])
+        if self._picking.lean:
+            whole = self._picking.memo.whole(self.resources.store, [c.hit for c in pool])
+            pool = [ChunkHit(hit, c.score, c.channels) for hit, c in zip(whole, pool, strict=True)]
+        picker = self._picker or self._make_picker()
+        if rank < REFINED_PAPERS and _has_full_text(self.resources, key):
+            pool = self._within_paper().within_paper(key, pool)
+        return picker.pick(pool, count)
+
+    def _make_picker(self) -> PassagePicker:
+        # Within a paper, what the question asks (not the words that named the paper) picks the passages.
+        p = self._picking
+        self._picker = PassagePicker(
+            self.resources,
+            focus_of(self.query),
+            detail=p.detail,
+            reranker=p.reranker,
+            shape=p.shape,
+            hint=p.hint,
+            memo=p.memo,
+        )
+        return self._picker
+
+    def _within_paper(self) -> QueryVectors:
+        if self._focus_vectors is None:
+            focus = focus_of(self.query)
+            same = focus == self.query
+            self._focus_vectors = (
+                self._query_vectors if same else QueryVectors(self.resources, focus, self.fusion)
+            )
+        return self._focus_vectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,39 +248,52 @@ class Depth:
         return [*self.shared[: contenders + 1], self.shared[-1]]
 
 
-def _with_full_text(resources: IndexResources, item_keys: list[str]) -> set[str]:
-    """Which of these items have indexed full-text chunks (a paper query for the others finds nothing)."""
-    state = resources.state
-    return {key for key in item_keys if any(r.chunks > 0 for r in state.attachments_of(key))}
+def _has_full_text(resources: IndexResources, item_key: str) -> bool:
+    """Whether this item has indexed full-text chunks (a paper query for the others finds nothing)."""
+    return any(r.chunks > 0 for r in resources.state.attachments_of(item_key))
 
 
 class QueryVectors:
     """One query's dense and sparse vectors, computed once and reused by every store query it makes."""
 
-    def __init__(self, resources: IndexResources, query: str, fusion: str) -> None:
+    def __init__(
+        self, resources: IndexResources, query: str, fusion: str, *, dense: np.ndarray | None = None
+    ) -> None:
         if fusion not in FUSIONS:
             raise ValueError(f"unknown fusion {fusion!r}")
         if fusion != "dense" and _unreadable_for(resources, query):
             fusion = "sparse"  # the embedding model cannot read this query: its vector would only add noise
         resources.open()
         self.resources, self.fusion = resources, fusion
-        self.dense = resources.embedder.embed_query(query) if fusion != "sparse" else None
+        self.dense: np.ndarray | None = None
+        if fusion != "sparse":
+            self.dense = dense if dense is not None else resources.embedder.embed_query(query)
         self.sparse = resources.sparse_query(query) if fusion != "dense" else None
 
     def search(
-        self, fetch: int, search_filter: SearchFilter | None, *, fusion: str | None = None
+        self,
+        fetch: int,
+        search_filter: SearchFilter | None,
+        *,
+        fusion: str | None = None,
+        payload: Sequence[str] | None = None,
     ) -> list[ChunkHit]:
-        """Chunk hits, best first, fused from the channels the fusion asks for. A filter that names no
-        kinds searches the papers' points only (notes and annotations share the store)."""
+        """Chunk hits, best first, fused from the channels the fusion asks for (``payload``: only these
+        fields of each hit's payload). A filter that names no kinds searches the papers' points only
+        (notes and annotations share the store)."""
         store = self.resources.store
         search_filter = papers_only(search_filter)
         lists: dict[str, list[Hit]] = {}
         if self.dense is not None:
-            lists["dense"] = store.search(self.dense, None, limit=fetch, filter=search_filter)
+            lists["dense"] = store.search(
+                self.dense, None, limit=fetch, filter=search_filter, payload=payload
+            )
         if self.sparse is not None:
             found = self.sparse.indices
             lists["sparse"] = (
-                store.search(None, self.sparse, limit=fetch, filter=search_filter) if found else []
+                store.search(None, self.sparse, limit=fetch, filter=search_filter, payload=payload)
+                if found
+                else []
             )
         if len(lists) == 1:
             ((channel, hits),) = lists.items()

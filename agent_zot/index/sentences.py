@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.index.store import SparseVector
 
 SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
 
@@ -41,10 +42,29 @@ def is_stub(sentence: str) -> bool:
 
 # "In the study that used a deep belief network on ICU recordings, how many subjects were used for
 # training?": the words before the comma say which paper, the question after it what to find in it.
+_ASKING = r"(?:how|what|which|why|when|where|who|whose|whom|did|does|do|is|are|was|were|can|could|has|have|had|should|would)"
 _FOCUS = re.compile(
-    r"^(?:in|for|according\s+to|on|with|from|across|using|within|among|regarding|about|of)\b[^?]{12,}?,\s+"
-    r"(?P<focus>(?:how|what|which|why|when|where|who|whose|whom|did|does|do|is|are|was|were|can|could|has|have"
-    r"|had|should|would)\b.{8,})$",
+    r"^(?:in|for|according\s+to|on|with|from|across|using|within|among|regarding|about|of)\b"
+    rf"(?P<naming>[^?]{{12,}}?),\s+(?P<focus>{_ASKING}\b.{{8,}})$",
+    re.IGNORECASE | re.DOTALL,
+)
+# The nouns a question names a piece of work by ("the arm-worn ECG/PPG study", "the reanalysis of ...").
+_WORK = (
+    r"(?:study|studies|paper|work|article|survey|review|overview|report|patent|analysis|reanalysis|experiment"
+    r"|trial|project|approach|method|model|system|framework|design|example|illustration|problem|result|dataset"
+    r"|database|catalog|catalogue|program|programme|investigation|evaluation|benchmark|thesis|book|chapter"
+    r"|device|proof-of-concept|implementation|simulation|package|tool|pipeline|algorithm)"
+)
+# "How was X preprocessed in the accelerometer/gyroscope-augmented BP study?": a question that ends by
+# naming its paper, with a "the" phrase headed by a work noun ("... study", "... model built on ECG"), or
+# describing what it studied by a relative clause ("among the 450 planets whose ephemerides were ...");
+# a ", and why?" or ", in terms of ..." after it still belongs to what is asked.
+_TRAILING = re.compile(
+    rf"^(?P<asked>{_ASKING}\b.{{8,}}?)\s*,?\s+"
+    r"(?:in|among|across|within|from|for|of|on|according\s+to|using)\s+(?P<naming>(?:the|this|that|these|those)\s+"
+    rf"(?:[^?,]*?\b{_WORK}\b(?:\s+(?:built|based|that|which|whose|with|using|of|on|for|from|where|who)\b[^?]*?)?"
+    r"|[^?]*?\b(?:whose|that|which|who)\b[^?]*?))"
+    r"\s*(?P<rest>,\s*(?:and|or|in\s+terms\s+of)\b[^?]*)?\??$",
     re.IGNORECASE | re.DOTALL,
 )
 
@@ -63,11 +83,25 @@ def asks_a_question(query: str) -> bool:
 
 
 def focus_of(query: str) -> str:
-    """What a question asks within the paper it names: the question after a leading clause that only says
-    which paper ("In the ImageNet CNN paper, why was ..."), else the whole query. Inside the right paper
-    the naming words match every passage and drown the words of what is asked."""
-    match = _FOCUS.match(" ".join(query.split()))
-    return match.group("focus") if match else query
+    """What a question asks within the paper it names: the question without the clause that only says
+    which paper, leading ("In the ImageNet CNN paper, why was ...") or trailing ("... in the
+    accelerometer-augmented BP study?", "... among the 450 planets whose ephemerides were updated?"),
+    else the whole query. Inside the right paper the naming words match every passage and drown the words
+    of what is asked."""
+    return split_question(query)[0]
+
+
+def split_question(query: str) -> tuple[str, str | None]:
+    """(what the question asks, the words that name its paper), the second None when no clause names one."""
+    text = " ".join(query.split())
+    match = _FOCUS.match(text)
+    if match:
+        return match.group("focus"), match.group("naming").strip()
+    match = _TRAILING.match(text)
+    if match:
+        asked = f"{match.group('asked')}{match.group('rest') or ''}".rstrip(" ,")
+        return f"{asked}?", match.group("naming")
+    return query, None
 
 
 def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
@@ -103,13 +137,17 @@ class SentenceScorer:
     def score(self, sentences: Sequence[str]) -> list[float]:
         return self.matches(sentences)[0]
 
-    def matches(self, sentences: Sequence[str]) -> tuple[list[float], list[set[int]], dict[int, float]]:
+    def matches(
+        self, sentences: Sequence[str], vectors: Sequence[SparseVector] | None = None
+    ) -> tuple[list[float], list[set[int]], dict[int, float]]:
         """Each sentence's score and the question's terms it holds, and the IDF of every question term
-        (a term no sentence holds gets the highest)."""
+        (a term no sentence holds gets the highest). ``vectors``: the sentences already encoded by this
+        scorer's encoder."""
         total = len(sentences)
         if not self.terms or not sentences:
             return [0.0] * total, [set() for _ in sentences], {}
-        vectors = self.encoder.encode_documents(list(sentences))
+        if vectors is None:
+            vectors = self.encoder.encode_documents(list(sentences))
         weights = [
             {i: v for i, v in zip(vec.indices, vec.values, strict=True) if i in self.terms} for vec in vectors
         ]

@@ -224,6 +224,9 @@ class SharedIndex:
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         return self._call("existing_ids", list(ids))
 
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return self._call("payloads", list(ids))
+
     def points(self, *, offset: str | None = None, limit: int = 256) -> tuple[list[Point], str | None]:
         return self._call("points", offset=offset, limit=limit)
 

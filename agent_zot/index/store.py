@@ -129,14 +129,21 @@ class VectorStore(Protocol):
         filter: SearchFilter | None = None,
         fusion: str = "rrf",
         prefetch: int = 100,
+        payload: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """Dense only, sparse only, or both fused ("rrf" | "dbsf"), best first; filters run in the engine."""
+        """Dense only, sparse only, or both fused ("rrf" | "dbsf"), best first; filters run in the engine.
+        ``payload``: only these fields of each hit's payload (None: all). Reading whole payloads is most
+        of a query's time; a ranking needs a few fields, and ``payloads`` reads the rest for the hits kept."""
         ...
 
     def count(self, filter: SearchFilter | None = None) -> int: ...
 
     def existing_ids(self, ids: Sequence[str]) -> set[str]:
         """Which of these point ids the store holds."""
+        ...
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The whole payload of each of these points the store holds, by id."""
         ...
 
     def points_per_item(self) -> dict[str, int]:

@@ -197,12 +197,14 @@ class EdgeStore:
         filter: SearchFilter | None = None,
         fusion: str = "rrf",
         prefetch: int = 100,
+        payload: Sequence[str] | None = None,
     ) -> list[Hit]:
         shard = self._require()
         sparse = check_search_args(dense, sparse, fusion, limit)
         if dense is None and sparse is None:
             return []
         engine_filter = _to_filter(filter)
+        fields: Any = True if payload is None else qe.PayloadSelector.Include(list(payload))
         queries = []
         if dense is not None:
             queries.append(qe.Query.Nearest(as_floats(dense), using=DENSE))
@@ -211,14 +213,16 @@ class EdgeStore:
                 qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
             )
         if len(queries) == 1:
-            request = qe.QueryRequest(limit=limit, query=queries[0], filter=engine_filter, with_payload=True)
+            request = qe.QueryRequest(
+                limit=limit, query=queries[0], filter=engine_filter, with_payload=fields
+            )
         else:
             # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
             stages = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=engine_filter) for q in queries]
             # the stub declares the variants apart from Fusion; at run time they subclass it
             fused: qe.Fusion = qe.Fusion.Rrf(k=RRF_K) if fusion == "rrf" else qe.Fusion.Dbsf()  # type: ignore[assignment]
             request = qe.QueryRequest(
-                limit=limit, prefetches=stages, query=fused, filter=engine_filter, with_payload=True
+                limit=limit, prefetches=stages, query=fused, filter=engine_filter, with_payload=fields
             )
         return [Hit(str(p.id), float(p.score), p.payload or {}) for p in shard.query(request)]
 
@@ -230,6 +234,12 @@ class EdgeStore:
             return set()
         records = self._require().retrieve(list(ids), False, False)
         return {str(record.id) for record in records}
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        records = self._require().retrieve(list(ids), True, False)
+        return {str(record.id): record.payload or {} for record in records}
 
     def points_per_item(self) -> dict[str, int]:
         shard = self._require()

@@ -214,8 +214,10 @@ class QdrantStore:
         filter: SearchFilter | None = None,
         fusion: str = "rrf",
         prefetch: int = 100,
+        payload: Sequence[str] | None = None,
     ) -> list[Hit]:
         client = self._require()
+        fields: Any = True if payload is None else list(payload)
         sparse = check_search_args(dense, sparse, fusion, limit)
         if dense is None and sparse is None:
             return []
@@ -230,7 +232,12 @@ class QdrantStore:
         if len(stages) == 1:
             query, using = stages[0]
             response = client.query_points(
-                self.collection, query=query, using=using, query_filter=query_filter, limit=limit
+                self.collection,
+                query=query,
+                using=using,
+                query_filter=query_filter,
+                limit=limit,
+                with_payload=fields,
             )
         else:
             # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
@@ -244,7 +251,12 @@ class QdrantStore:
                 else models.FusionQuery(fusion=models.Fusion.DBSF)
             )
             response = client.query_points(
-                self.collection, prefetch=prefetches, query=fused, query_filter=query_filter, limit=limit
+                self.collection,
+                prefetch=prefetches,
+                query=fused,
+                query_filter=query_filter,
+                limit=limit,
+                with_payload=fields,
             )
         return [Hit(str(p.id), float(p.score), p.payload or {}) for p in response.points]
 
@@ -257,6 +269,12 @@ class QdrantStore:
             return set()
         found = self._require().retrieve(self.collection, list(ids), with_payload=False, with_vectors=False)
         return {str(record.id) for record in found}
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        found = self._require().retrieve(self.collection, list(ids), with_payload=True, with_vectors=False)
+        return {str(record.id): record.payload or {} for record in found}
 
     def points_per_item(self) -> dict[str, int]:
         client = self._require()

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 _NUMBERED = re.compile(r"(\d{1,2})(?:\.\d{1,2}){0,3}\.?\s+(\S.*)")
 _ROMAN_NUMBERED = re.compile(r"[IVX]{1,5}\.\s+(\S.*)")
+# A lettered subsection under a Roman-numbered section, as IEEE sets them ("B. Spectrum Analysis").
+_LETTERED = re.compile(r"[A-H]\.\s+([A-Z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*){0,6})")
 _ALL_CAPS = re.compile(r"[A-Z][A-Z&:,\- ]{3,}")
 _SECTION_NAMES = frozenset(
     {
@@ -123,7 +125,21 @@ def _is_heading(previous: str, line: str, next_line: str) -> bool:
         _numbered_heading(line)
         or _unnumbered_heading(line, next_line)
         or _paragraph_heading(previous, line, next_line)
+        or _lettered_heading(previous, line, next_line)
     )
+
+
+def _lettered_heading(previous: str, line: str, next_line: str) -> bool:
+    """A lettered heading ("B. Spectrum Analysis"): a letter, then Title Case words, between a finished
+    sentence (or the section's own heading) and a long line that starts a sentence; one word only when it
+    names a section ("A. Methods"): an initial and a surname ("H. Smith") is an author list's line."""
+    lettered = _LETTERED.fullmatch(line)
+    if lettered is None or len(next_line) < _BODY_LINE_CHARS or not next_line[0].isupper():
+        return False
+    words = lettered.group(1).split()
+    framed = previous.endswith((".", "!", "?", ":")) or _numbered_heading(previous)
+    named = len(words) >= 2 or words[0].lower() in _SECTION_NAMES  # "A. Methods", not "H. Smith"
+    return framed and named and all(w[0].isupper() or w in _SMALL_WORDS for w in words)
 
 
 def heading_level(heading: str) -> int:
@@ -132,6 +148,8 @@ def heading_level(heading: str) -> int:
     numbered = re.match(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s", heading)
     if numbered:
         return numbered.group(1).count(".") + 1
+    if _LETTERED.fullmatch(heading):
+        return 2
     known = heading.isupper() or heading.lower() in _SECTION_NAMES or _ROMAN_NUMBERED.fullmatch(heading)
     return 1 if known else PARAGRAPH_LEVEL
 

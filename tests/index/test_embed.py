@@ -71,6 +71,21 @@ def test_local_backends_return_unit_float32_vectors(embedder: Embedder) -> None:
     assert embedder.dim == 384 and embedder.max_tokens == 256
 
 
+@pytest.mark.slow
+def test_queries_embedded_together_get_the_vectors_each_gets_alone(embedder: Embedder) -> None:
+    # A claim check embeds the claim and its refutation variants in one run: padding to the longest of
+    # them must not move any vector, or the answer would change with the variants a claim has.
+    queries = [
+        "Aspirin reduces the risk of heart attack.",
+        "Aspirin does not reduce the risk of heart attack.",
+        "no effect no association no difference Aspirin risk heart attack",
+        "however in contrast Aspirin reduces the risk of heart attack in older adults with diabetes",
+    ]
+    together = embedder.embed_queries(queries)
+    assert together.shape == (4, 384) and together.dtype == np.float32
+    np.testing.assert_allclose(together, np.stack([embedder.embed_query(q) for q in queries]), atol=1e-6)
+
+
 def test_semantically_close_sentences_are_closer(embedder: Embedder) -> None:
     a, b, c = embedder.embed_documents(SENTENCES)
     assert float(a @ b) > float(a @ c) + 0.3

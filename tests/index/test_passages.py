@@ -22,7 +22,13 @@ from agent_zot.index.passages import (
     windows,
 )
 from agent_zot.index.retrieval import PaperHit
-from agent_zot.index.sentences import asks_a_question, focus_of, prose_share, sentence_spans
+from agent_zot.index.sentences import (
+    asks_a_question,
+    focus_of,
+    prose_share,
+    sentence_spans,
+    split_question,
+)
 from agent_zot.index.store import Hit
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
@@ -291,3 +297,25 @@ def test_a_long_answer_keeps_the_first_papers_passages_and_says_what_it_left_out
     assert len(answer.text) <= 8000
     assert answer.data["papers"][0]["passages"] and not answer.data["papers"][-1]["passages"]
     assert "shown without all passages, to keep this answer short" in answer.text
+
+
+def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_it_asks() -> None:
+    # A work noun heads the naming phrase, or a relative clause describes what the paper studied; a ", and
+    # why?" after it still belongs to what is asked.
+    assert split_question(
+        "How was the signal filtered before peak detection in the wrist-worn accelerometer sleep study?"
+    ) == ("How was the signal filtered before peak detection?", "the wrist-worn accelerometer sleep study")
+    assert (
+        focus_of(
+            "How were outliers flagged among the 300 lakes whose ice records were merged from three archives?"
+        )
+        == "How were outliers flagged?"
+    )
+    assert focus_of("How large a network could it handle for the chain-topology example, and why?") == (
+        "How large a network could it handle, and why?"
+    )
+    for plain in (
+        "What limitation of the training data affected the detection of motion artifacts in pressure recordings?",
+        "Why was the large ImageNet CNN split across two GPUs instead of training on one?",
+    ):
+        assert split_question(plain) == (plain, None)  # no clause names a paper: the whole question

@@ -455,6 +455,20 @@ def test_every_filter_field(store: VectorStore, f: SearchFilter) -> None:
     assert set(ids(sparse_only)) <= expected
 
 
+def test_a_search_reads_only_the_payload_fields_asked_and_payloads_reads_the_rest(store: VectorStore) -> None:
+    # a ranking reads two fields of each hit; the passages of the papers it keeps read the whole payloads
+    for dense, sparse in ((HYBRID_DENSE, None), (None, HYBRID_SPARSE), (HYBRID_DENSE, HYBRID_SPARSE)):
+        whole = store.search(dense, sparse, limit=4)
+        lean = store.search(dense, sparse, limit=4, payload=("item_key", "page_start"))
+        assert ids(lean) == ids(whole)
+        for hit in lean:
+            wanted = {k: v for k, v in BY_ID[hit.id].payload.items() if k in ("item_key", "page_start")}
+            assert hit.payload == wanted
+    found = store.payloads([pid("A-c2"), pid("nonesuch"), pid("C-c1")])
+    assert found == {pid("A-c2"): BY_ID[pid("A-c2")].payload, pid("C-c1"): BY_ID[pid("C-c1")].payload}
+    assert store.payloads([]) == {}
+
+
 def test_existing_ids_are_those_stored(store: VectorStore) -> None:
     assert store.existing_ids([pid("A-meta"), pid("nonesuch"), pid("C-c1")]) == {pid("A-meta"), pid("C-c1")}
     assert store.existing_ids([]) == set()

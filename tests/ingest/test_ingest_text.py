@@ -6,7 +6,7 @@ import pytest
 
 from agent_zot.ingest.clean import is_page_number, normalise_text, strip_running_lines
 from agent_zot.ingest.document import build_document
-from agent_zot.ingest.headings import find_headings
+from agent_zot.ingest.headings import find_headings, heading_level
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.references import split_references
 
@@ -153,6 +153,36 @@ def test_headings() -> None:
         (5, "INTRODUCTION"),
         (5, "Related Work"),
     ]
+
+
+def test_lettered_subsections_under_roman_sections_are_headings() -> None:
+    body = "The recordings were taken at rest in a quiet room for ten minutes."
+    page = "\n".join(
+        [
+            "II. METHODS",
+            "A. Data Collection",
+            body,
+            "It ended the session.",
+            "B. Spectrum Analysis",
+            body,
+            "Authors are listed as follows:",
+            "H. Smith",  # an initial and a surname
+            "Department of Physiology, University of Somewhere, 1 Main Street",
+            "The protocol was described above and used in all trials.",
+            "C. the sampling rate was fixed",  # a list item in sentence case
+            body,
+            "It ended there.",
+            "D. Results",
+            body,
+        ]
+    )
+    assert find_headings([page], [2]) == [
+        (2, "II. METHODS"),
+        (2, "A. Data Collection"),
+        (2, "B. Spectrum Analysis"),
+        (2, "D. Results"),
+    ]
+    assert heading_level("B. Spectrum Analysis") == 2
 
 
 def test_repeated_labels_are_not_headings() -> None:

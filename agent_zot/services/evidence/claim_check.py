@@ -16,15 +16,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
+from agent_zot.index.chunk_sentences import SentenceMemo
 from agent_zot.index.chunking import has_own_words
 from agent_zot.index.passages import JUDGING, Passage
-from agent_zot.index.retrieval import PaperHit, search_papers
+from agent_zot.index.retrieval import Ranking, rank_papers
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.evidence.client_judge import ClientJudge
 from agent_zot.services.evidence.judges import make_judge
-from agent_zot.services.evidence.stance import Stance, StanceJudge
+from agent_zot.services.evidence.stance import NoJudge, Stance, StanceJudge
 from agent_zot.services.evidence.variants import Variant, refutation_variants
 from agent_zot.services.evidence.worksheet import judged_by, worksheet
 from agent_zot.services.query_text import (
@@ -93,6 +94,7 @@ class EvidencePaper:
     passages: list[EvidencePassage] = field(default_factory=list)
     variants: set[str] = field(default_factory=set)
     stance: Stance | None = None
+    ranks: dict[str, int] = field(default_factory=dict)  # its rank in each variant's ranking that found it
 
 
 def run_evidence(
@@ -155,31 +157,45 @@ def gather_evidence(
     (``ask_client`` False: never by the client's model, whatever the stance setting)."""
     variants = refutation_variants(claim)
     resources = ctx.index()
+    memo = SentenceMemo()  # the variants find the same papers: each chunk's sentences are read once
+    fusion = ctx.settings.search_fusion
+    # One run of the model for the claim and its variants (the same vectors as one by one, in less time).
+    dense = resources.embedder.embed_queries([v.text for v in variants]) if fusion != "sparse" else None
     rankings = {
-        v.name: search_papers(
+        v.name: rank_papers(
             resources,
             v.text,
             limit=limit * 2 if v.name == "claim" else limit,
             search_filter=search_filter,
-            passages_per_paper=(PASSAGES_PER_PAPER, 2),
-            fusion=ctx.settings.search_fusion,
+            fusion=fusion,
             detail=detail,
             shape=JUDGING,  # each passage is judged on its own: short, and never two joined
+            memo=memo,
+            dense=dense[n] if dense is not None else None,
+            lean=True,  # about half the papers found are given no passages: their texts are not read
         )
-        for v in variants
+        for n, v in enumerate(variants)
     }
     judge = make_judge(ctx.settings, ask_client=ask_client)
     pool = fuse(rankings, limit=limit + RERANK_EXTRA)
-    judge_papers(judge, claim, pool)
     items = ctx.library().items
     titles = {p.item_key: getattr(items.get(p.item_key), "title", "") or "" for p in pool}
-    kept = [
-        paper
-        for paper in relating(
-            claim, by_bearing(pool, decisive=judge.decisive), ctx.index_resources().bm25, titles
-        )
-        if _own_words(items.get(paper.item_key), paper)
-    ]
+    encoder = ctx.index_resources().bm25
+    # A judge reorders the whole pool by bearing, so it reads every paper's passages; with none the fused
+    # order stands, and passages are picked paper by paper only until the answer is full.
+    batches = [[paper] for paper in pool] if isinstance(judge, NoJudge) else [pool]
+    kept: list[EvidencePaper] = []
+    for batch in batches:
+        for paper in batch:
+            pick_passages(paper, rankings)
+        judge_papers(judge, claim, batch)
+        kept += [
+            paper
+            for paper in relating(claim, by_bearing(batch, decisive=judge.decisive), encoder, titles)
+            if _own_words(items.get(paper.item_key), paper)
+        ]
+        if len(kept) >= limit:
+            break
     return Evidence(claim, variants, kept[:limit], judge)
 
 
@@ -215,22 +231,28 @@ def relating(
     return kept
 
 
-def fuse(rankings: dict[str, list[PaperHit]], *, limit: int) -> list[EvidencePaper]:
-    """Papers by weighted reciprocal rank over the variants' rankings, each with its passages from every
-    variant that found it (the claim's first), duplicates merged and the variants recorded."""
+def fuse(rankings: dict[str, Ranking], *, limit: int) -> list[EvidencePaper]:
+    """Papers by weighted reciprocal rank over the variants' rankings, with the variants that found each
+    and its rank in each; no passages yet (``pick_passages``): about half the papers the variants find
+    fall below ``limit``, and picking passages is most of a ranking's cost."""
     found: dict[str, EvidencePaper] = {}
     for name, ranking in rankings.items():  # the claim's ranking comes first
         weight = CLAIM_WEIGHT if name == "claim" else VARIANT_WEIGHT
-        for rank, hit in enumerate(ranking):
+        for rank, hit in enumerate(ranking.papers):
             paper = found.setdefault(hit.item_key, EvidencePaper(hit.item_key, 0.0))
             paper.score += weight / (FUSION_K + rank + 1)
             paper.variants.add(name)
-            for passage in hit.passages:
-                _add_passage(paper, passage, name)
-    ranked = sorted(found.values(), key=lambda p: -p.score)[:limit]
-    for paper in ranked:
-        paper.passages = paper.passages[:PASSAGES_PER_PAPER]
-    return ranked
+            paper.ranks[name] = rank
+    return sorted(found.values(), key=lambda p: -p.score)[:limit]
+
+
+def pick_passages(paper: EvidencePaper, rankings: dict[str, Ranking]) -> None:
+    """The paper's passages from every variant that found it (the claim's first), duplicates merged and
+    the variants recorded."""
+    for name, rank in paper.ranks.items():  # in the rankings' order
+        for passage in rankings[name].passages(rank, PASSAGES_PER_PAPER):
+            _add_passage(paper, passage, name)
+    paper.passages = paper.passages[:PASSAGES_PER_PAPER]
 
 
 def _add_passage(paper: EvidencePaper, passage: Passage, variant: str) -> None:

@@ -1,0 +1,80 @@
+"""A chunk's sentences as passages.py reads them: where each is, which are headings or stubs, the section
+and the role each is under, how much of each is prose, and its BM25 terms. None of it depends on the
+question, so the searches of one request that pick passages from the same chunks (a claim check's
+refutation variants find the same papers) read each chunk once: a ``SentenceMemo`` shared between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_zot.index.sections import sentence_kinds, sentence_sections
+from agent_zot.index.sentences import NUMBERED_HEADING, is_stub, prose_share, sentence_spans
+from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.index.store import Hit, SparseVector, VectorStore
+from agent_zot.ingest.headings import heading_lines
+from agent_zot.ingest.section_kinds import payload_kind
+
+
+class ChunkSentences:
+    """One chunk's sentences (``spans`` into ``text``); ``headings``: the indices of heading lines,
+    numbered headings and stubs, never a passage's words."""
+
+    __slots__ = ("_prose", "_terms", "headings", "kinds", "sections", "spans", "text")
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        text: str = payload.get("text", "")
+        lines = heading_lines(text)
+        spans = sentence_spans(text, lines)
+        self.text, self.spans = text, spans
+        self.headings = frozenset(
+            i
+            for i, (a, b) in enumerate(spans)
+            if (a, b) in lines or NUMBERED_HEADING.match(text[a:b]) or is_stub(text[a:b])
+        )
+        section = payload.get("section")
+        self.sections = sentence_sections(section, text, spans, self.headings)
+        self.kinds = sentence_kinds(
+            self.sections, [text[a:b] for a, b in spans], (section, payload_kind(payload))
+        )
+        self._prose: list[float] | None = None
+        self._terms: dict[tuple[float, float, float], list[SparseVector]] = {}
+
+    def sentences(self) -> list[str]:
+        return [self.text[a:b] for a, b in self.spans]
+
+    def prose(self) -> list[float]:
+        if self._prose is None:
+            self._prose = [prose_share(sentence) for sentence in self.sentences()]
+        return self._prose
+
+    def terms(self, encoder: Bm25Encoder) -> list[SparseVector]:
+        """Each sentence's BM25 weights by ``encoder`` (kept per encoder setting)."""
+        key = (encoder.k1, encoder.b, encoder.avg_len)
+        if key not in self._terms:
+            self._terms[key] = encoder.encode_documents(self.sentences())
+        return self._terms[key]
+
+
+class SentenceMemo:
+    """Chunks read once per request, by point id and text: a hit whose text was made of several chunks
+    (a run read as one) is not the chunk its id names. Also the whole payloads read for hits that came
+    with a few fields (``whole``)."""
+
+    def __init__(self) -> None:
+        self._chunks: dict[tuple[str, str], ChunkSentences] = {}
+        self._payloads: dict[str, dict[str, Any]] = {}
+
+    def whole(self, store: VectorStore, hits: list[Hit]) -> list[Hit]:
+        """``hits`` with their whole payloads, each read from ``store`` once per request."""
+        missing = [hit.id for hit in hits if hit.id not in self._payloads]
+        if missing:
+            self._payloads.update(store.payloads(missing))
+        return [Hit(hit.id, hit.score, self._payloads.get(hit.id, hit.payload)) for hit in hits]
+
+    def of(self, hit: Hit) -> ChunkSentences:
+        key = (hit.id, hit.payload.get("text", ""))
+        found = self._chunks.get(key)
+        if found is None:
+            found = self._chunks[key] = ChunkSentences(hit.payload)
+        return found

@@ -1,0 +1,37 @@
+"""Chosen windows that touch read as one passage, however many: an answer told over four or five sentences
+is often chosen as two or three windows of its chunk. The real PassagePicker on a chunk's payload."""
+
+from __future__ import annotations
+
+from agent_zot.index.passages import ChunkHit, PassagePicker
+from agent_zot.index.store import Hit
+
+
+def test_an_answer_told_over_three_windows_reads_as_one_passage() -> None:
+    """A passage grown by one chosen window grows again by the next that touches it (within the joined size)."""
+    told = [
+        "The lab was booked for the whole of the spring term.",
+        "Volunteers arrived in the morning before breakfast.",
+        "The electrodes were placed on the chest in the standard lead positions.",
+        "Each volunteer then rested quietly for a while.",
+        "The lights were dimmed and the door was closed.",
+        "The signals were filtered with a band pass between one and forty hertz.",
+        "A technician watched the screen for loose contacts.",
+        "Breaks were offered every half hour.",
+        "Water and snacks were on the side table.",
+        "The recordings were stored on an encrypted drive for ten years.",
+        "Nobody left before the end of the session.",
+    ]
+    payload = {
+        "text": " ".join(told),
+        "kind": "chunk",
+        "attachment_key": "ATT",
+        "page_start": 3,
+        "page_end": 3,
+    }
+    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    asked = "How were the electrodes placed on the chest, how were the signals filtered and where was it all stored?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 3)  # type: ignore[arg-type]
+    assert any(all(s in p.text for s in told[2:10]) for p in passages), [p.text for p in passages]
+    shown = [s for p in passages for s in told if s in p.text]
+    assert len(shown) == len(set(shown))  # no sentence is shown twice
