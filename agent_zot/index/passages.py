@@ -177,6 +177,8 @@ class PassagePicker:
     def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
         """Up to ``count`` passages from ``pool``, the paper's candidate chunks in rank order; no sentence
         appears in two passages."""
+        if count <= 0:
+            return []
         unique: dict[str, ChunkHit] = {}
         for chunk in pool:
             unique.setdefault(chunk.hit.id, chunk)

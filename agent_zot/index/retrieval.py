@@ -114,7 +114,8 @@ def search_papers(
     else:
         counts = list(passages_per_paper)
     for rank, paper in enumerate(papers):
-        paper.passages = ranking.passages(rank, counts[min(rank, len(counts) - 1)])
+        count = counts[min(rank, len(counts) - 1)]
+        paper.passages = ranking.passages(rank, count) if count > 0 else []
     return papers
 
 

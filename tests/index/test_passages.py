@@ -21,7 +21,7 @@ from agent_zot.index.passages import (
     PassagePicker,
     windows,
 )
-from agent_zot.index.retrieval import PaperHit
+from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.sentences import (
     asks_a_question,
     focus_of,
@@ -319,3 +319,14 @@ def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_i
         "Why was the large ImageNet CNN split across two GPUs instead of training on one?",
     ):
         assert split_question(plain) == (plain, None)  # no clause names a paper: the whole question
+
+
+@pytest.mark.slow
+def test_a_search_asked_for_no_passages_picks_none(library: Settings) -> None:
+    """The resolver ranks papers and reads none of their text: a count of 0 is none, not all."""
+    ctx = AppContext(library)
+    try:
+        papers = search_papers(ctx.index(), QUESTION, limit=2, passages_per_paper=0)
+    finally:
+        ctx.close()
+    assert papers and all(not p.passages for p in papers)

@@ -35,3 +35,12 @@ def test_an_answer_told_over_three_windows_reads_as_one_passage() -> None:
     assert any(all(s in p.text for s in told[2:10]) for p in passages), [p.text for p in passages]
     shown = [s for p in passages for s in told if s in p.text]
     assert len(shown) == len(set(shown))  # no sentence is shown twice
+
+
+def test_a_pick_of_no_passages_is_none() -> None:
+    text = "The signals were filtered with a band pass. They were stored for ten years. Nobody left early."
+    payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 1, "page_end": 1}
+    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    picker = PassagePicker(None, "How were the signals filtered?", detail="sentences")  # type: ignore[arg-type]
+    assert picker.pick(pool, 0) == []
+    assert len(picker.pick(pool, 1)) == 1

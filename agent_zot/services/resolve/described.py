@@ -58,9 +58,9 @@ def described_paper(ctx: AppContext, request: PaperRequest, missing: NotFoundErr
     resources = ctx.index_resources()
     if not resources.exists():
         raise missing
-    from agent_zot.index.retrieval import search_papers  # the embedder loads on first use
+    from agent_zot.index.retrieval import rank_papers  # the embedder loads on first use
 
-    hits = search_papers(resources, request.text, limit=CANDIDATES, passages_per_paper=0)
+    hits = rank_papers(resources, request.text, limit=CANDIDATES, lean=True).papers  # no passages needed
     if not hits or hits[0].item_key not in library.items:
         raise missing
     if len(hits) > 1 and hits[0].score < LEAD * hits[1].score:
