@@ -20,13 +20,14 @@ class ChunkSentences:
     """One chunk's sentences (``spans`` into ``text``); ``headings``: the indices of heading lines,
     numbered headings and stubs, never a passage's words."""
 
-    __slots__ = ("_prose", "_terms", "headings", "kinds", "sections", "spans", "text")
+    __slots__ = ("_prose", "_sentences", "_terms", "headings", "kinds", "sections", "spans", "text")
 
     def __init__(self, payload: dict[str, Any]) -> None:
         text: str = payload.get("text", "")
         lines = heading_lines(text)
         spans = sentence_spans(text, lines)
         self.text, self.spans = text, spans
+        self._sentences = [text[a:b] for a, b in spans]
         self.headings = frozenset(
             i
             for i, (a, b) in enumerate(spans)
@@ -34,14 +35,12 @@ class ChunkSentences:
         )
         section = payload.get("section")
         self.sections = sentence_sections(section, text, spans, self.headings)
-        self.kinds = sentence_kinds(
-            self.sections, [text[a:b] for a, b in spans], (section, payload_kind(payload))
-        )
+        self.kinds = sentence_kinds(self.sections, self._sentences, (section, payload_kind(payload)))
         self._prose: list[float] | None = None
         self._terms: dict[tuple[float, float, float], list[SparseVector]] = {}
 
     def sentences(self) -> list[str]:
-        return [self.text[a:b] for a, b in self.spans]
+        return self._sentences
 
     def prose(self) -> list[float]:
         if self._prose is None:
