@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_zot.index.changes import METADATA, ItemWork, item_fingerprint
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
+from agent_zot.index.heap import release_free_heap
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import Point, SearchFilter, SparseVector, item_payload
@@ -27,6 +28,9 @@ from agent_zot.zotero.models import Attachment, Item
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+RELEASE_STAGE = "free memory returned"  # the stage that hands freed heap back (index/heap.py)
 
 
 @dataclass(slots=True)
@@ -148,6 +152,8 @@ class IndexPipeline:
         with times.measure("embed (sparse)"):
             sparse = resources.sparse_documents(texts)
         stats.embed_seconds = time.perf_counter() - started
+        with times.measure(RELEASE_STAGE):
+            release_free_heap()  # the batch's tensors, freed in torch's threads' arenas (index/heap.py)
         return dense, sparse
 
     def refresh(self, entries: list[ItemWork]) -> StoredBatch:

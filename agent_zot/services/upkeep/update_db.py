@@ -31,10 +31,11 @@ from agent_zot.index.changes import (
     plan_update,
 )
 from agent_zot.index.embed import Embedder
+from agent_zot.index.heap import release_free_heap
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.notes import update_notes
 from agent_zot.index.owner import check_library, record_library
-from agent_zot.index.pipeline import IndexPipeline, ParsedItem
+from agent_zot.index.pipeline import RELEASE_STAGE, IndexPipeline, ParsedItem
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.space import (
     MARGIN,
@@ -393,6 +394,8 @@ def _run(
         outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
         with tracker.doing("updating the knowledge graph"):
             if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
+                with times.measure(RELEASE_STAGE):
+                    release_free_heap()  # what embedding freed, before the graph allocates its own
                 _update_graph(graph, library, state, summary, times, rebuild=outdated)
             elif graph_patch:  # tags and collections only: the papers' own nodes and edges
                 _patch_graph(graph, library, graph_patch, summary, times)
