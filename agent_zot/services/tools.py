@@ -46,6 +46,9 @@ HANDLERS: dict[str, Handler] = {
     "zot_export": export.handle,
 }
 
+# What a tool's first call imports on its way, loaded ahead by the server's warm-up.
+PRELOADS: dict[str, Callable[[], None]] = {"zot_search": search.preload}
+
 # The tools that answer from the full-text index, whose answers say when a rebuild is running.
 INDEX_TOOLS = frozenset({"zot_search", "zot_summarize", "zot_explore_graph"})
 

@@ -10,6 +10,13 @@ from agent_zot.services.response import ToolResponse, with_route
 from agent_zot.services.routing import Route
 
 
+def preload() -> None:
+    """Import what a first search imports on its way (the server's warm-up calls this, so that the first
+    answer does not pay for it)."""
+    from agent_zot.services.evidence import claim_check  # noqa: F401
+    from agent_zot.services.search import answer  # noqa: F401
+
+
 def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse:
     filters = {
         "year_min": req.year_min,

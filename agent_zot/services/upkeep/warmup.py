@@ -51,15 +51,14 @@ def _warm(ctx: AppContext) -> None:
         ctx.check_integrity()
     library = ctx.library()
     from agent_zot.services import tools
-    from agent_zot.services.evidence import claim_check  # noqa: F401 - a claim's first check imports it
     from agent_zot.services.resolve.match import warm_texts
     from agent_zot.services.resolve.paper_index import warm_paper_index
     from agent_zot.services.routing.examples import warm_examples
-    from agent_zot.services.search import answer  # noqa: F401 - the other modes' first search imports it
     from agent_zot.services.watch.freshness import index_lag
 
     warm_examples()
     tools.spec_for("zot_search")
+    tools.PRELOADS["zot_search"]()
     if resources.exists():
         index_lag(ctx)  # every answer from the index says whether it is behind the library
     # Last: these tables grow with the library (seconds at 20,000 items), while only requests that name a
