@@ -8,6 +8,7 @@ import itertools
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SparseVector
@@ -91,6 +92,7 @@ def focus_of(query: str) -> str:
     return split_question(query)[0]
 
 
+@lru_cache(maxsize=256)  # one request reads its question several times (kind, focus, per paper)
 def split_question(query: str) -> tuple[str, str | None]:
     """(what the question asks, the words that name its paper), the second None when no clause names one."""
     text = " ".join(query.split())

@@ -133,6 +133,8 @@ def _lettered_heading(previous: str, line: str, next_line: str) -> bool:
     """A lettered heading ("B. Spectrum Analysis"): a letter, then Title Case words, between a finished
     sentence (or the section's own heading) and a long line that starts a sentence; one word only when it
     names a section ("A. Methods"): an initial and a surname ("H. Smith") is an author list's line."""
+    if line[1:3] != ". ":  # most lines: no regular expression
+        return False
     lettered = _LETTERED.fullmatch(line)
     if lettered is None or len(next_line) < _BODY_LINE_CHARS or not next_line[0].isupper():
         return False
