@@ -60,9 +60,15 @@ class SentenceMemo:
     (a run read as one) is not the chunk its id names. Also the whole payloads read for hits that came
     with a few fields (``whole``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, shared: bool = True) -> None:
+        # One search alone reads each chunk once: keeping what it read would only cost memory and time.
+        self.shared = shared
         self._chunks: dict[tuple[str, str], ChunkSentences] = {}
         self._payloads: dict[str, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        """The chunks kept for the request's other searches."""
+        return len(self._chunks)
 
     def whole(self, store: VectorStore, hits: list[Hit]) -> list[Hit]:
         """``hits`` with their whole payloads, each read from ``store`` once per request."""
@@ -72,6 +78,8 @@ class SentenceMemo:
         return [Hit(hit.id, hit.score, self._payloads.get(hit.id, hit.payload)) for hit in hits]
 
     def of(self, hit: Hit) -> ChunkSentences:
+        if not self.shared:
+            return ChunkSentences(hit.payload)
         key = (hit.id, hit.payload.get("text", ""))
         found = self._chunks.get(key)
         if found is None:

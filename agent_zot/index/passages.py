@@ -167,7 +167,8 @@ class PassagePicker:
     ) -> None:
         self.resources, self.query, self.detail, self.reranker = resources, query, detail, reranker
         self.shape, self.hint = shape, hint
-        self.memo = memo or SentenceMemo()  # shared by a request's searches that read the same chunks
+        # shared when a request's searches read the same chunks (a claim check's variants)
+        self.memo = memo if memo is not None else SentenceMemo(shared=False)
         self.scorer = SentenceScorer(query)
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))

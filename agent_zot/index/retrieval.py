@@ -153,7 +153,9 @@ def rank_papers(
     pools: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
-    picking = _Picking(detail, reranker, shape, hint, memo or SentenceMemo(), lean)
+    picking = _Picking(
+        detail, reranker, shape, hint, memo if memo is not None else SentenceMemo(shared=False), lean
+    )
     return Ranking(resources, query, fusion, vectors, papers, pools, picking)
 
 
