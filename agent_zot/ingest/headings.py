@@ -47,6 +47,10 @@ _BODY_LINE_CHARS = 25  # an unnumbered heading must be followed by a line at lea
 # Tolerance"): a few Title Case words between a finished sentence and a new one.
 _PARAGRAPH_HEADING = re.compile(r"[A-Z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*){1,4}")
 PARAGRAPH_LEVEL = 9
+# Equations set on their own line with their number ("7 SBP = a PTT −2 + b"), and a kernel's definition,
+# look like short headings; no section heading holds an operator ("C++" does: a plus needs spaces around it).
+_FORMULA = re.compile(r"[=<>≤≥±×·∑∏∫√−^|\[\]{}]|\s\+\s")
+_ACRONYM_CHARS = 4  # a table's column header row is short capitalised abbreviations ("SBP DBP MAP HR")
 _SMALL_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via"}
 )
@@ -121,12 +125,21 @@ def heading_lines(text: str) -> list[tuple[int, int]]:
 
 
 def _is_heading(previous: str, line: str, next_line: str) -> bool:
+    if _FORMULA.search(line) or _column_header_row(line):
+        return False
     return (
         _numbered_heading(line)
         or _unnumbered_heading(line, next_line)
         or _paragraph_heading(previous, line, next_line)
         or _lettered_heading(previous, line, next_line)
     )
+
+
+def _column_header_row(line: str) -> bool:
+    """A table's header row: three or more capitalised abbreviations and nothing else ("SBP DBP MAP HR",
+    "ME STD MAE RMSE ME STD MAE RMSE"); a heading names its section in words ("DATA AND CODE")."""
+    words = [word for word in (_heading_text(line) or line).split() if word.lower() not in _SMALL_WORDS]
+    return len(words) >= 3 and all(len(word) <= _ACRONYM_CHARS and word.isupper() for word in words)
 
 
 def _lettered_heading(previous: str, line: str, next_line: str) -> bool:

@@ -215,3 +215,38 @@ def test_a_references_heading_repeated_atop_every_page_of_the_list_starts_it_on_
         assert split is not None and split.start_page_index == 3
         found = split.references_text.splitlines()
         assert found == entries  # all thirty, and no header among them
+
+
+def test_formulas_and_table_header_rows_are_not_headings() -> None:
+    """An equation set on its own line with its number ("7 SBP = a PTT −2 + b w/o"), a kernel's definition
+    and a table's column header row look like short headings; a section is never named that way."""
+    body = "The model was fitted to each subject's first session and tested on the second one."
+    page = "\n".join(
+        [
+            "2 Methods",
+            body,
+            "7 SBP = a PTT −2 + b w/o",
+            body,
+            "xT i , x] + b",
+            body,
+            "It ended the fit.",
+            "= Φ(xi) · Φxj",
+            body,
+            "ME STD MAE RMSE ME STD MAE RMSE",
+            body,
+            "SBP DBP MAP HR",
+            body,
+            "RESULTS AND DISCUSSION",
+            body,
+            "3 C++ Implementation",
+            body,
+            "DATA AND CODE",
+            body,
+        ]
+    )
+    assert find_headings([page], [4]) == [
+        (4, "2 Methods"),
+        (4, "RESULTS AND DISCUSSION"),
+        (4, "3 C++ Implementation"),
+        (4, "DATA AND CODE"),
+    ]
