@@ -36,8 +36,9 @@ __all__ = [
     "minilm_onnx_path",
 ]
 
-# sentence-transformers beats the int8 ONNX export on throughput (21.5 vs 18.7 chunks/s on 2 cores) and
-# peak memory; ONNX only wins on load time (0.3 s vs 5 s). Figures and method: scripts/bench_embed.py.
+# sentence-transformers beat the int8 ONNX model on throughput (21.5 vs 18.7 chunks/s on an earlier 2-core
+# machine) and peak memory; the int8 model wins on load time (0.3 s vs 5 s). Figures and method:
+# scripts/bench_embed.py. (Torch against the model's fp32 export depends on the CPU: index/engine_probe.py.)
 DEFAULT_MINILM_BACKEND = "minilm-st"
 
 # Embedders that read more than English (the others' vectors for, say, a Chinese query are noise).

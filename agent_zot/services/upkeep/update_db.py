@@ -10,7 +10,6 @@ interrupted run simply continues next time.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,12 +24,10 @@ from agent_zot.hardware import worker_count
 from agent_zot.index.changes import (
     LIBRARY_STAMP,
     METADATA,
-    ItemWork,
     changed_since_indexed,
     library_stamp,
     plan_update,
 )
-from agent_zot.index.embed import Embedder
 from agent_zot.index.heap import release_free_heap
 from agent_zot.index.integrity import UPDATE_LOCK, IntegrityReport, check_index
 from agent_zot.index.notes import update_notes
@@ -49,6 +46,7 @@ from agent_zot.index.space import (
 from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import READER_VERSION
 from agent_zot.locks import open_lock_file, try_lock, unlock
+from agent_zot.services.upkeep.engine_choice import choose_engine, engine_note, release_engine
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.services.upkeep.progress import Progress, ProgressTracker
 from agent_zot.services.upkeep.unread import partly_read
@@ -64,10 +62,6 @@ log = logging.getLogger(__name__)
 __all__ = ["Progress", "UpdateBusyError", "UpdateOptions", "UpdateSummary", "update_index"]
 
 EMBED_BATCH_CHUNKS = 128  # chunks embedded together (across items) before their items are stored
-# An update expected to embed fewer chunks than this runs on the model's ONNX export (when it has one):
-# importing torch costs 5-10 s, about what torch's faster forward pass saves over ~1,000 chunks.
-SMALL_UPDATE_CHUNKS = 500
-CHUNKS_PER_FILE = 50  # a typical paper's chunks (930 for the 18 shared PDFs), for the estimate above
 IN_PLACE_BATCH = 256  # items updated in place per embedding call and state transaction
 # Metadata points embedded again in place, above which the store is optimized as after a full update
 OPTIMIZE_AFTER_CHUNKS = 1_000
@@ -320,9 +314,7 @@ def _run(
         check_space(resources.folder, needed_bytes(files, len(plan.work)))
     in_place = plan.in_place
     retext = sum(1 for w in in_place if w.scope == METADATA)  # metadata points to embed again
-    light = bool(full or retext) and _light_engine(resources.embedder, full, retext, options)
-    if (full or retext) and not light:
-        _load_in_background(resources.embedder)
+    engine = choose_engine(resources.embedder, full, retext, fulltext=options.fulltext)
     if plan.removed:
         resources.store.delete_items(plan.removed)
         state.forget_items(plan.removed)
@@ -363,10 +355,7 @@ def _run(
     summary.notes = notes.to_dict()
     if summary.chunks or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
-        if light and (note := getattr(resources.embedder, "engine_note", "")):
-            summary.engine_note = (
-                f"{note}; used for updates under {SMALL_UPDATE_CHUNKS} chunks, to skip loading torch (5-10 s)"
-            )
+        summary.engine_note = engine_note(resources.embedder, engine)
     if summary.indexed or notes.indexed or summary.chunks >= OPTIMIZE_AFTER_CHUNKS:
         store_size = disk_usage(resources.folder / "vectors")
         if free_bytes(resources.folder) < store_size + MARGIN:
@@ -395,6 +384,7 @@ def _run(
         with tracker.doing("updating the knowledge graph"):
             if summary.indexed or summary.removed or graph_rebuild or outdated or graph.is_empty():
                 with times.measure(RELEASE_STAGE):
+                    release_engine(resources.embedder, engine)  # the export's session, if it embedded
                     release_free_heap()  # what embedding freed, before the graph allocates its own
                 _update_graph(graph, library, state, summary, times, rebuild=outdated)
             elif graph_patch:  # tags and collections only: the papers' own nodes and edges
@@ -469,31 +459,6 @@ def _patch_graph(
     except AgentZotError as err:
         summary.graph_error = str(err)
         log.warning("knowledge graph not updated: %s", err)
-
-
-def _light_engine(embedder: Embedder, full: list[ItemWork], retext: int, options: UpdateOptions) -> bool:
-    """Whether this update embeds with the embedder's lighter engine (see SMALL_UPDATE_CHUNKS): it
-    re-indexes ``full`` in full and embeds ``retext`` metadata points again in place."""
-    use_export = getattr(embedder, "use_export_for_documents", None)
-    if use_export is None:
-        return False
-    files = sum(len(entry.attachments) for entry in full) if options.fulltext else 0
-    return len(full) + retext + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS and bool(use_export())
-
-
-def _load_in_background(embedder: Embedder) -> None:
-    """Load the model while the workers parse the first files, so the load costs no wall time.
-
-    A failure is left for the first embedding call to raise again, with its message, in the main thread.
-    """
-
-    def load() -> None:
-        try:
-            embedder.load()
-        except AgentZotError as err:  # a missing model or device: written for the user, said again there
-            log.debug("background model load failed (the first embedding call reports it): %s", err)
-
-    threading.Thread(target=load, name="agent-zot-model-load", daemon=True).start()
 
 
 def _store(
