@@ -32,7 +32,15 @@ from typing import Any
 
 from agent_zot.errors import AgentZotError
 from agent_zot.index import wire
-from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SparseVector, VectorStore
+from agent_zot.index.store import (
+    Hit,
+    IndexInfo,
+    Point,
+    SearchFilter,
+    SearchRequest,
+    SparseVector,
+    VectorStore,
+)
 from agent_zot.index.wire import WireError
 from agent_zot.locks import open_lock_file, try_lock, unlock
 
@@ -211,6 +219,9 @@ class SharedIndex:
 
     def search(self, dense: Any, sparse: SparseVector | None, **kwargs: Any) -> list[Hit]:
         return self._call("search", dense, sparse, **kwargs)
+
+    def search_batch(self, requests: Sequence[SearchRequest]) -> list[list[Hit]]:
+        return self._call("search_batch", list(requests))
 
     def count(self, filter: SearchFilter | None = None) -> int:
         return self._call("count", filter)

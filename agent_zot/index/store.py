@@ -84,6 +84,19 @@ class SearchFilter:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchRequest:
+    """One search of a batch (``VectorStore.search_batch``): the arguments of ``search``."""
+
+    dense: DenseVector | None
+    sparse: SparseVector | None
+    limit: int
+    filter: SearchFilter | None = None
+    fusion: str = "rrf"
+    prefetch: int = 100
+    payload: Sequence[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     id: str
     score: float
@@ -134,6 +147,11 @@ class VectorStore(Protocol):
         """Dense only, sparse only, or both fused ("rrf" | "dbsf"), best first; filters run in the engine.
         ``payload``: only these fields of each hit's payload (None: all). Reading whole payloads is most
         of a query's time; a ranking needs a few fields, and ``payloads`` reads the rest for the hits kept."""
+        ...
+
+    def search_batch(self, requests: Sequence[SearchRequest]) -> list[list[Hit]]:
+        """Each request's hits as ``search`` gives them, in order, from one call: the engine plans the
+        batch as a whole (one pass over its segments), and a shared index crosses its socket once."""
         ...
 
     def count(self, filter: SearchFilter | None = None) -> int: ...

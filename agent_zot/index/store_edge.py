@@ -40,6 +40,7 @@ from agent_zot.index.store import (
     IndexInfo,
     Point,
     SearchFilter,
+    SearchRequest,
     SparseVector,
     StoreLockedError,
     as_floats,
@@ -199,32 +200,39 @@ class EdgeStore:
         prefetch: int = 100,
         payload: Sequence[str] | None = None,
     ) -> list[Hit]:
+        return self.search_batch([SearchRequest(dense, sparse, limit, filter, fusion, prefetch, payload)])[0]
+
+    def search_batch(self, requests: Sequence[SearchRequest]) -> list[list[Hit]]:
         shard = self._require()
-        sparse = check_search_args(dense, sparse, fusion, limit)
-        if dense is None and sparse is None:
-            return []
-        engine_filter = _to_filter(filter)
-        fields: Any = True if payload is None else qe.PayloadSelector.Include(list(payload))
-        queries = []
-        if dense is not None:
-            queries.append(qe.Query.Nearest(as_floats(dense), using=DENSE))
-        if sparse is not None:
-            queries.append(
-                qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
-            )
-        if len(queries) == 1:
-            request = qe.QueryRequest(
-                limit=limit, query=queries[0], filter=engine_filter, with_payload=fields
-            )
-        else:
-            # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
-            stages = [qe.Prefetch(limit=max(prefetch, limit), query=q, filter=engine_filter) for q in queries]
-            # the stub declares the variants apart from Fusion; at run time they subclass it
-            fused: qe.Fusion = qe.Fusion.Rrf(k=RRF_K) if fusion == "rrf" else qe.Fusion.Dbsf()  # type: ignore[assignment]
-            request = qe.QueryRequest(
-                limit=limit, prefetches=stages, query=fused, filter=engine_filter, with_payload=fields
-            )
-        return [Hit(str(p.id), float(p.score), p.payload or {}) for p in shard.query(request)]
+        # A batch's lists share most of their hits (a query's two channels, a claim check's variants: a
+        # quarter of the hits are distinct), and reading payloads is most of a query's time: the searches
+        # read none, then each distinct hit's payload is read once.
+        inline = len(requests) == 1
+        planned = [_to_query(r, with_payload=inline) for r in requests]  # all checked before any runs
+        asked = [q for q in planned if q is not None]
+        if not asked:
+            return [[] for _ in requests]
+        if inline:
+            return [[Hit(str(p.id), float(p.score), p.payload or {}) for p in shard.query(asked[0])]]
+        found = iter(shard.query_batch(qe.QueryBatchRequest(asked)))
+        # (the binding makes a new UUID each time a point's id is read: each is read once)
+        answers = [
+            [(str(p.id), float(p.score)) for p in next(found)] if q is not None else [] for q in planned
+        ]
+        wanted: dict[tuple[str, ...] | None, set[str]] = {}
+        for request, scored in zip(requests, answers, strict=True):
+            fields = None if request.payload is None else tuple(request.payload)
+            wanted.setdefault(fields, set()).update(point for point, _ in scored)
+        read: dict[tuple[str, ...] | None, dict[str, dict[str, Any]]] = {}
+        for fields, ids in wanted.items():
+            selector: Any = True if fields is None else qe.PayloadSelector.Include(list(fields))
+            read[fields] = {str(r.id): r.payload or {} for r in shard.retrieve(sorted(ids), selector, False)}
+        # the hits of one point share its payload dict (nothing writes to a hit's payload)
+        by_fields = [read[None if r.payload is None else tuple(r.payload)] for r in requests]
+        return [
+            [Hit(point, score, payloads.get(point, {})) for point, score in scored]
+            for payloads, scored in zip(by_fields, answers, strict=True)
+        ]
 
     def count(self, filter: SearchFilter | None = None) -> int:
         return int(self._require().count(qe.CountRequest(exact=True, filter=_to_filter(filter))))
@@ -371,6 +379,35 @@ def _from_edge_record(point_id: Any, vectors: Any, payload: dict[str, Any] | Non
         list(named[DENSE]),
         SparseVector(list(sparse.indices), list(sparse.values)) if sparse is not None else None,
         payload or {},
+    )
+
+
+def _to_query(request: SearchRequest, *, with_payload: bool = True) -> qe.QueryRequest | None:
+    """The engine's request for one search (``with_payload`` False: its hits' ids and scores only); None
+    when it can find nothing (no dense vector, no terms)."""
+    r = request
+    sparse = check_search_args(r.dense, r.sparse, r.fusion, r.limit)
+    if r.dense is None and sparse is None:
+        return None
+    engine_filter = _to_filter(r.filter)
+    fields: Any = with_payload and (
+        True if r.payload is None else qe.PayloadSelector.Include(list(r.payload))
+    )
+    queries = []
+    if r.dense is not None:
+        queries.append(qe.Query.Nearest(as_floats(r.dense), using=DENSE))
+    if sparse is not None:
+        queries.append(
+            qe.Query.Nearest(qe.SparseVector(list(sparse.indices), list(sparse.values)), using=SPARSE)
+        )
+    if len(queries) == 1:
+        return qe.QueryRequest(limit=r.limit, query=queries[0], filter=engine_filter, with_payload=fields)
+    # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
+    stages = [qe.Prefetch(limit=max(r.prefetch, r.limit), query=q, filter=engine_filter) for q in queries]
+    # the stub declares the variants apart from Fusion; at run time they subclass it
+    fused: qe.Fusion = qe.Fusion.Rrf(k=RRF_K) if r.fusion == "rrf" else qe.Fusion.Dbsf()  # type: ignore[assignment]
+    return qe.QueryRequest(
+        limit=r.limit, prefetches=stages, query=fused, filter=engine_filter, with_payload=fields
     )
 
 

@@ -38,6 +38,7 @@ from agent_zot.index.store import (
     IndexMismatchError,
     Point,
     SearchFilter,
+    SearchRequest,
     SparseVector,
     StoreLockedError,
     as_floats,
@@ -216,49 +217,20 @@ class QdrantStore:
         prefetch: int = 100,
         payload: Sequence[str] | None = None,
     ) -> list[Hit]:
+        return self.search_batch([SearchRequest(dense, sparse, limit, filter, fusion, prefetch, payload)])[0]
+
+    def search_batch(self, requests: Sequence[SearchRequest]) -> list[list[Hit]]:
         client = self._require()
-        fields: Any = True if payload is None else list(payload)
-        sparse = check_search_args(dense, sparse, fusion, limit)
-        if dense is None and sparse is None:
-            return []
-        query_filter = _to_filter(filter)
-        stages: list[tuple[Any, str]] = []
-        if dense is not None:
-            stages.append((as_floats(dense), DENSE))
-        if sparse is not None:
-            stages.append(
-                (models.SparseVector(indices=list(sparse.indices), values=list(sparse.values)), SPARSE)
-            )
-        if len(stages) == 1:
-            query, using = stages[0]
-            response = client.query_points(
-                self.collection,
-                query=query,
-                using=using,
-                query_filter=query_filter,
-                limit=limit,
-                with_payload=fields,
-            )
-        else:
-            # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
-            prefetches = [
-                models.Prefetch(query=q, using=u, limit=max(prefetch, limit), filter=query_filter)
-                for q, u in stages
-            ]
-            fused: Any = (
-                models.RrfQuery(rrf=models.Rrf(k=RRF_K))
-                if fusion == "rrf"
-                else models.FusionQuery(fusion=models.Fusion.DBSF)
-            )
-            response = client.query_points(
-                self.collection,
-                prefetch=prefetches,
-                query=fused,
-                query_filter=query_filter,
-                limit=limit,
-                with_payload=fields,
-            )
-        return [Hit(str(p.id), float(p.score), p.payload or {}) for p in response.points]
+        planned = [_to_query(r) for r in requests]  # every request checked before any runs
+        asked = [q for q in planned if q is not None]
+        answers = client.query_batch_points(self.collection, asked) if asked else []
+        found = iter(answers)
+        return [
+            [Hit(str(p.id), float(p.score), p.payload or {}) for p in next(found).points]
+            if q is not None
+            else []
+            for q in planned
+        ]
 
     def count(self, filter: SearchFilter | None = None) -> int:
         client = self._require()
@@ -401,6 +373,39 @@ def _to_point_struct(point: Point) -> models.PointStruct:
             indices=list(point.sparse.indices), values=[float(v) for v in point.sparse.values]
         )
     return models.PointStruct(id=point.id, vector=vectors, payload=point.payload)
+
+
+def _to_query(request: SearchRequest) -> models.QueryRequest | None:
+    """The client's request for one search; None when it can find nothing (no dense vector, no terms)."""
+    r = request
+    sparse = check_search_args(r.dense, r.sparse, r.fusion, r.limit)
+    if r.dense is None and sparse is None:
+        return None
+    query_filter = _to_filter(r.filter)
+    fields: Any = True if r.payload is None else list(r.payload)
+    stages: list[tuple[Any, str]] = []
+    if r.dense is not None:
+        stages.append((as_floats(r.dense), DENSE))
+    if sparse is not None:
+        stages.append((models.SparseVector(indices=list(sparse.indices), values=list(sparse.values)), SPARSE))
+    if len(stages) == 1:
+        query, using = stages[0]
+        return models.QueryRequest(
+            query=query, using=using, filter=query_filter, limit=r.limit, with_payload=fields
+        )
+    # The filter goes on each prefetch too, so every candidate list is drawn from matching points.
+    prefetches = [
+        models.Prefetch(query=q, using=u, limit=max(r.prefetch, r.limit), filter=query_filter)
+        for q, u in stages
+    ]
+    fused: Any = (
+        models.RrfQuery(rrf=models.Rrf(k=RRF_K))
+        if r.fusion == "rrf"
+        else models.FusionQuery(fusion=models.Fusion.DBSF)
+    )
+    return models.QueryRequest(
+        prefetch=prefetches, query=fused, filter=query_filter, limit=r.limit, with_payload=fields
+    )
 
 
 def _to_filter(search_filter: SearchFilter | None) -> models.Filter | None:

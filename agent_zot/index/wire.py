@@ -16,14 +16,14 @@ import socket
 import struct
 from typing import Any
 
-from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SparseVector
+from agent_zot.index.store import Hit, IndexInfo, Point, SearchFilter, SearchRequest, SparseVector
 
 TAG = "__t"
 _HEADER = struct.Struct("!I")
 MAX_MESSAGE = 512 * 1024 * 1024
 _PLAIN = (str, int, float, bool, type(None))
 _VALUE_TYPES: dict[str, type] = {
-    cls.__name__: cls for cls in (Point, SparseVector, SearchFilter, Hit, IndexInfo)
+    cls.__name__: cls for cls in (Point, SparseVector, SearchFilter, SearchRequest, Hit, IndexInfo)
 }
 _CONTAINERS = {"tuple": tuple, "set": set, "frozenset": frozenset}
 

@@ -27,6 +27,7 @@ from agent_zot.index.store import (
     IndexMismatchError,
     Point,
     SearchFilter,
+    SearchRequest,
     SparseVector,
     StoreLockedError,
     VectorStore,
@@ -467,6 +468,33 @@ def test_a_search_reads_only_the_payload_fields_asked_and_payloads_reads_the_res
     found = store.payloads([pid("A-c2"), pid("nonesuch"), pid("C-c1")])
     assert found == {pid("A-c2"): BY_ID[pid("A-c2")].payload, pid("C-c1"): BY_ID[pid("C-c1")].payload}
     assert store.payloads([]) == {}
+
+
+def test_a_batch_of_searches_answers_each_as_its_own_search_would(store: VectorStore) -> None:
+    # a claim check sends every variant's dense and sparse query at once: one call, the same hits
+    f = SearchFilter(item_keys=("ITEMB",))
+    requests = [
+        SearchRequest(HYBRID_DENSE, None, limit=3),
+        SearchRequest(None, HYBRID_SPARSE, limit=10, payload=("item_key", "page_start")),
+        SearchRequest(HYBRID_DENSE, HYBRID_SPARSE, limit=5, fusion="dbsf"),
+        SearchRequest(HYBRID_DENSE, HYBRID_SPARSE, limit=2, filter=f, prefetch=10),
+        SearchRequest(None, SparseVector([], []), limit=5),  # no terms: nothing, as alone
+        SearchRequest(axis(7), None, limit=1000, filter=SearchFilter(kinds=("metadata",))),
+    ]
+    alone = [
+        store.search(r.dense, r.sparse, limit=r.limit, filter=r.filter, fusion=r.fusion, prefetch=r.prefetch,
+                     payload=r.payload)
+        for r in requests
+    ]  # fmt: skip
+    together = store.search_batch(requests)
+    assert [[(h.id, h.payload) for h in hits] for hits in together] == [
+        [(h.id, h.payload) for h in hits] for hits in alone
+    ]
+    for hits, own in zip(together, alone, strict=True):
+        assert [h.score for h in hits] == pytest.approx([h.score for h in own], abs=1e-5)
+    assert store.search_batch([]) == []
+    with pytest.raises(ValueError, match="fusion"):
+        store.search_batch([SearchRequest(HYBRID_DENSE, HYBRID_SPARSE, limit=5, fusion="max")])
 
 
 def test_existing_ids_are_those_stored(store: VectorStore) -> None:
