@@ -3,6 +3,8 @@ library refused (its answers would name items this library lacks)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from agent_zot.errors import AgentZotError
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.models import Library
@@ -20,12 +22,17 @@ def record_library(state: IndexState, library: Library) -> None:
 
 def check_library(state: IndexState, library: Library) -> None:
     """Refuse an index built from another library: its answers would name items this library lacks."""
+    check_identity(state, library.identity, library.db_path)
+
+
+def check_identity(state: IndexState, identity: str, db_path: Path) -> None:
+    """`check_library` for a library known by its identity alone (read before the library itself)."""
     recorded = state.get_meta("library")
-    if recorded and library.identity and recorded != library.identity:
+    if recorded and identity and recorded != identity:
         built_from = state.get_meta("library_path") or recorded
         raise OtherLibraryError(
             f"The index in {state.path.parent} was built from another Zotero library ({built_from}); "
-            f"the library now is {library.db_path}.",
+            f"the library now is {db_path}.",
             hint="Rebuild it for this library with `agent-zot update-db --force-rebuild`, or give each "
             "library its own data_dir (AGENT_ZOT_DATA_DIR).",
         )

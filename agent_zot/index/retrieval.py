@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
 from agent_zot.index.sentences import focus_of
-from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter
+from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
 from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8
@@ -45,6 +46,7 @@ FUSIONS = ("rrf", "dbsf", "dense", "sparse")
 CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
 # What ranking and grouping read of a hit's payload (``lean`` rankings read no more from the store).
 RANKING_FIELDS = ("item_key", "page_start")
+ITEM_FIELDS = ("title", "creators", "year", "item_type")  # of item_payload: what an answer names a paper by
 # Papers whose passages come from a query of their own (more candidates than the library-wide list gives).
 REFINED_PAPERS = 10
 PAPER_CANDIDATES = 16
@@ -59,6 +61,7 @@ __all__ = [
     "Ranking",
     "fuse",
     "group_by_paper",
+    "rank_many",
     "rank_papers",
     "search_chunks",
     "search_papers",
@@ -71,6 +74,9 @@ class PaperHit:
     score: float
     passages: list[Passage] = field(default_factory=list)
     found_by: set[str] = field(default_factory=set)  # "vector", "sparse" (and later "graph", "metadata")
+    # The item as the index stores it (ITEM_FIELDS of its best chunk's payload; empty from a lean
+    # ranking): what names the paper in an answer made before the library is read
+    indexed: dict[str, Any] = field(default_factory=dict)
 
 
 def search_papers(
@@ -141,22 +147,67 @@ def rank_papers(
     the query's vector, embedded already with others (``Embedder.embed_queries``); ``lean``: read only
     the payload fields a ranking needs from the store, the rest only for the papers given passages (most
     of a store query's time is reading payloads)."""
+    (ranking,) = rank_many(
+        resources,
+        [(query, limit)],
+        search_filter=search_filter,
+        fusion=fusion,
+        reranker=reranker,
+        rerank_candidates=rerank_candidates,
+        detail=detail,
+        shape=shape,
+        hint=hint,
+        memo=memo,
+        dense=None if dense is None else [dense],
+        lean=lean,
+    )
+    return ranking
+
+
+def rank_many(
+    resources: IndexResources,
+    queries: Sequence[tuple[str, int]],
+    *,
+    search_filter: SearchFilter | None = None,
+    fusion: str = "rrf",
+    reranker: Reranker | None = None,
+    rerank_candidates: int = 50,
+    detail: str = "sentences",
+    shape: WindowShape = READING,
+    hint: KindHint | None = None,
+    memo: SentenceMemo | None = None,
+    dense: np.ndarray | Sequence[np.ndarray] | None = None,
+    lean: bool = False,
+) -> list[Ranking]:
+    """``rank_papers`` for each (query, limit), their store queries sent as one batch (a claim check's
+    variants: one engine call instead of two a variant). ``dense``: the queries' vectors, in order."""
     if detail not in DETAILS:
         raise ValueError(f"unknown detail {detail!r}")
-    fetch = max(MIN_FETCH, limit * CHUNKS_PER_PAPER)
-    vectors = QueryVectors(resources, query, fusion, dense=dense)
     lean = lean and reranker is None  # a reranker reads every candidate's text
-    chunks = vectors.search(fetch, search_filter, payload=RANKING_FIELDS if lean else None)
-    if reranker is not None and chunks:
-        chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
-    papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)
-    pools: dict[str, list[ChunkHit]] = {}
-    for chunk in chunks:
-        pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
-    picking = _Picking(
-        detail, reranker, shape, hint, memo if memo is not None else SentenceMemo(shared=False), lean
-    )
-    return Ranking(resources, query, fusion, vectors, papers, pools, picking)
+    fetches = [max(MIN_FETCH, limit * CHUNKS_PER_PAPER) for _, limit in queries]
+    vectors = [
+        QueryVectors(resources, query, fusion, dense=None if dense is None else dense[n])
+        for n, (query, _) in enumerate(queries)
+    ]
+    wanted = [
+        v.requests(fetch, search_filter, payload=RANKING_FIELDS if lean else None)
+        for v, fetch in zip(vectors, fetches, strict=True)
+    ]
+    found = iter(resources.store.search_batch([r for asked in wanted for r in asked.values()]))
+    memo = memo if memo is not None else SentenceMemo(shared=False)
+    full_text: dict[str, bool] = {}  # the rankings find the same papers: each is looked up once
+    rankings = []
+    for (query, limit), v, fetch, asked in zip(queries, vectors, fetches, wanted, strict=True):
+        chunks = v.fused({channel: next(found) for channel in asked}, fetch)
+        if reranker is not None and chunks:
+            chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
+        papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)
+        pools: dict[str, list[ChunkHit]] = {}
+        for chunk in chunks:
+            pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
+        picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
+        rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
+    return rankings
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +218,7 @@ class _Picking:
     hint: KindHint | None
     memo: SentenceMemo
     lean: bool  # the pools' hits hold only RANKING_FIELDS of their payloads
+    full_text: dict[str, bool]  # by item key, whether it has full-text chunks (``_has_full_text``)
 
 
 class Ranking:
@@ -199,9 +251,22 @@ class Ranking:
             whole = self._picking.memo.whole(self.resources.store, [c.hit for c in pool])
             pool = [ChunkHit(hit, c.score, c.channels) for hit, c in zip(whole, pool, strict=True)]
         picker = self._picker or self._make_picker()
-        if rank < REFINED_PAPERS and _has_full_text(self.resources, key):
+        if rank < REFINED_PAPERS and self._full_text(key):
             pool = self._within_paper().within_paper(key, pool)
         return picker.pick(pool, count)
+
+    def _full_text(self, key: str) -> bool:
+        known = self._picking.full_text
+        if key not in known:
+            known[key] = _has_full_text(self.resources, key)
+        return known[key]
+
+    def lean_hits(self, rank: int) -> list[Hit]:
+        """The paper's hits that came with a few payload fields only (``lean``): what ``passages`` reads
+        whole first, unless the memo has them (a caller that picks for several papers reads them at once)."""
+        if not self._picking.lean:
+            return []
+        return [c.hit for c in self._pools.get(self.papers[rank].item_key, [])]
 
     def _make_picker(self) -> PassagePicker:
         # Within a paper, what the question asks (not the words that named the paper) picks the passages.
@@ -284,20 +349,24 @@ class QueryVectors:
         """Chunk hits, best first, fused from the channels the fusion asks for (``payload``: only these
         fields of each hit's payload). A filter that names no kinds searches the papers' points only
         (notes and annotations share the store)."""
-        store = self.resources.store
+        asked = self.requests(fetch, search_filter, payload=payload)
+        found = self.resources.store.search_batch(list(asked.values()))
+        return self.fused(dict(zip(asked, found, strict=True)), fetch, fusion=fusion)
+
+    def requests(
+        self, fetch: int, search_filter: SearchFilter | None, *, payload: Sequence[str] | None = None
+    ) -> dict[str, SearchRequest]:
+        """The store query of each channel (``search`` sends them; a caller may batch them with others')."""
         search_filter = papers_only(search_filter)
-        lists: dict[str, list[Hit]] = {}
+        asked: dict[str, SearchRequest] = {}
         if self.dense is not None:
-            lists["dense"] = store.search(
-                self.dense, None, limit=fetch, filter=search_filter, payload=payload
-            )
-        if self.sparse is not None:
-            found = self.sparse.indices
-            lists["sparse"] = (
-                store.search(None, self.sparse, limit=fetch, filter=search_filter, payload=payload)
-                if found
-                else []
-            )
+            asked["dense"] = SearchRequest(self.dense, None, fetch, search_filter, payload=payload)
+        if self.sparse is not None:  # one with no terms finds nothing (the store answers it so)
+            asked["sparse"] = SearchRequest(None, self.sparse, fetch, search_filter, payload=payload)
+        return asked
+
+    def fused(self, lists: dict[str, list[Hit]], fetch: int, *, fusion: str | None = None) -> list[ChunkHit]:
+        """The channels' hits (``requests`` answered) as one ranking."""
         if len(lists) == 1:
             ((channel, hits),) = lists.items()
             return [ChunkHit(h, h.score, {CHANNEL_NAMES[channel]}) for h in hits]
@@ -414,7 +483,9 @@ def group_by_paper(chunks: list[ChunkHit], *, limit: int, passages_per_paper: in
         if paper is None:
             if len(papers) == limit:
                 continue
-            paper = papers[key] = PaperHit(key, chunk.score)
+            payload = chunk.hit.payload
+            indexed = {name: payload[name] for name in ITEM_FIELDS if name in payload}
+            paper = papers[key] = PaperHit(key, chunk.score, indexed=indexed)
         paper.found_by |= chunk.channels
         if len(paper.passages) < passages_per_paper:
             paper.passages.append(passage_of(chunk.hit, chunk.score))

@@ -1,6 +1,6 @@
 """What every tool answer carries besides its own material: a flag on each retracted paper it names, the
 demo library's note, and for answers from the index, a rebuild running or the index lagging behind the
-library.
+library, or that the answer came before the library was read.
 
 Retractions: Zotero records them itself (Retraction Watch data, table ``retractedItems``; the reader puts them
 on ``Item.retraction``). Every tool answer names items by ``[KEY]``, so one pass over a finished answer flags
@@ -53,13 +53,29 @@ DEMO_HINT = (
 )
 
 
+LIBRARY_PENDING = (
+    "Answered from the index while your Zotero library is still being read: papers as last indexed, "
+    "no retraction flags yet; ask again in a moment for the full answer."
+)
+
+
+def note_library_pending(response: ToolResponse) -> None:
+    """Mark an answer made before the library was read (a server's first seconds): it names papers as the
+    index stores them, and the notes that need the library (retractions, index lag) are left out."""
+    _prefix(response, f"[Note: {LIBRARY_PENDING}]", {"library_pending": True})
+
+
 def note_answer(ctx: AppContext, response: ToolResponse, *, from_index: bool) -> None:
     """Flag retracted papers; say when the answer comes from the demo library and, for an answer from the
-    index, when a rebuild is running (the answer comes from the previous index) or the index is behind."""
-    flag_answer(ctx.library(), response)
+    index, when a rebuild is running (the answer comes from the previous index) or the index is behind.
+    An answer made before the library was read (`note_library_pending`) does not wait for it here."""
+    pending = bool(response.data.get("library_pending"))
+    if not pending:
+        flag_answer(ctx.library(), response)
     if from_index:
         _note_rebuild(ctx, response)
-        _note_lag(ctx, response)
+        if not pending:
+            _note_lag(ctx, response)
     if ctx.serving_demo():
         _prefix(
             response,

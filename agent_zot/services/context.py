@@ -20,7 +20,7 @@ from agent_zot.zotero.demo import ensure_demo_library
 from agent_zot.zotero.discovery import Discovery, discover_library, read_zotero_prefs
 from agent_zot.zotero.file_metadata import with_file_metadata
 from agent_zot.zotero.models import Library, ReadOptions
-from agent_zot.zotero.reader import attach_marks, load_library, read_stamp
+from agent_zot.zotero.reader import attach_marks, library_identity, load_library, read_stamp
 from agent_zot.zotero.saved import load_snapshot, save_snapshot
 
 if TYPE_CHECKING:
@@ -59,6 +59,10 @@ class AppContext:
         self._source: LibrarySource | None = None
         self._source_lock = threading.Lock()
         self._library: Library | None = None
+        # Set while a thread (the server's warm-up) has the first read of the library ahead of it: a
+        # request that can answer without the library does not wait for that read (`library_if_read`).
+        self._read_ahead = threading.Event()
+        self._identity: tuple[FileState, str] | None = None  # read alone, before the library
         self._read: Library | None = None  # the snapshot as zotero.sqlite has it, before _file_metadata
         self._file_metadata_stamp: str | None = None
         self._state: FileState | None = None
@@ -83,11 +87,13 @@ class AppContext:
     def index(self) -> IndexResources:
         """The full-text index of this library (state, embedder, store), created on first use; an index
         built from another library is refused (update-db, which may rebuild it, uses `index_resources`)."""
-        from agent_zot.index.owner import check_library
+        from agent_zot.index.owner import check_identity
 
         resources = self.index_resources()
         if resources.exists():  # reading never creates an index
-            check_library(resources.state, self.library())
+            library = self.library_if_read()
+            identity = library.identity if library is not None else self._identity_alone()
+            check_identity(resources.state, identity, self.source().db_path)
         return resources
 
     def index_ready(self) -> bool:
@@ -255,6 +261,33 @@ class AppContext:
                     self._keep_later(read, options)
             self._library = self._file_metadata(self._read)
             return self._library
+
+    @contextmanager
+    def reading_library(self) -> Iterator[None]:
+        """The first read of the library is ahead of this thread (the server's warm-up, from its start
+        until it has read it): meanwhile a request that can answer without the library does not wait."""
+        self._read_ahead.set()
+        try:
+            yield
+        finally:
+            self._read_ahead.clear()
+
+    def library_if_read(self) -> Library | None:
+        """As `library`, except None while the first read is still ahead of another thread
+        (`reading_library`): at 100,000 items that read takes 0.5-1 s a first answer need not wait for."""
+        if self._read is None and self._read_ahead.is_set():
+            return None
+        return self.library()
+
+    def _identity_alone(self) -> str:
+        """The library's identity read on its own (milliseconds), for checking the index before the
+        library is read; read again when zotero.sqlite changed."""
+        db_path = self.source().db_path
+        state = file_state(db_path)
+        known = self._identity
+        if known is None or known[0] != state:
+            known = self._identity = (state, library_identity(db_path))
+        return known[1]
 
     def _file_metadata(self, library: Library) -> Library:
         """``library`` with what the index read from its parentless PDFs (zotero/file_metadata.py); the

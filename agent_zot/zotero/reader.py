@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_zot.zotero.children import ChildLoader, Row
 from agent_zot.zotero.collection_tree import build_collections
-from agent_zot.zotero.connection import FileState, read_at_state
+from agent_zot.zotero.connection import FileState, read_at_state, read_consistently
 from agent_zot.zotero.gc_pause import gc_paused
 from agent_zot.zotero.marks import LibraryMarks, read_marks
 from agent_zot.zotero.models import (
@@ -81,6 +81,23 @@ def attach_marks(library: Library, options: ReadOptions) -> bool:
         return False
     library.marks = marks
     return True
+
+
+def library_identity(db_path: Path) -> str:
+    """``Library.identity`` of this database, read alone (milliseconds): what a request that does not wait
+    for the whole read checks the index against."""
+    return read_consistently(db_path, lambda conn: _identity_of(conn, inspect_schema(conn), db_path))
+
+
+def _identity_of(conn: sqlite3.Connection, schema: SchemaInfo, db_path: Path) -> str:
+    """What names this library across copies and moves: Zotero's local user key, else the file's path."""
+    if schema.has("settings", "value"):
+        row = conn.execute(
+            "SELECT value FROM settings WHERE setting = 'account' AND key = 'localUserKey'"
+        ).fetchone()
+        if row and row[0]:
+            return f"zotero-user:{row[0]}"
+    return f"path:{db_path.resolve()}"
 
 
 def read_stamp(state: FileState, data_dir: Path, options: ReadOptions) -> str:
@@ -236,14 +253,7 @@ class _Loader(ChildLoader):
         return read_marks(self.conn, self.schema, parents, shared)
 
     def _identity(self) -> str:
-        """What names this library across copies and moves: Zotero's local user key, else the file's path."""
-        if self.schema.has("settings", "value"):
-            row = self.conn.execute(
-                "SELECT value FROM settings WHERE setting = 'account' AND key = 'localUserKey'"
-            ).fetchone()
-            if row and row[0]:
-                return f"zotero-user:{row[0]}"
-        return f"path:{self.db_path.resolve()}"
+        return _identity_of(self.conn, self.schema, self.db_path)
 
     # -- libraries and items -----------------------------------------------------------------
 

@@ -291,7 +291,7 @@ def test_a_long_answer_keeps_the_first_papers_passages_and_says_what_it_left_out
             PaperHit(key, 1.0 / (n + 1), [Passage("word " * 120, "chunk", None, n + 1, n + 1, None, 1.0)] * 4)
             for n, key in enumerate(ctx.library().items)
         ] * 30  # 60 papers: their lines alone take a third of the answer
-        answer = paper_response(ctx.library(), papers, scope="", query="words", detail="sentences")
+        answer = paper_response(ctx.library().items, papers, scope="", query="words", detail="sentences")
     finally:
         ctx.close()
     assert len(answer.text) <= 8000

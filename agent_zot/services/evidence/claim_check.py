@@ -19,7 +19,7 @@ from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.index.chunk_sentences import SentenceMemo
 from agent_zot.index.chunking import has_own_words
 from agent_zot.index.passages import JUDGING, Passage
-from agent_zot.index.retrieval import Ranking, rank_papers
+from agent_zot.index.retrieval import Ranking, rank_many
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
@@ -161,26 +161,29 @@ def gather_evidence(
     fusion = ctx.settings.search_fusion
     # One run of the model for the claim and its variants (the same vectors as one by one, in less time).
     dense = resources.embedder.embed_queries([v.text for v in variants]) if fusion != "sparse" else None
-    rankings = {
-        v.name: rank_papers(
-            resources,
-            v.text,
-            limit=limit * 2 if v.name == "claim" else limit,
-            search_filter=search_filter,
-            fusion=fusion,
-            detail=detail,
-            shape=JUDGING,  # each passage is judged on its own: short, and never two joined
-            memo=memo,
-            dense=dense[n] if dense is not None else None,
-            lean=True,  # about half the papers found are given no passages: their texts are not read
-        )
-        for n, v in enumerate(variants)
-    }
+    # Every variant's dense and sparse store queries go to the store as one batch.
+    ranked = rank_many(
+        resources,
+        [(v.text, limit * 2 if v.name == "claim" else limit) for v in variants],
+        search_filter=search_filter,
+        fusion=fusion,
+        detail=detail,
+        shape=JUDGING,  # each passage is judged on its own: short, and never two joined
+        memo=memo,
+        dense=dense,
+        lean=True,  # about half the papers found are given no passages: their texts are not read
+    )
+    rankings = {v.name: ranking for v, ranking in zip(variants, ranked, strict=True)}
     judge = make_judge(ctx.settings, ask_client=ask_client)
     pool = fuse(rankings, limit=limit + RERANK_EXTRA)
     items = ctx.library().items
     titles = {p.item_key: getattr(items.get(p.item_key), "title", "") or "" for p in pool}
     encoder = ctx.index_resources().bm25
+    # The whole payloads of every pooled paper's hits in one store call (a round trip for a process that
+    # shares another's index), not one call a paper as its passages are picked.
+    memo.whole(
+        resources.store, [h for p in pool for n, r in p.ranks.items() for h in rankings[n].lean_hits(r)]
+    )
     # A judge reorders the whole pool by bearing, so it reads every paper's passages; with none the fused
     # order stands, and passages are picked paper by paper only until the answer is full.
     batches = [[paper] for paper in pool] if isinstance(judge, NoJudge) else [pool]

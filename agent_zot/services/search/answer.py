@@ -13,9 +13,11 @@ from typing import Any
 
 from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
+from agent_zot.index.integrity import update_running
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import Depth, KindHint, PaperHit, search_papers
 from agent_zot.index.sentences import asks_a_question, focus_of
+from agent_zot.services.answer_notes import note_library_pending
 from agent_zot.services.context import AppContext
 from agent_zot.services.paper_reading.questions import classify
 from agent_zot.services.paper_reading.roles import ANSWERED_BY
@@ -57,21 +59,27 @@ def run_search(
     or "full" (whole indexed chunks)."""
     text = checked_text(query, explicit)
     detail = checked_detail(detail)
-    library = ctx.library()
     params = decision.params
+    # A plain search does not wait for a first read of the library under way (a server's first
+    # seconds): the index answers, naming the papers as it stores them. What needs the library waits.
+    library = ctx.library_if_read() if _plain(decision, explicit) else ctx.library()
+    if library is None and not _index_answers_alone(ctx):
+        library = ctx.library()
     size = clamp_limit(limit, default=10)
     topic = str(params.get("topic") or "").strip()
-    if not topic and (params.get("item_keys") or params.get("doi")) and not any(explicit.values()):
-        return _identified(library, params), decision
-    filters = resolve_filters(library, params, explicit, strict_authors=not topic)
-    if not topic and (filters.describe() or decision.mode == "metadata"):
-        return _metadata_listing(library, filters, size), decision
+    filters = Filters()
+    if library is not None:
+        if not topic and (params.get("item_keys") or params.get("doi")) and not any(explicit.values()):
+            return _identified(library, params), decision
+        filters = resolve_filters(library, params, explicit, strict_authors=not topic)
+        if not topic and (filters.describe() or decision.mode == "metadata"):
+            return _metadata_listing(library, filters, size), decision
     if not content_words(text):
         raise InvalidArgumentError(
             f"{quoted(text)} has no words to search for (only common words).",
             hint="Name the topic, method or paper you are looking for.",
         )
-    if not ctx.index_ready():
+    if library is not None and not ctx.index_ready():
         progress = build_progress(ctx, library)
         if progress is None:
             raise NotFoundError(
@@ -86,11 +94,13 @@ def run_search(
     papers, route = search.run(decision, wanted, topic)
     quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
     if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
+        library = search.read_library()  # the escalated modes read it: a weak answer waits for it
         reason = f"{route.reason}; low confidence {quality.confidence:.2f} ({', '.join(quality.reasons)}) → comprehensive"
         route = replace(route, mode="comprehensive", escalated=True, reason=reason)
         papers, route = search.run(route, wanted, topic)
         quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
-    response = present.paper_response(library, papers, scope=filters.describe(), query=wanted, detail=detail)
+    items = library.items if library is not None else present.indexed_items(papers)
+    response = present.paper_response(items, papers, scope=filters.describe(), query=wanted, detail=detail)
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
     if filters.left_out:
@@ -100,6 +110,9 @@ def run_search(
         response.data["unknown_filters"] = [*filters.left_out, *filters.unmatched]
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
+    if library is None:
+        note_library_pending(response)
+        return response, route
     progress = build_progress(ctx, library)
     if progress is not None:  # answered from the papers indexed so far
         response.text = f"[Note: {progress.note()} This answer comes from those.]\n{response.text}"
@@ -107,16 +120,48 @@ def run_search(
     return response, route
 
 
+# What a request names that only the library resolves (authors, collections, tags, keys, DOIs; years are
+# checked against it)
+_LIBRARY_PARAMS = ("authors", "years", "collection", "tags", "item_keys", "doi")
+
+
+def _plain(decision: Route, explicit: dict[str, Any]) -> bool:
+    """A search of the full text alone: the default mode (the others read the library or the graph's
+    view of it), nothing that the library resolves."""
+    return (
+        decision.mode == "fast"
+        and not any(explicit.values())
+        and not any(decision.params.get(name) for name in _LIBRARY_PARAMS)
+    )
+
+
+def _index_answers_alone(ctx: AppContext) -> bool:
+    """Whether the index answers without the library: built, intact, and no first build under way (its
+    answers count the library's papers; see `build_progress`)."""
+    if not ctx.index_ready():
+        return False
+    resources = ctx.index_resources()
+    return resources.state.get_meta("updated_at") is not None or not update_running(resources.folder)
+
+
 class _Search:
     """One request's runs of the hybrid core and the mode-specific backends."""
 
-    def __init__(self, ctx: AppContext, library: Library, filters: Filters, size: int, detail: str) -> None:
+    def __init__(
+        self, ctx: AppContext, library: Library | None, filters: Filters, size: int, detail: str
+    ) -> None:
         self.ctx, self.library, self.filters, self.size, self.detail = ctx, library, filters, size, detail
         self.extras: dict[str, Any] = {}
         self.notes: list[str] = []
         # An escalated request runs the same hybrid retrieval again before adding other backends: the
         # first pass is reused (copies, since later steps mark the hits they merge).
         self._core_runs: dict[tuple[str, int], list[PaperHit]] = {}
+
+    def read_library(self) -> Library:
+        """The library, waited for when this search began before it was read (`run_search`)."""
+        if self.library is None:
+            self.library = self.ctx.library()
+        return self.library
 
     def core(self, text: str, limit: int | None = None) -> list[PaperHit]:
         key = (text, limit or self.size)
@@ -152,10 +197,10 @@ class _Search:
             papers = self.core(wanted)
         graph = self._graph()
         if route.mode == "entity" and graph is not None:
-            self.extras["entities"] = modes.entities_of(graph, self.library, papers)
+            self.extras["entities"] = modes.entities_of(graph, self.read_library(), papers)
             self.notes.append(_entities_text(self.extras["entities"]))
         if route.mode in ("graph", "comprehensive") and graph is not None:
-            authors, neighbours = modes.graph_neighbours(graph, self.library, papers, limit=self.size)
+            authors, neighbours = modes.graph_neighbours(graph, self.read_library(), papers, limit=self.size)
             self.extras["authors"] = authors
             if authors:
                 self.notes.append(
@@ -163,7 +208,7 @@ class _Search:
                 )
             papers = modes.merge_backends(papers, neighbours, limit=self.size + len(neighbours))
         if route.mode in ("metadata", "comprehensive"):
-            found = modes.metadata_matches(self.library, topic or wanted, limit=self.size)
+            found = modes.metadata_matches(self.read_library(), topic or wanted, limit=self.size)
             papers = modes.merge_backends(papers, [p for p in found if self._admits(p)], limit=self.size * 2)
         return papers, route
 
@@ -184,7 +229,7 @@ class _Search:
         return None if graph.is_empty() else graph.store
 
     def _admits(self, paper: PaperHit) -> bool:
-        item = self.library.items.get(paper.item_key)
+        item = self.read_library().items.get(paper.item_key)
         return item is not None and self.filters.admits(item)
 
 

@@ -8,13 +8,14 @@ score) without repeating the authors, venues, sections or words, so an answer co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from agent_zot.index.retrieval import PaperHit
 from agent_zot.services.query_text import PASSAGE_CHARS, locator, passage_label
 from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
-from agent_zot.zotero.models import Item, Library
+from agent_zot.zotero.models import Creator, Item, ZoteroDate
 
 # A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
 # passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
@@ -23,8 +24,9 @@ _FRAME_CHARS = 450  # the head line and the "More:" footer
 
 
 def paper_response(
-    library: Library, papers: list[PaperHit], *, scope: str, query: str, detail: str
+    items: Mapping[str, Item], papers: list[PaperHit], *, scope: str, query: str, detail: str
 ) -> ToolResponse:
+    """The papers found, each named by its item in ``items`` (the library's, or as indexed)."""
     where = f" within {scope}" if scope else ""
     if not papers:
         return ToolResponse(
@@ -32,7 +34,7 @@ def paper_response(
         )
     body: list[str] = []
     rows = []
-    listed_papers = [(p, library.items[p.item_key]) for p in papers if p.item_key in library.items]
+    listed_papers = [(p, items[p.item_key]) for p in papers if p.item_key in items]
     # (a paper indexed but deleted from Zotero since the last update-db is left out)
     heads = [f"{n}. {item_line(item)}" for n, (_, item) in enumerate(listed_papers, 1)]
     left = ANSWER_BUDGET[detail]
@@ -85,3 +87,23 @@ def paper_response(
 def listed(item: Item) -> dict[str, Any]:
     """A paper as data beside its text line: the identifiers, not the authors and venue again."""
     return {"key": item.key, "title": item.title, "year": item.year, "found_by": ["metadata"], "passages": []}
+
+
+def indexed_items(papers: list[PaperHit]) -> dict[str, Item]:
+    """The papers' items as the index stores them (title, creators' last names, year, type): what names
+    them in an answer made before the library is read. No venue, retraction or other fields."""
+    items = {}
+    for paper in papers:
+        stored = paper.indexed
+        year = stored.get("year")
+        items[paper.item_key] = Item(
+            key=paper.item_key,
+            item_id=0,
+            item_type=str(stored.get("item_type") or "document"),
+            library_id=0,
+            fields={"title": str(stored.get("title") or "")},
+            base_fields={},
+            creators=[Creator(0, "author", str(name)) for name in stored.get("creators") or ()],
+            date=ZoteroDate(str(year), year) if isinstance(year, int) else None,
+        )
+    return items

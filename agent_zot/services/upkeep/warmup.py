@@ -4,9 +4,10 @@ starts once the server is built (after its imports, which it would otherwise slo
 GIL), so that the first question is answered at once and `initialize` and `tools/list` never wait for it.
 
 A request that arrives during the warm-up waits only for the part it needs (each part has its own lock, so
-nothing loads twice), and a warm-up that fails leaves the error for that request to report, with its
-message. The warm-up counts as a request from the moment it is started: the watcher's first look at the
-library (and the update process it starts) waits until it is done.
+nothing loads twice); a plain search does not wait for the library at all (it answers from the index,
+and says so), and the library's read waits for it. A warm-up that fails leaves the error for that
+request to report, with its message. The warm-up counts as a request from the moment it is started: the
+watcher's first look at the library (and the update process it starts) waits until it is done.
 """
 
 from __future__ import annotations
@@ -40,25 +41,32 @@ def warm_up(ctx: AppContext, started: threading.Event | None = None) -> float:
 
 
 def _warm(ctx: AppContext) -> None:
-    # First the index's query side: the parts a search waits longest for, and none of them needs the
-    # library (a request checks that the index is this library's before it answers).
-    resources = ctx.index_resources()
-    if resources.exists():
-        embedder = resources.embedder
-        load_query = getattr(embedder, "load_query_model", embedder.load)
-        load_query()
-        resources.open()
-        ctx.check_integrity()
-    library = ctx.library()
     from agent_zot.services import tools
+    from agent_zot.services.routing.examples import warm_examples
+
+    # Until the library is read, a plain search answers from the index (services/search/answer.py): the
+    # read holds the interpreter 0.5-1 s at 100,000 items, which a first answer does without.
+    with ctx.reading_library():
+        # First what a search waits longest for, none of which needs the library (a request checks that
+        # the index is this library's before it answers): the index's query side, the routing tables,
+        # the search's modules.
+        resources = ctx.index_resources()
+        if resources.exists():
+            embedder = resources.embedder
+            load_query = getattr(embedder, "load_query_model", embedder.load)
+            load_query()
+            resources.open()
+            ctx.check_integrity()
+        warm_examples()
+        tools.spec_for("zot_search")
+        tools.PRELOADS["zot_search"]()
+        # A request that came meanwhile goes first: the read would share the interpreter with it.
+        ctx.wait_for_quiet(others=1)  # the warm-up is a request itself
+        library = ctx.library()
     from agent_zot.services.resolve.match import warm_texts
     from agent_zot.services.resolve.paper_index import warm_paper_index
-    from agent_zot.services.routing.examples import warm_examples
     from agent_zot.services.watch.freshness import index_lag
 
-    warm_examples()
-    tools.spec_for("zot_search")
-    tools.PRELOADS["zot_search"]()
     if resources.exists():
         index_lag(ctx)  # every answer from the index says whether it is behind the library
     # Last: these tables grow with the library (seconds at 20,000 items), while only requests that name a

@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_zot.config import Settings
 from agent_zot.index.passages import ChunkHit, Passage, PassagePicker
+from agent_zot.index.shared import SharedIndex
 from agent_zot.services.context import AppContext
 from agent_zot.services.evidence.claim_check import gather_evidence
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
@@ -86,3 +88,29 @@ def test_passages_are_picked_only_for_the_papers_the_claim_check_shows(
     # first ``limit`` fused papers: no other paper's passages are picked, whatever the variants ranked
     assert set(picked) == shown, sorted(picked)
     assert max(picked.values()) <= len(found.variants)  # once per variant that found the paper at most
+
+
+@pytest.mark.slow
+def test_a_claim_check_sends_its_variants_store_queries_as_one_batch_and_reads_payloads_once(
+    trials: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every call a claim check makes on its store, counted where a call leaves for the store (for a second
+    # process, one round trip over the shared index's socket each).
+    calls: list[tuple[str, int]] = []
+    real_call = SharedIndex._call
+
+    def counted(self: SharedIndex, method: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append((method, len(args[0]) if method == "search_batch" else 1))
+        return real_call(self, method, *args, **kwargs)
+
+    ctx = AppContext(trials, home=tmp_path / "home")
+    try:
+        ctx.index().open()  # opened before counting
+        monkeypatch.setattr(SharedIndex, "_call", counted)
+        found = gather_evidence(ctx, CLAIM, limit=3)
+    finally:
+        ctx.close()
+    assert len(found.variants) >= 4 and found.papers
+    # abstracts only (no paper has a query of its own): one batch holding each variant's dense and
+    # sparse query, then one read of the whole payloads of the papers whose passages are picked
+    assert calls == [("search_batch", 2 * len(found.variants)), ("payloads", 1)], calls

@@ -322,3 +322,117 @@ def test_a_small_update_embeds_with_the_export_and_finds_the_same(indexed: Setti
     assert [p["key"] for p in after] == [p["key"] for p in before]
     assert [round(p["score"], 3) for p in after] == [round(p["score"], 3) for p in before]
     assert float((by_export * by_torch).sum(axis=1).min()) > 0.9999
+
+
+# A topic with no cue for another mode: the default (fast) search of the full text
+PLAIN = "a large corpus of scientific papers for text mining"
+
+
+def _library_read_held(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """Hold the first read of the library once it starts (under the context's lock, as a long read at
+    100,000 items does): returns (reading: set when it started, gate: set it to let the read go on)."""
+    reading, gate = threading.Event(), threading.Event()
+    real = AppContext._read_options
+
+    def held(self: AppContext, source: Any) -> Any:
+        reading.set()
+        gate.wait(60)
+        return real(self, source)
+
+    monkeypatch.setattr(AppContext, "_read_options", held)
+    return reading, gate
+
+
+def _answered_within(seconds: float, ask: Any) -> Any:
+    """``ask()``'s answer, or a failure when it did not come within ``seconds`` (it waited for the read)."""
+    answers: list[Any] = []
+    asking = threading.Thread(target=lambda: answers.append(ask()), daemon=True)
+    asking.start()
+    asking.join(seconds)
+    assert answers, f"no answer within {seconds} s: the search waited for the library's read"
+    return answers[0]
+
+
+@pytest.mark.slow
+def test_a_plain_search_while_the_library_is_read_is_answered_from_the_index(
+    indexed: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's warm-up reads the library (a second at 100,000 items) after the index's query side:
+    a plain search arriving meanwhile does not wait for it, names its papers as the index stores them,
+    and says so; once the library is read the same question gets the same papers, without the note."""
+    reading, gate = _library_read_held(monkeypatch)
+    ctx = AppContext(indexed)
+    warming = start_warm_up(ctx)
+    try:
+        assert reading.wait(60)  # the warm-up is reading the library...
+        early = _answered_within(30, lambda: tools.call(ctx, "zot_search", query=PLAIN, limit=3))
+        gate.set()
+        warming.join(60)
+        full = tools.call(ctx, "zot_search", query=PLAIN, limit=3)
+    finally:
+        gate.set()
+        warming.join(60)
+        ctx.close()
+    assert early.text.startswith(
+        "[Note: Answered from the index while your Zotero library is still being read"
+    )
+    assert early.data["library_pending"] is True
+    assert "S2ORC" in early.text and "[p. 1" in early.text
+    assert "library_pending" not in full.data and "still being read" not in full.text
+    assert [p["key"] for p in early.data["papers"]] == [p["key"] for p in full.data["papers"]]
+    assert [(p["title"], p["year"]) for p in early.data["papers"]] == [
+        (p["title"], p["year"]) for p in full.data["papers"]
+    ]
+
+
+@pytest.mark.slow
+def test_a_search_that_names_a_collection_waits_for_the_librarys_read(
+    indexed: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Collections (like tags, authors, keys) are resolved against the library: such a search waits for
+    the read the warm-up has under way, and is then answered in full, its filter applied."""
+    reading, gate = _library_read_held(monkeypatch)
+    ctx = AppContext(indexed)
+    warming = start_warm_up(ctx)
+    answers: list[Any] = []
+    try:
+        assert reading.wait(60)
+        ask = threading.Thread(
+            target=lambda: answers.append(
+                tools.call(ctx, "zot_search", query=PLAIN, collection="Reading list", limit=3)
+            )
+        )
+        ask.start()
+        ask.join(0.5)
+        assert not answers  # waiting for the library...
+        gate.set()
+        ask.join(60)
+    finally:
+        gate.set()
+        warming.join(60)
+        ctx.close()
+    (answer,) = answers
+    assert "library_pending" not in answer.data
+    assert "within collection" in answer.text.splitlines()[0]
+
+
+@pytest.mark.slow
+def test_an_index_of_another_library_is_refused_before_the_library_is_read(
+    indexed: Settings, tmp_path: Path
+) -> None:
+    """The check that the index is this library's reads the library's identity alone when the library
+    itself is not read yet: an answer from another library's index is never given, early or not."""
+    import shutil
+
+    from agent_zot.index.owner import OtherLibraryError
+
+    settings = indexed.model_copy(update={"data_dir": tmp_path / "state"})
+    shutil.copytree(indexed.data_dir, settings.data_dir)
+    ctx = AppContext(settings)
+    try:
+        ctx.index_resources().state.set_meta("library", "zotero-user:someone-else")
+        with ctx.reading_library(), pytest.raises(OtherLibraryError):
+            tools.call(ctx, "zot_search", query=PLAIN, limit=2)
+        assert ctx._read is None
+    finally:
+        ctx.close()
