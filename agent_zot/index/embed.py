@@ -3,7 +3,7 @@
 Every embedder is cheap to construct: models, torch, onnxruntime and HTTP clients are loaded on the first
 call that needs them, so the MCP server can start without paying for a model it may never use.
 
-Backends live in ``embed_local`` (sentence-transformers, ONNX, BGE-M3), ``embed_bge_int8`` and
+Backends live in ``embed_local`` (sentence-transformers, ONNX), ``embed_bge_m3``, ``embed_bge_int8`` and
 ``embed_remote`` (Ollama); ``make_embedder`` imports the one a setting names, on first use.
 """
 
@@ -191,7 +191,7 @@ EMBEDDERS: Backends[Embedder] = Backends(
     {
         "minilm-st": "agent_zot.index.embed_local:SentenceTransformerEmbedder",
         "minilm-onnx": "agent_zot.index.embed_local:OnnxEmbedder",
-        "bge-m3": "agent_zot.index.embed_local:BgeM3Embedder",
+        "bge-m3": "agent_zot.index.embed_bge_m3:BgeM3Embedder",
         "bge-m3-int8": "agent_zot.index.embed_bge_int8:BgeM3Int8Embedder",
         "ollama": "agent_zot.index.embed_remote:OllamaEmbedder",
     },

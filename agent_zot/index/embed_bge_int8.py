@@ -18,7 +18,7 @@ import numpy as np
 
 from agent_zot.hardware import available_cpus
 from agent_zot.index.embed import EmbedderError, l2_normalise
-from agent_zot.index.embed_local import BgeM3Embedder
+from agent_zot.index.embed_bge_m3 import BgeM3Embedder
 from agent_zot.index.store import SparseVector
 
 CACHE = "agent-zot-int8"
@@ -107,7 +107,7 @@ def _sparse_head_nodes(path: Path) -> list[str]:
 
 
 class BgeM3Int8Embedder(BgeM3Embedder):
-    """The BGE-M3 embedder (dense + lexical weights, see embed_local.py) over the cached INT8 ONNX model:
+    """The BGE-M3 embedder (dense + lexical weights, see embed_bge_m3.py) over the cached INT8 ONNX model:
     the model is an onnxruntime session instead of FlagEmbedding's torch model."""
 
     def __init__(

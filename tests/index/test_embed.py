@@ -26,7 +26,8 @@ from agent_zot.index.embed import (
     make_embedder,
     minilm_model_dir,
 )
-from agent_zot.index.embed_local import BgeM3Embedder, OnnxEmbedder, SentenceTransformerEmbedder
+from agent_zot.index.embed_bge_m3 import BgeM3Embedder
+from agent_zot.index.embed_local import OnnxEmbedder, SentenceTransformerEmbedder
 from agent_zot.index.embed_remote import OllamaEmbedder
 from agent_zot.index.sparse import BM25_B, BM25_K1, Bm25Encoder
 
