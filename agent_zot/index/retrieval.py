@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from agent_zot.index.chunk_sentences import SentenceMemo
+from agent_zot.index.coverage import by_coverage
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.passages import (
     DETAILS,
@@ -31,7 +32,7 @@ from agent_zot.index.passages import (
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
-from agent_zot.index.sentences import focus_of
+from agent_zot.index.sentences import focus_of, split_question
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
 from agent_zot.text import has_cjk
 
@@ -205,6 +206,8 @@ def rank_many(
         pools: dict[str, list[ChunkHit]] = {}
         for chunk in chunks:
             pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
+        if not lean and split_question(query)[1]:  # a question that describes its paper: which one?
+            papers = _covered(papers, pools, query)  # (index/coverage.py)
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings
@@ -471,6 +474,12 @@ def _dbsf_scores(hits: list[Hit]) -> list[float]:
     if high <= low:
         return [1.0] * len(values)
     return [min(1.0, max(0.0, (v - low) / (high - low))) for v in values]
+
+
+def _covered(papers: list[PaperHit], pools: dict[str, list[ChunkHit]], query: str) -> list[PaperHit]:
+    by_key = {paper.item_key: paper for paper in papers}
+    ordered = by_coverage([(p.item_key, p.score) for p in papers], pools, query)
+    return [replace(by_key[c.item_key], score=c.score) for c in ordered]
 
 
 def group_by_paper(chunks: list[ChunkHit], *, limit: int, passages_per_paper: int) -> list[PaperHit]:

@@ -1,0 +1,130 @@
+"""A question that describes its paper ("in the study that compared …, how much …?") is answered from the
+paper it describes, not from a close neighbour whose one chunk best matches what it asks: the describing
+words are spread over the described paper's chunks (index/coverage.py). Real PDFs, the real index, fastmcp's
+in-memory client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+
+from agent_zot.config import Settings
+from agent_zot.index.coverage import by_coverage
+from agent_zot.index.passages import ChunkHit
+from agent_zot.index.sparse import Bm25Encoder
+from agent_zot.index.store import Hit
+from tests.conftest import SectionedPaper, connect, sectioned_library, text_of
+
+FILLER = (
+    "The plots lie on loam and clay at three elevations, and each was instrumented before the growing season "
+    "began. Crops were rotated between maize and wheat, irrigation followed the local schedule, and the "
+    "records were checked for gaps after each storm. Probes that drifted were replaced and their records "
+    "marked, and the weather station beside the plots logged rain, wind and air temperature every hour."
+)
+# The described paper: what it compared, its reference and its features, each in a paragraph of its own
+DESCRIBED = SectionedPaper(
+    title="Soil Moisture from Capacitive Probes, Estimated Three Ways",
+    filename="described.pdf",
+    sections=[
+        ("Abstract", "We estimate soil moisture from capacitive probes buried in farm plots."),
+        ("1 Sites", FILLER),
+        (
+            "2 Estimators",
+            "Ridge regression, support vector regression and a genetic-algorithm-tuned network were compared. "
+            + FILLER,
+        ),
+        (
+            "3 Reference",
+            "A neutron probe read beside every capacitive probe served as the reference. " + FILLER,
+        ),
+        ("4 Features", "Twenty-seven spectral features were extracted from each probe record."),
+        (
+            "5 Protocol",
+            "Each record was split so that its first quarter fitted the estimators and the remaining three "
+            "quarters assessed them.",
+        ),
+    ],
+)
+# The neighbour: the same field and much of the same method, and one passage that says in the question's
+# words how records were used for training and testing
+NEIGHBOUR = SectionedPaper(
+    title="Recurrent Networks for Soil Moisture from Capacitive Probes",
+    filename="neighbour.pdf",
+    sections=[
+        (
+            "Abstract",
+            "We compare support vector regression and a recurrent network on spectral features for estimating "
+            "soil moisture from capacitive probes against a gravimetric reference.",
+        ),
+        ("1 Sites", FILLER),
+        (
+            "2 Training",
+            "How much of each probe record was used for training and how much for testing: the first half of "
+            "each probe record was used for training and the second half for testing.",
+        ),
+    ],
+)
+QUESTION = (
+    "In the study that compared ridge regression, support vector regression and a genetic-algorithm-tuned "
+    "network on twenty-seven spectral features with a neutron probe reference, how much of each probe record "
+    "was used for training and how much for testing?"
+)
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return sectioned_library(tmp_path_factory.mktemp("coverage"), [NEIGHBOUR, DESCRIBED], seed=23)
+
+
+@pytest.fixture
+async def client(library: Settings, tmp_path: Path) -> AsyncIterator[Client]:
+    async with connect(library, home=tmp_path / "home") as connected:
+        yield connected
+
+
+@pytest.mark.slow
+async def test_a_question_that_describes_its_paper_is_answered_from_that_paper(client: Client) -> None:
+    result = await client.call_tool("zot_search", {"query": QUESTION}, raise_on_error=False)
+    assert not result.is_error, text_of(result)
+    papers = result.structured_content["papers"]
+    assert papers[0]["title"] == DESCRIBED.title, text_of(result)
+    first = text_of(result).split("\n2. ")[0]
+    assert "first quarter fitted the estimators" in first, text_of(result)
+
+
+@pytest.mark.slow
+async def test_a_question_about_a_topic_keeps_the_best_passage_first(client: Client) -> None:
+    """No clause names a paper: the passage that answers best decides, wherever it is."""
+    result = await client.call_tool(
+        "zot_search",
+        {"query": "How much of each probe record was used for training and how much for testing?"},
+        raise_on_error=False,
+    )
+    assert result.structured_content["papers"][0]["title"] == NEIGHBOUR.title, text_of(result)
+
+
+def _pool(key: str, *texts: str) -> list[ChunkHit]:
+    return [
+        ChunkHit(Hit(f"{key}-{n}", 1.0, {"item_key": key, "text": t}), 1.0, {"vector"})
+        for n, t in enumerate(texts)
+    ]
+
+
+def test_coverage_reorders_only_the_first_papers_and_keeps_scores_in_range() -> None:
+    pools = {
+        "A": _pool("A", "records used for training and testing"),
+        "B": _pool("B", "ridge regression and support vector regression", "a neutron probe reference"),
+        "C": _pool("C", "soil moisture"),
+    }
+    ranked = [("A", 0.5), ("B", 0.45), ("C", 0.2)]
+    question = "which study used ridge regression with a neutron probe reference for training?"
+    out = by_coverage(ranked, pools, question, Bm25Encoder())
+    assert [c.item_key for c in out] == ["B", "A", "C"]
+    assert all(0 < c.score <= 0.5 for c in out) and out[0].score >= out[1].score >= out[2].score
+    # Past the papers compared, the order and scores stay (capped at the last compared score).
+    tail = by_coverage(ranked, pools, question, Bm25Encoder(), papers=2)
+    assert [c.item_key for c in tail] == ["B", "A", "C"] and tail[2].score <= tail[1].score
+    assert by_coverage(ranked, pools, question, Bm25Encoder(), weight=0.0)[0].item_key == "A"
