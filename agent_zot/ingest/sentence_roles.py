@@ -121,6 +121,10 @@ def reads_as_thanks(sentence: str) -> bool:
     )
 
 
+# A table of contents' entry: a title, dot leaders and its page number ("7.1 Philosophies . . . . . 201").
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){6,}\s*\d{1,4}\b")
+
+
 def reads_as_caption(sentence: str) -> bool:
     """A sentence that opens a figure's or table's caption, or a table's note."""
     return bool(_CAPTION_START.match(sentence.lstrip()))
@@ -132,7 +136,10 @@ def is_caption_label(sentence: str) -> bool:
 
 
 def reads_as_chrome(sentence: str) -> bool:
-    """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number."""
+    """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number, a
+    table of contents' entries."""
+    if _CONTENTS_ENTRY.search(sentence):
+        return True
     text = _flat(sentence)
     lower = text.lower()
     if not (

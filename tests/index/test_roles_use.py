@@ -140,6 +140,16 @@ async def _key(client: Client, query: str) -> str:
             "chrome",
         ),
         ("The cuff (Omron HEM-7201) was placed at the upper arm of each subject.", "results"),
+        # a table of contents' lines (dot leaders to a page number) are page furniture, not content
+        (
+            "7.1 Philosophies of Modeling . . . . . . . . . . . . . . . 201 7.1.1 Occam's Razor . . . . . . . . 201",
+            "chrome",
+        ),
+        (
+            "2.1 Probability ............................ 27 2.1.1 Probability vs. Statistics ....... 29",
+            "chrome",
+        ),
+        ("The series converges to 1/2 . . . and so on for every later term.", "results"),
     ],
 )
 def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:

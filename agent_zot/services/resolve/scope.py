@@ -121,13 +121,44 @@ class Filters:
     def describe(self) -> str:
         """The scope in words (describe_scope); "" when nothing narrows it."""
         return describe_scope(
-            collection=(self.collection.path or self.collection.name) if self.collection else None,
+            collection=self._collection_name(),
             tags=_distinct_folded(self.tags),
             authors=self.authors,
             year_min=self.year_min,
             year_max=self.year_max,
             item_types=self.item_types,
         )
+
+    def beyond(self, kept: Filters) -> Filters:
+        """What these filters narrow that ``kept`` does not, one kind of filter at a time (the filters a
+        request's words added to the caller's explicit arguments); the notes stay with ``self``."""
+        years = (self.year_min, self.year_max) != (kept.year_min, kept.year_max)
+        collection = self.collection_keys != kept.collection_keys
+        return Filters(
+            authors=self.authors if self.authors != kept.authors else (),
+            year_min=self.year_min if years else None,
+            year_max=self.year_max if years else None,
+            collection=self.collection if collection else None,
+            collection_keys=self.collection_keys if collection else (),
+            tags=self.tags if self.tags != kept.tags else (),
+            item_types=self.item_types if self.item_types != kept.item_types else (),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The filters that narrow, as data (the names of a request's parameters)."""
+        given: dict[str, Any] = {
+            "authors": list(self.authors),
+            "years": {"start": self.year_min, "end": self.year_max}
+            if self.year_min is not None or self.year_max is not None
+            else None,
+            "collection": self._collection_name(),
+            "tags": _distinct_folded(self.tags),
+            "item_types": list(self.item_types),
+        }
+        return {name: value for name, value in given.items() if value}
+
+    def _collection_name(self) -> str | None:
+        return (self.collection.path or self.collection.name) if self.collection else None
 
 
 def resolve_filters(
@@ -188,6 +219,12 @@ def resolve_filters(
         tags=tags.names or kept,
         item_types=item_types,
     )
+
+
+def explicit_filters(library: Library, explicit: Mapping[str, Any]) -> Filters:
+    """The caller's explicit arguments alone, resolved (what a search keeps when it drops the filters the
+    router read from the request's words)."""
+    return resolve_filters(library, {}, explicit, strict_authors=False)
 
 
 def _check_years(library: Library, year_min: int | None, year_max: int | None) -> None:

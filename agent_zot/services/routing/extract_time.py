@@ -87,9 +87,11 @@ _NOT_PUBLICATION = re.compile(
     r"annotations?|entries|activity|highlights?|tags?))\b"
 )
 _BARE_YEAR_RE = re.compile(rf"{_YB}({_Y}){_YA}")
-# The word after a bare year: "2029 transit predictions", "the 2008 financial crisis" name an event, not
-# when a paper appeared — unless that word is what a library holds ("2019 papers").
+# The words after a year or decade: "2029 transit predictions", "the 1970s knowledge-based systems" describe
+# the content, not when a paper appeared — unless one is what a library holds ("2019 papers"). The first
+# must follow at once (a decade may take a possessive: "the 1990s' expert systems"); a comma ends the phrase.
 _WORD_AFTER_RE = re.compile(r"[^\W\d_][\w-]*")
+_NEXT_WORD_RE = re.compile(r"['’]?\s+[^\W\d_]")
 PHRASE_WORDS = 3  # how far after the year a noun like "paper" still makes it a publication year
 _PREVIOUS_WORD_RE = re.compile(r"\b([^\W\d_]+)\s+$")
 _PUBLICATION_NOUNS = frozenset(
@@ -234,7 +236,7 @@ def extract_years(scan: Scan, params: dict[str, Any], *, recent_means_years: boo
         found = [
             (m.span(), int(m.group(1)))
             for m in _BARE_YEAR_RE.finditer(scan.masked)
-            if not _names_an_event(scan.masked, m.start(), m.end())
+            if not _describes_content(scan.masked, m.start(), m.end())
         ]
         scan.consume(span for span, _ in found)
         bare = [year for _, year in found]
@@ -243,14 +245,20 @@ def extract_years(scan: Scan, params: dict[str, Any], *, recent_means_years: boo
         params["years"] = years
 
 
-def _names_an_event(text: str, start: int, end: int) -> bool:
-    """A bare year inside a phrase, modifying the content words after it ("in 2029 transit predictions",
-    "the 2008 financial crisis"); "Smith 2019 attention" and "the 2017 transformer paper" keep their year."""
-    before = _PREVIOUS_WORD_RE.search(text, 0, start)
-    if before is None or before.group(1).casefold() not in STOPWORDS:
+def _describes_content(text: str, start: int, end: int) -> bool:
+    """A year or decade (``text[start:end]``) opening a phrase and modifying the content words right after
+    it ("in 2029 transit predictions", "the 2008 financial crisis", "of the 1970s knowledge-based systems",
+    "1980s neural network hardware"): what the request is about, not a publication year. "Smith 2019
+    attention" (a name before it), "the 2017 transformer paper" (a publication noun after it), "from the
+    1990s on X" and "in the 1970s" (no content word right after) keep their year."""
+    if text[:start].strip():
+        before = _PREVIOUS_WORD_RE.search(text, 0, start)
+        if before is None or before.group(1).casefold() not in STOPWORDS:
+            return False
+    if not _NEXT_WORD_RE.match(text, end):
         return False
     following = [w.casefold() for w in _WORD_AFTER_RE.findall(text, end)[:PHRASE_WORDS]]
-    if not following or following[0] in STOPWORDS:
+    if following[0] in STOPWORDS:
         return False
     return not any(word in _PUBLICATION_NOUNS for word in following)
 
@@ -263,6 +271,8 @@ def _absolute_years(scan: Scan, bounds: list[tuple[int | None, int | None]]) -> 
         bounds.append((min(a, b), max(a, b)))
         spans.append(m.span())
     for m in _DECADE_RE.finditer(scan.masked):
+        if _describes_content(scan.masked, m.start(1), m.end()):  # "the" before it opens the phrase
+            continue
         decade = int(m.group(1))
         bounds.append((decade, decade + 9))
         spans.append(m.span())

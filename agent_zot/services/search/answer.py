@@ -23,7 +23,7 @@ from agent_zot.services.paper_reading.questions import classify
 from agent_zot.services.paper_reading.roles import ANSWERED_BY
 from agent_zot.services.query_text import NO_INDEX, checked_detail, checked_text, content_words
 from agent_zot.services.resolve.library import identified_items
-from agent_zot.services.resolve.scope import Filters, resolve_filters, without_note
+from agent_zot.services.resolve.scope import Filters, explicit_filters, resolve_filters, without_note
 from agent_zot.services.response import ToolResponse, clamp_limit, item_line, plural, quoted
 from agent_zot.services.routing import Route
 from agent_zot.services.search import modes, present
@@ -92,6 +92,17 @@ def run_search(
     wanted = (topic or text) if filters.describe() else text
     search = _Search(ctx, library, filters, size, detail)
     papers, route = search.run(decision, wanted, topic)
+    dropped = Filters()
+    if not papers and library is not None:
+        # Filters read from the words ("in the 1970s") are a guess: one that leaves nothing is dropped
+        # (and said); the caller's explicit arguments always hold.
+        kept = replace(explicit_filters(library, explicit), left_out=filters.left_out)
+        dropped = filters.beyond(kept)
+        if dropped.describe():
+            filters = kept
+            search = _Search(ctx, library, filters, size, detail)
+            route = replace(route, reason=f"{route.reason}; nothing within {dropped.describe()} → dropped")
+            papers, route = search.run(route, wanted, topic)
     quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
     if escalate and quality.confidence < modes.MIN_CONFIDENCE and route.mode != "comprehensive":
         library = search.read_library()  # the escalated modes read it: a weak answer waits for it
@@ -110,6 +121,10 @@ def run_search(
         response.data["unknown_filters"] = [*filters.left_out, *filters.unmatched]
     if search.notes:
         response.text += "\n" + "\n".join(search.notes)
+    if dropped.describe():
+        instead = f"within {filters.describe()}" if filters.describe() else "the whole library"
+        response.text = f"[Note: nothing within {dropped.describe()} matched; searched {instead} instead.]\n{response.text}"
+        response.data["dropped_filters"] = dropped.to_dict()
     if library is None:
         note_library_pending(response)
         return response, route
