@@ -85,16 +85,16 @@ def more_line(total: int, limit: int) -> str:
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""
 
 
-def item_line(item: Item) -> str:
-    """One compact line per item: key, first authors, year, title, venue."""
+def item_line(item: Item, *, venue: bool = True) -> str:
+    """One compact line per item: key, first authors, year, title, venue (``venue=False``: without it)."""
     authors = item.authors
     names = ", ".join(c.last_name for c in authors[:2]) + (" et al." if len(authors) > 2 else "")
     year = item.year or "n.d."
-    venue = f" — {item.venue}" if item.venue else ""
+    venue_text = f" — {item.venue}" if item.venue and venue else ""
     who = f"{names} ({year})" if names else f"({year})"
     flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
     read = f" ({note})" if (note := pdf_note(item)) else ""  # Zotero has no metadata for it
-    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue}{read}"
+    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue_text}{read}"
 
 
 class _Routed(Protocol):

@@ -37,14 +37,20 @@ def paper_response(
     listed_papers = [(p, items[p.item_key]) for p in papers if p.item_key in items]
     # (a paper indexed but deleted from Zotero since the last update-db is left out)
     heads = [f"{n}. {item_line(item)}" for n, (_, item) in enumerate(listed_papers, 1)]
+    # A paper shown without passages is named without its venue: the budget goes to passages.
+    bare = [f"{n}. {item_line(item, venue=False)}" for n, (_, item) in enumerate(listed_papers, 1)]
     left = ANSWER_BUDGET[detail]
     if left is not None:
-        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in heads)
+        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare)
     trimmed = 0
-    for paper_line, (paper, item) in zip(heads, listed_papers, strict=True):
-        body.append(paper_line)
+    for paper_line, bare_line, (paper, item) in zip(heads, bare, listed_papers, strict=True):
         shown = [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
         if left is not None:
+            venue = len(paper_line) - len(bare_line)
+            if shown and len(shown[0]) + venue < left:
+                left -= venue
+            else:
+                paper_line = bare_line
             kept = []
             for line in shown:
                 if len(line) > left:
@@ -56,6 +62,7 @@ def paper_response(
                 trimmed += 1
                 paper = replace(paper, passages=paper.passages[: len(kept)])
             shown = kept
+        body.append(paper_line)
         body += shown
         rows.append(
             listed(item)

@@ -1,0 +1,66 @@
+"""How a `zot_search` answer spends its 8,000 characters: on passages, not on the venues of papers it shows
+without any."""
+
+from __future__ import annotations
+
+import re
+
+from agent_zot.index.passages import Passage
+from agent_zot.index.retrieval import PaperHit
+from agent_zot.services.search.present import ANSWER_BUDGET, paper_response
+from agent_zot.zotero.models import Creator, Item, ZoteroDate
+
+VENUE = "Proceedings of the Annual International Conference on Long Venue Names in Engineering"
+
+
+def _item(key: str, title: str) -> Item:
+    return Item(
+        key=key,
+        item_id=0,
+        item_type="conferencePaper",
+        library_id=0,
+        fields={"title": title},
+        base_fields={"publicationTitle": VENUE},
+        creators=[Creator(0, "author", "Okafor")],
+        date=ZoteroDate("2021", 2021),
+    )
+
+
+def _passage(page: int, words: int) -> Passage:
+    return Passage(f"Sentence {page} " + "word " * words, "chunk", "ATT1", page, page, None, 1.0)
+
+
+def _lines(text: str) -> dict[str, str]:
+    """Each paper's line by its key ("2. [BBBB2222] Okafor (2021) Paper BBBB2222 — venue")."""
+    return {m.group(1): line for line in text.splitlines() if (m := re.match(r"\d+\. \[(\w+)\]", line))}
+
+
+def test_a_paper_shown_without_passages_is_named_without_its_venue() -> None:
+    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222", "CCCC3333")}
+    budget = ANSWER_BUDGET["sentences"]
+    assert budget is not None
+    # the first paper's passages fill the answer: the others are listed by name only
+    papers = [
+        PaperHit("AAAA1111", 1.0, [_passage(n, 150) for n in range(1, 30)]),
+        PaperHit("BBBB2222", 0.5, [_passage(1, 150)]),
+        PaperHit("CCCC3333", 0.4, [_passage(2, 150)]),
+    ]
+    answer = paper_response(items, papers, scope="", query="words", detail="sentences")
+    lines = _lines(answer.text)
+    assert VENUE in lines["AAAA1111"]
+    assert VENUE not in lines["BBBB2222"] and "Paper BBBB2222" in lines["BBBB2222"]
+    assert VENUE not in lines["CCCC3333"]
+    assert len(answer.text) <= budget
+    assert [bool(p["passages"]) for p in answer.data["papers"]] == [True, False, False]
+
+
+def test_every_paper_shown_with_passages_keeps_its_venue() -> None:
+    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222")}
+    papers = [
+        PaperHit("AAAA1111", 1.0, [_passage(1, 20)]),
+        PaperHit("BBBB2222", 0.5, [_passage(2, 20)]),
+    ]
+    answer = paper_response(items, papers, scope="", query="words", detail="sentences")
+    assert all(VENUE in line for line in _lines(answer.text).values())
+    full = paper_response(items, papers, scope="", query="words", detail="full")  # no budget: as before
+    assert all(VENUE in line for line in _lines(full.text).values())
