@@ -101,9 +101,32 @@ def split_question(query: str) -> tuple[str, str | None]:
         return match.group("focus"), match.group("naming").strip()
     match = _TRAILING.match(text)
     if match:
+        if _holds_main_verb(match.group("naming")):
+            # the words after the break still describe the paper, but what is asked needs all of them
+            return query, match.group("naming")
         asked = f"{match.group('asked')}{match.group('rest') or ''}".rstrip(" ,")
         return f"{asked}?", match.group("naming")
     return query, None
+
+
+# A finite verb of the question's own clause ("... do the authors leave for future work", "... is used to
+# conclude"), not one inside a relative clause that describes the paper ("whose ephemerides were updated").
+_AUXILIARY = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would)\b", re.IGNORECASE
+)
+_RELATIVE = re.compile(r"\b(?:whose|that|which|who|whom|where)\b", re.IGNORECASE)
+
+
+def _holds_main_verb(naming: str) -> bool:
+    """Whether what looked like the clause naming the paper holds the question's own verb: then it is what
+    is asked ("What extension of the small-gain condition do the authors leave for future work?" does not
+    name "the ... work"; "When all beats from the MIMIC subjects were pooled, how ...?" opens with a time
+    clause, not a question word)."""
+    verb = _AUXILIARY.search(naming)
+    if verb is None:
+        return False
+    relative = _RELATIVE.search(naming, 0, verb.start())
+    return relative is None
 
 
 def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:

@@ -314,6 +314,13 @@ def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_i
     assert focus_of("How large a network could it handle for the chain-topology example, and why?") == (
         "How large a network could it handle, and why?"
     )
+    # A "naming" clause that holds the question's own verb is part of what is asked: all its words pick the
+    # sentences (the paper it describes still counts for choosing the paper).
+    asked = "Which extension of the lake-ice merging method do the authors leave for future work?"
+    assert split_question(asked) == (
+        asked,
+        "the lake-ice merging method do the authors leave for future work",
+    )
     for plain in (
         "What limitation of the training data affected the detection of motion artifacts in pressure recordings?",
         "Why was the large ImageNet CNN split across two GPUs instead of training on one?",
