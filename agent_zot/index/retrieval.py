@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agent_zot.index.chunk_sentences import SentenceMemo
-from agent_zot.index.coverage import by_coverage
+from agent_zot.index.coverage import asks_about_a_paper, by_coverage
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.passages import (
     DETAILS,
@@ -32,7 +32,7 @@ from agent_zot.index.passages import (
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
-from agent_zot.index.sentences import focus_of, split_question
+from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
 from agent_zot.text import has_cjk
 
@@ -206,8 +206,8 @@ def rank_many(
         pools: dict[str, list[ChunkHit]] = {}
         for chunk in chunks:
             pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
-        if not lean and split_question(query)[1]:  # a question that describes its paper: which one?
-            papers = _covered(papers, pools, query)  # (index/coverage.py)
+        if not lean and asks_about_a_paper(query, [p.score for p in papers]):  # which one? (coverage.py)
+            papers = _covered(papers, pools, query)
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings

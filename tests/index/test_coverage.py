@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.index.coverage import by_coverage
+from agent_zot.index.coverage import CLOSE_CALL, asks_about_a_paper, by_coverage
 from agent_zot.index.passages import ChunkHit
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
@@ -128,3 +128,27 @@ def test_coverage_reorders_only_the_first_papers_and_keeps_scores_in_range() -> 
     tail = by_coverage(ranked, pools, question, Bm25Encoder(), papers=2)
     assert [c.item_key for c in tail] == ["B", "A", "C"] and tail[2].score <= tail[1].score
     assert by_coverage(ranked, pools, question, Bm25Encoder(), weight=0.0)[0].item_key == "A"
+
+
+# The same description in passing, in the middle of the question: no clause names the paper, but the first
+# papers are a close call, so their coverage of the question decides.
+IN_PASSING = (
+    "How much of each probe record did the comparison of ridge regression, support vector regression and a "
+    "genetic-algorithm-tuned network on twenty-seven spectral features with a neutron probe reference use "
+    "for training and how much for testing?"
+)
+
+
+@pytest.mark.slow
+async def test_a_question_describing_its_paper_in_passing_is_answered_from_that_paper(client: Client) -> None:
+    result = await client.call_tool("zot_search", {"query": IN_PASSING}, raise_on_error=False)
+    assert not result.is_error, text_of(result)
+    assert result.structured_content["papers"][0]["title"] == DESCRIBED.title, text_of(result)
+
+
+def test_coverage_weighs_a_question_that_names_its_paper_or_whose_first_papers_are_close() -> None:
+    assert asks_about_a_paper(QUESTION, [1.0, 0.2])  # a clause names its paper: always
+    assert asks_about_a_paper(IN_PASSING, [1.0, CLOSE_CALL])  # a close call between the first two
+    assert not asks_about_a_paper(IN_PASSING, [1.0, CLOSE_CALL - 0.05])  # one paper clearly leads
+    assert not asks_about_a_paper(IN_PASSING, [1.0])
+    assert not asks_about_a_paper("probe records used for training and testing", [1.0, 0.95])  # a topic
