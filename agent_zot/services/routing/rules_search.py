@@ -54,8 +54,10 @@ _NOT_A_CLAIM_START = (
     r"|search|get|give|look|what|which|who|whom|how|why|where|when|whether|if|effects?|impacts?|role|roles"
     r"|influence|influences|relationship|association|link|links|the\s+(?:effects?|impacts?|role|influence"
     r"|relationship|association|link))\b)"
-    # "For the RNN that predicts BP, how much did ...?": a clause that names the paper, then the question
-    r"(?![^?]{0,300}?[,;:]\s*(?:how|what|which|why|when|where|who|whom|whose)\b[^?]*\?)"
+    # "For the RNN that predicts BP, how much did ...?": a clause that names the paper, then the question,
+    # which may open with its preposition ("..., for what use does ...?", "..., in which months ...?")
+    r"(?![^?]{0,300}?[,;:]\s*(?:(?:for|in|on|at|by|to|from|with|under|of|about|during)\s+)?"
+    r"(?:how|what|which|why|when|where|who|whom|whose)\b[^?]*\?)"
 )
 # Before the verb: no question word ("mechanisms by which sleep affects memory" is a topic).
 _NO_QUESTION = r"(?:(?!\b(?:which|whether|how|why|what|whom|whose|if|when|where)\b)[^?]){0,200}?"

@@ -698,6 +698,9 @@ def test_a_request_that_is_mostly_a_citation_still_names_the_year(query: str) ->
         # a clause naming the paper (with a claim verb in it), then the question: a question, not a claim
         "For the deep RNN that predicts blood pressure from PPG, how much did a bidirectional layer reduce error?",
         "In the trial where exercise improves mood, what was the sample size?",
+        # ... and the question after the clause may open with its preposition ("for what", "in which")
+        "Given its drift offsets from the gauge, for what use does the lake sensor seem suited?",
+        "Since warming affects the ice cover, in which months did the buoys stop recording?",
     ],
 )
 def test_a_plain_topic_stays_a_search(query: str) -> None:
