@@ -121,8 +121,9 @@ def reads_as_thanks(sentence: str) -> bool:
     )
 
 
-# A table of contents' entry: a title, dot leaders and its page number ("7.1 Philosophies . . . . . 201").
-_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){6,}\s*\d{1,4}\b")
+# A table of contents' entry: a title, dot leaders and its page number ("7.1 Philosophies . . . . . 201"); the
+# sentence splitter may cut the number off after the leaders ("3.5 Illustration ........" | "45 3.6 ...").
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){6,}\s*(?:\d{1,4}\b|$)")
 
 
 def reads_as_caption(sentence: str) -> bool:

@@ -149,6 +149,7 @@ async def _key(client: Client, query: str) -> str:
             "2.1 Probability ............................ 27 2.1.1 Probability vs. Statistics ....... 29",
             "chrome",
         ),
+        ("42 3.5 Illustration ............................................", "chrome"),  # its number cut off
         ("The series converges to 1/2 . . . and so on for every later term.", "results"),
     ],
 )
