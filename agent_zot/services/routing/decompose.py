@@ -20,6 +20,8 @@ _MAX_COMPOUND_CHARS = 300
 
 _EXPLICIT_RE = re.compile(r" (?:AND|OR|&&) | ?; ?")
 _LIST_SPLIT_RE = re.compile(r" ?, ?(?:(?:and|or) )?| (?:and|or|vs\.?|versus) ", re.IGNORECASE)
+# A question: its "and"/"or" join what the one question is about, not two searches.
+_QUESTION = re.compile(r"^\s*(?:how|why|what|which|when|where|who|whom|whose)\b|\?\s*$", re.IGNORECASE)
 _SOFT_RE = re.compile(r" (?:and|or|vs\.?|versus) ", re.IGNORECASE)
 
 # Words that make a side a clause or a fragment rather than a concept.
@@ -58,6 +60,8 @@ def decompose(topic: str, query: str) -> tuple[str, ...]:
     if not text or len(text) > _MAX_COMPOUND_CHARS:
         return ()
     parts = _EXPLICIT_RE.split(text)
+    if len(parts) < 2 and _QUESTION.search(query):
+        return ()  # a question asks one thing: "why were X built for systolic and diastolic BP?"
     if len(parts) < 2 and not _has_binomial(text):
         parts = _list_parts(text)
     return _finish(parts, query)

@@ -608,6 +608,18 @@ def test_compound_queries() -> None:
     assert route("zot_summarize", "methods and results of ABCD2345").subqueries == ()
 
 
+def test_a_question_is_one_search_whatever_its_ands() -> None:
+    """A question asks one thing: its "and" joins what it is about ("spring and autumn ice"), it lists no
+    searches; an explicit AND still splits."""
+    for question in (
+        "Why were separate regression models fitted for spring and autumn ice in the gauge and buoy study?",
+        "which sensors and loggers did the lake survey deploy",
+        "Did grazing and fire change soil carbon in the prairie trial?",
+    ):
+        assert route("zot_search", question).subqueries == (), question
+    assert route("zot_search", "which papers cover grazing AND fire").subqueries == ("grazing", "fire")
+
+
 @pytest.mark.slow
 def test_subqueries_never_equal_the_query() -> None:
     queries = [case["query"] for case in CASES] + ["AND", "a AND a", "x, x", "sleep AND"]
