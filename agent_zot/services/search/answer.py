@@ -111,12 +111,16 @@ def run_search(
         papers, route = search.run(route, wanted, topic)
         quality = modes.assess(papers, limit=size, query_terms=len(content_words(wanted)))
     items = library.items if library is not None else present.indexed_items(papers)
-    response = present.paper_response(items, papers, scope=filters.describe(), query=wanted, detail=detail)
-    response.data["quality"] = quality.to_dict()
-    response.data.update(search.extras)
     if filters.left_out:
         search.notes.append(without_note("Searched", filters.left_out))
     search.notes.extend(filters.unmatched)
+    # The notes are part of the answer: its passages leave room for them within the budget.
+    noted = sum(len(note) + 1 for note in search.notes)
+    response = present.paper_response(
+        items, papers, scope=filters.describe(), query=wanted, detail=detail, reserve=noted
+    )
+    response.data["quality"] = quality.to_dict()
+    response.data.update(search.extras)
     if filters.left_out or filters.unmatched:
         response.data["unknown_filters"] = [*filters.left_out, *filters.unmatched]
     if search.notes:

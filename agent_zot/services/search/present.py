@@ -24,9 +24,16 @@ _FRAME_CHARS = 450  # the head line and the "More:" footer
 
 
 def paper_response(
-    items: Mapping[str, Item], papers: list[PaperHit], *, scope: str, query: str, detail: str
+    items: Mapping[str, Item],
+    papers: list[PaperHit],
+    *,
+    scope: str,
+    query: str,
+    detail: str,
+    reserve: int = 0,
 ) -> ToolResponse:
-    """The papers found, each named by its item in ``items`` (the library's, or as indexed)."""
+    """The papers found, each named by its item in ``items`` (the library's, or as indexed); ``reserve``:
+    characters of the budget kept for what follows the papers (the mode's notes)."""
     where = f" within {scope}" if scope else ""
     if not papers:
         return ToolResponse(
@@ -41,7 +48,7 @@ def paper_response(
     bare = [f"{n}. {item_line(item, venue=False)}" for n, (_, item) in enumerate(listed_papers, 1)]
     left = ANSWER_BUDGET[detail]
     if left is not None:
-        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare)
+        left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare) + reserve
     trimmed = 0
     for paper_line, bare_line, (paper, item) in zip(heads, bare, listed_papers, strict=True):
         shown = [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]

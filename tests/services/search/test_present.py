@@ -64,3 +64,19 @@ def test_every_paper_shown_with_passages_keeps_its_venue() -> None:
     assert all(VENUE in line for line in _lines(answer.text).values())
     full = paper_response(items, papers, scope="", query="words", detail="full")  # no budget: as before
     assert all(VENUE in line for line in _lines(full.text).values())
+
+
+def test_the_notes_that_follow_the_papers_fit_in_the_same_budget() -> None:
+    """A mode's notes (the methods and datasets of the papers, who works on the topic) are part of the answer:
+    the passages leave room for them, so the whole answer stays within its budget."""
+    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222")}
+    papers = [PaperHit("AAAA1111", 1.0, [_passage(n, 150) for n in range(1, 30)])]
+    budget = ANSWER_BUDGET["sentences"]
+    assert budget is not None
+    notes = "In these papers:\n  Methods: " + ", ".join(f"method {n} ({n})" for n in range(60))
+    answer = paper_response(
+        items, papers, scope="", query="words", detail="sentences", reserve=len(notes) + 1
+    )
+    assert len(answer.text) + 1 + len(notes) <= budget
+    alone = paper_response(items, papers, scope="", query="words", detail="sentences")
+    assert len(alone.data["papers"][0]["passages"]) > len(answer.data["papers"][0]["passages"])
