@@ -59,6 +59,25 @@ _NOT_A_CLAIM_START = (
     r"(?![^?]{0,300}?[,;:]\s*(?:(?:for|in|on|at|by|to|from|with|under|of|about|during)\s+)?"
     r"(?:how|what|which|why|when|where|who|whom|whose)\b[^?]*\?)"
 )
+# A question about what one paper did, found or used ("How was the reference pressure measured in the
+# dual-probe study?", "In the proof of concept that used RBMs on MIMIC II, what ...?"): its answer is in that
+# paper's passages, though its words may name a graph or entity cue in passing ("reference", "used to",
+# "built on"). A question about the library's papers, authors, sources or citations keeps those modes.
+_WORK_NOUN = (
+    r"(?:study|paper|article|work|survey|review|trial|experiment|patent|thesis|book|textbook|chapter|report"
+    r"|proof[- ]of[- ]concept|method|model|approach|system|framework|device|algorithm|network|pipeline|dataset"
+    r"|catalog(?:ue)?|analysis|reanalysis|update|probe|band|prototype|estimator|classifier|architecture)\b(?!-)"
+)
+_ASK = r"(?:how|what|which|why|when|where|did|does|do|is|are|was|were|can|could|has|have|had)\b"
+_ONE_PAPER_QUESTION = (
+    r"^(?![^?]*\b(?:papers|studies|articles|publications|(?<!the )authors|researchers|people|scientists|sources"
+    r"|works|references|library|libraries|who|whom|whose|cites?|citing|citations?|co-?authors?)\b)\s*(?:"
+    # "In the <description> study, how ...?": the clause names the paper
+    rf"(?:in|for|according\s+to|from|within|among|with|on|at)\s+the\s+[^?,]*?\b{_WORK_NOUN}[^?]*?,\s*{_ASK}"
+    # "How ... in the <description> study?": the question names it
+    rf"|{_ASK}[^?]*?\b(?:the|this|that|its)\s+(?:[\w/()'’.+-]+\s+){{0,8}}?{_WORK_NOUN})"
+)
+
 # Before the verb: no question word ("mechanisms by which sleep affects memory" is a topic).
 _NO_QUESTION = r"(?:(?!\b(?:which|whether|how|why|what|whom|whose|if|when|where)\b)[^?]){0,200}?"
 ASSERTION = (
@@ -145,6 +164,11 @@ SEARCH_RULES: tuple[Rule, ...] = (
         2.6,
         r"\b(?:everything|all|anything|every(?:thing)? (?:paper|item))\s+(?:\w+\s+)?(?:by|from|written by)\s+[a-z]",
     ),
+    # A question about what one paper did, found or used ("How was the reference pressure measured in the
+    # dual-probe study?", "In the proof of concept that ..., what ...?"): its answer is in that paper's
+    # passages. Its words may name a graph or entity cue in passing ("reference", "used to", "built on");
+    # a question about the library's papers, authors or sources keeps those modes.
+    rx("fast", 2.2, _ONE_PAPER_QUESTION),
     # graph: who worked with whom, what cites what
     rx(
         "graph",

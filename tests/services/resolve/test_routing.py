@@ -608,6 +608,33 @@ def test_compound_queries() -> None:
     assert route("zot_summarize", "methods and results of ABCD2345").subqueries == ()
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "How was the reference soil moisture measured in the capacitive probe study?",
+        "In the study that used a gradient-boosted model on lake buoys, how many sites were held out?",
+        "Why does the ice-cover model built on satellite albedo drop the winter months?",
+        "In the proof-of-concept that mapped sonar echoes to fish counts, what reference counts were used?",
+    ],
+)
+def test_a_question_about_one_papers_content_stays_a_search(query: str) -> None:
+    """A question about what one paper did is answered from its passages, whatever cue it names in passing
+    ("reference", "used", "built on")."""
+    assert route("zot_search", query).mode == "fast", route("zot_search", query).reason
+
+
+@pytest.mark.parametrize(
+    ("query", "mode"),
+    [
+        ("which papers cite the lake-ice model paper?", "graph"),
+        ("who are the researchers behind the capacitive probe study?", "graph"),
+        ("which datasets do papers on sepsis prediction use?", "entity"),
+    ],
+)
+def test_a_question_about_the_librarys_papers_keeps_its_mode(query: str, mode: str) -> None:
+    assert route("zot_search", query).mode == mode
+
+
 def test_a_question_is_one_search_whatever_its_ands() -> None:
     """A question asks one thing: its "and" joins what it is about ("spring and autumn ice"), it lists no
     searches; an explicit AND still splits."""
