@@ -105,7 +105,8 @@ def prepare_corpus(corpus: str, work: Path) -> Settings:
     )
     ctx = AppContext(settings, home=work / "home")
     try:
-        update_index(ctx.library(), ctx.index(), UpdateOptions())
+        # as `agent-zot update-db` builds it: with the graph, which the entity and graph modes answer from
+        update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
     finally:
         ctx.close()
     return settings
@@ -135,7 +136,7 @@ def prepare(work: Path, pdfs: Path | None = None) -> Settings:
         build_pdf_library(library, pdfs) if pdfs else build_pdf_library(library)
     settings = Settings(zotero_data_dir=library, data_dir=work / "state", export_dir=work / "exports")
     ctx = AppContext(settings)
-    summary = update_index(ctx.library(), ctx.index(), UpdateOptions())
+    summary = update_index(ctx.library(), ctx.index(), UpdateOptions(), graph=ctx.graph())
     ctx.close()
     print(
         f"index: {summary.indexed} indexed, {summary.unchanged} unchanged, {summary.ocr_pages} pages OCR'd "
