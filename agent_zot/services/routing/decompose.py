@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .extract import trim_frame_words
-from .scan import words
+from .scan import QUESTION_WORDS, words
 
 _MAX_PARTS = 5
 _MAX_PART_WORDS = 6
@@ -21,7 +21,7 @@ _MAX_COMPOUND_CHARS = 300
 _EXPLICIT_RE = re.compile(r" (?:AND|OR|&&) | ?; ?")
 _LIST_SPLIT_RE = re.compile(r" ?, ?(?:(?:and|or) )?| (?:and|or|vs\.?|versus) ", re.IGNORECASE)
 # A question: its "and"/"or" join what the one question is about, not two searches.
-_QUESTION = re.compile(r"^\s*(?:how|why|what|which|when|where|who|whom|whose)\b|\?\s*$", re.IGNORECASE)
+_QUESTION = re.compile(rf"^\s*{QUESTION_WORDS}|\?\s*$", re.IGNORECASE)
 _SOFT_RE = re.compile(r" (?:and|or|vs\.?|versus) ", re.IGNORECASE)
 
 # Words that make a side a clause or a fragment rather than a concept.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .rules import Rule, has, rx
 from .rules_explore import CITATION_TOPICS
+from .scan import QUESTION_WORDS
 
 # Things papers use, as opposed to the papers themselves
 _THINGS = (
@@ -57,7 +58,8 @@ _NOT_A_CLAIM_START = (
     # "For the RNN that predicts BP, how much did ...?": a clause that names the paper, then the question,
     # which may open with its preposition ("..., for what use does ...?", "..., in which months ...?")
     r"(?![^?]{0,300}?[,;:]\s*(?:(?:for|in|on|at|by|to|from|with|under|of|about|during)\s+)?"
-    r"(?:how|what|which|why|when|where|who|whom|whose)\b[^?]*\?)"
+    + QUESTION_WORDS
+    + r"[^?]*\?)"
 )
 # A question about what one paper did, found or used ("How was the reference pressure measured in the
 # dual-probe study?", "In the proof of concept that used RBMs on MIMIC II, what ...?"): its answer is in that

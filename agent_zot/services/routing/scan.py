@@ -19,6 +19,9 @@ QUOTED = (
 )
 QUOTED_RE = re.compile(QUOTED)
 
+# The words a question opens with (its clause, after any preposition: "for what use", "in which months").
+QUESTION_WORDS = r"(?:how|what|which|why|when|where|who|whom|whose)\b"
+
 # Cheap gates: an extractor whose cue cannot be present skips its regexes (most queries are short
 # and mention one or two kinds of parameter).
 HAS_DIGIT = re.compile(r"\d")
