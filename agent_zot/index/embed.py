@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -78,6 +78,16 @@ class Embedder(Protocol):
     def sparse_documents(self, texts: Sequence[str]) -> list[SparseVector] | None: ...
 
     def sparse_query(self, text: str) -> SparseVector | None: ...
+
+
+@runtime_checkable
+class EmbedsSentences(Protocol):
+    """An embedder that can also give each text's sentence vectors from the run that embeds it
+    (index/sentence_vectors.py); None for a run that cannot (a torch build)."""
+
+    def embed_with_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, Sequence[np.ndarray] | None]: ...
 
 
 def offline_hub() -> None:

@@ -25,6 +25,7 @@ from agent_zot.index.embed import (
     read_json,
 )
 from agent_zot.index.model_pins import verify_bundled
+from agent_zot.index.sentence_vectors import pool_sentences
 from agent_zot.index.store import SparseVector
 
 MINILM_NAME = "all-MiniLM-L6-v2"
@@ -293,6 +294,20 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
         )
         return np.asarray(vectors, dtype=np.float32)
 
+    def embed_with_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
+        """``embed_documents(texts)``, with each text's sentence vectors when the build embeds with the ONNX
+        export (its token states are at hand); None with torch, whose encode pools them away."""
+        if not texts:
+            return self.embed_documents(texts), None
+        self._decide_build_engine()
+        if self._documents_by_export and self._model is None:
+            export = self._onnx_query_model()
+            if export is not None:
+                return export.embed_with_sentences(texts, spans)
+        return self.embed_documents(texts), None
+
     def embed_query(self, text: str) -> np.ndarray:
         # A process that already has torch loaded (update-db) keeps using it; a server uses the export.
         query_model = None if self._model is not None else self._onnx_query_model()
@@ -397,6 +412,35 @@ class OnnxEmbedder(_TokenizerMixin):
             batch = order[start : start + batch_size]
             out[batch] = self.run(self.tokenize([texts[i] for i in batch]))
         return out
+
+    def embed_with_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``embed_documents(texts)`` and, from the same run, each text's sentence vectors: its token states
+        pooled over each of its ``spans`` (index/sentence_vectors.py)."""
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        sentences: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
+        if not texts:
+            return out, sentences
+        if self._encoder is None:
+            _ = self.session  # loading the session also builds the batch tokenizer
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
+        for start in range(0, len(order), ONNX_BATCH):
+            batch = order[start : start + ONNX_BATCH]
+            encodings = self._encoder.encode_batch([texts[i] for i in batch])
+            feeds = {
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+            }
+            feeds = {name: feeds[name] for name in self._input_names}
+            hidden = self.session.run(None, feeds)[0]
+            mask = feeds["attention_mask"][..., None].astype(np.float32)
+            out[batch] = l2_normalise((hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9))
+            for row, (i, encoding) in enumerate(zip(batch, encodings, strict=True)):
+                real = int(feeds["attention_mask"][row].sum())
+                sentences[i] = pool_sentences(hidden[row, :real], encoding.offsets[:real], spans[i])
+        return out, sentences
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]

@@ -10,13 +10,16 @@ re-indexes it next time.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agent_zot.index.changes import METADATA, ItemWork, item_fingerprint
 from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
+from agent_zot.index.embed import EmbedsSentences
 from agent_zot.index.heap import release_free_heap
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.sentence_vectors import SentenceVectors, chunk_spans
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import Point, SearchFilter, SparseVector, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
@@ -114,7 +117,7 @@ class IndexPipeline:
         chunks = [c for ready in batch for c in ready.chunks]
         texts = [c.text for c in chunks]
         times = self.times
-        dense, sparse = self._embed(texts, stats)
+        dense, sparse, sentences = self._embed(texts, stats, sentences_of=chunks)
         vectors = {c.id: (dense[i], sparse[i]) for i, c in enumerate(chunks)}
         for ready in batch:
             item = ready.work.item
@@ -132,6 +135,7 @@ class IndexPipeline:
                     pages=ready.pages,
                     points=len(points),
                     front_matter=ready.front_matter,
+                    sentence_vectors={c.id: sentences[c.id] for c in ready.chunks if c.id in sentences},
                 )
             stats.items += 1
             stats.chunks += len(points)
@@ -140,21 +144,33 @@ class IndexPipeline:
             stats.ocr_seconds += ready.ocr_seconds
         return stats
 
-    def _embed(self, texts: list[str], stats: StoredBatch) -> tuple[np.ndarray, list[SparseVector]]:
+    def _embed(
+        self, texts: list[str], stats: StoredBatch, sentences_of: Sequence[Chunk] = ()
+    ) -> tuple[np.ndarray, list[SparseVector], dict[str, bytes]]:
         """Dense and sparse vectors of ``texts``, each stage timed; the time spent embedding goes to
-        ``stats``."""
+        ``stats``. ``sentences_of``: the chunks of ``texts`` (in order), whose full-text ones also get
+        their sentence vectors, packed by chunk id, where the embedder gives them."""
         times, resources = self.times, self.resources
         with times.measure("model load (waited for)"):
             resources.embedder.load()  # a background load: only the wait is counted, not as embedding
         started = time.perf_counter()
+        packed: dict[str, bytes] = {}
         with times.measure("embed (dense)"):
-            dense = resources.embedder.embed_documents(texts)
+            embedder = resources.embedder
+            if sentences_of and isinstance(embedder, EmbedsSentences):
+                spans = [chunk_spans(c.text) if c.kind == "chunk" else [] for c in sentences_of]
+                dense, found = embedder.embed_with_sentences(texts, spans)
+                for chunk, span, vectors in zip(sentences_of, spans, found or (), strict=False):
+                    if span:
+                        packed[chunk.id] = SentenceVectors(tuple(span), vectors).pack()
+            else:
+                dense = embedder.embed_documents(texts)
         with times.measure("embed (sparse)"):
             sparse = resources.sparse_documents(texts)
         stats.embed_seconds = time.perf_counter() - started
         with times.measure(RELEASE_STAGE):
             release_free_heap()  # the batch's tensors, freed in torch's threads' arenas (index/heap.py)
-        return dense, sparse
+        return dense, sparse, packed
 
     def refresh(self, entries: list[ItemWork]) -> StoredBatch:
         """Update indexed items in place whose files did not change (index/changes.py): embed their
@@ -178,7 +194,7 @@ class IndexPipeline:
         retext = [w for w, c in pairs if c.id not in stored]
         chunks = [c for _, c in pairs if c.id not in stored]
         if retext:
-            dense, sparse = self._embed([c.text for c in chunks], stats)
+            dense, sparse, _ = self._embed([c.text for c in chunks], stats)
             points = [
                 _point(c, w.item, dense[i], sparse[i])
                 for i, (c, w) in enumerate(zip(chunks, retext, strict=True))

@@ -282,6 +282,10 @@ class Ranking:
             shape=p.shape,
             hint=p.hint,
             memo=p.memo,
+            # Passages to read are also scored by meaning (a claim check's, JUDGING, keep their tuned scores),
+            # by the whole question's vector: a sentence's vector carries its chunk's context, which the
+            # words naming the paper match too (the focus alone: 0.622 instead of 0.711 on dev, 45 questions)
+            query_vector=self._query_vectors.dense if p.shape == READING else None,
         )
         return self._picker
 

@@ -53,6 +53,14 @@ CREATE TABLE IF NOT EXISTS ocr_pages (
     number INTEGER NOT NULL,
     PRIMARY KEY (attachment_key, number)
 );
+-- each full-text chunk's sentence vectors, packed (index/sentence_vectors.py); indexes made before it
+-- gain it empty, and pick passages without them until their items are indexed again
+CREATE TABLE IF NOT EXISTS sentence_vectors (
+    point_id TEXT PRIMARY KEY,
+    item_key TEXT NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sentence_vectors_item ON sentence_vectors(item_key);
 -- title, authors and year read from a PDF that Zotero holds without a parent item (index/pdf_metadata.py)
 CREATE TABLE IF NOT EXISTS pdf_metadata (
     attachment_key TEXT PRIMARY KEY,

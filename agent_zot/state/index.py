@@ -177,10 +177,12 @@ class IndexState:
         pages: Mapping[str, Sequence[PageRecord]],
         points: int | None = None,
         front_matter: dict[str, FrontMatter] | None = None,
+        sentence_vectors: Mapping[str, bytes] | None = None,
     ) -> None:
         """Replace everything known about an item in one transaction. ``points``: how many vector points
         the item has in the store (its chunks plus its metadata point); ``front_matter``: what was read
-        from its PDFs' title blocks, by attachment key."""
+        from its PDFs' title blocks, by attachment key; ``sentence_vectors``: its chunks' packed sentence
+        vectors, by point id."""
         chunks = points if points is not None else sum(a.chunks for a in attachments)
         with self._transaction() as conn:
             self._forget(conn, [item_key])
@@ -220,6 +222,23 @@ class IndexState:
                     for key, fm in (front_matter or {}).items()
                 ],
             )
+            conn.executemany(
+                "INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?)",
+                [(point, item_key, data) for point, data in (sentence_vectors or {}).items()],
+            )
+
+    def sentence_vectors(self, point_ids: Sequence[str]) -> dict[str, bytes]:
+        """The packed sentence vectors of those of ``point_ids`` that have them."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(point_ids), 500):  # within SQLite's bound-parameter limit
+            part = point_ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._conn.execute(
+                f"SELECT point_id, data FROM sentence_vectors WHERE point_id IN ({marks})",  # noqa: S608 - marks only
+                list(part),
+            )
+            found.update(rows.fetchall())
+        return found
 
     def update_fingerprints(self, fingerprints: dict[str, str]) -> None:
         """Record new fingerprints of indexed items updated in place (their files and points stay)."""
@@ -254,6 +273,7 @@ class IndexState:
                     (key,),
                 )
             conn.execute("DELETE FROM pdf_metadata WHERE item_key = ?", (key,))
+            conn.execute("DELETE FROM sentence_vectors WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM attachments WHERE item_key = ?", (key,))
             conn.execute("DELETE FROM items WHERE item_key = ?", (key,))
 

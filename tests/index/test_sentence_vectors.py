@@ -1,0 +1,132 @@
+"""Sentence vectors read in their chunk's context: pooled from the indexing run's token states, stored with
+the index, and scoring the sentences of a question's answer by meaning as well as by words."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastmcp import Client
+from fpdf import FPDF
+
+from agent_zot.config import Settings
+from agent_zot.index import passages
+from agent_zot.index.sentence_vectors import SentenceVectors, pool_sentences
+from agent_zot.state.index import IndexState
+from agent_zot.zotero.builder import ZoteroLibraryBuilder
+from tests.conftest import connect, guard_database, index_library, library_settings, text_of
+
+# No word of the question is in the answer: only what the sentences mean tells them apart.
+QUESTION = "What stops this approach from being put on small battery-powered gadgets?"
+ANSWER = "The computational cost of the network prohibits deployment on embedded devices."
+METHODS = (
+    "We recorded heart signals from forty volunteers at rest. Each volunteer sat for five minutes before "
+    "the first reading. Signals were filtered between one and ten hertz. Recordings lasted twenty minutes "
+    "in a quiet room. Electrodes were placed on both wrists and the left ankle. The room was kept at "
+    "twenty-two degrees. Volunteers were asked not to drink coffee on the morning of the visit. Two nurses "
+    "supervised every visit. Blood samples were taken at the end of each visit. The samples were frozen "
+    "within one hour. Each visit ended with a short questionnaire about sleep. Most volunteers came in the "
+    "morning. The questionnaire had twelve items. Three volunteers did not finish the questionnaire. "
+    f"Heart rates ranged from fifty to ninety beats per minute. {ANSWER} Participants were paid for their "
+    "time."
+)
+
+
+def test_a_sentence_is_the_mean_of_its_own_tokens_and_special_tokens_belong_to_none() -> None:
+    hidden = np.array([[9.0, 9.0], [1.0, 0.0], [3.0, 0.0], [0.0, 2.0], [9.0, -9.0]], dtype=np.float32)
+    offsets = [(0, 0), (0, 4), (5, 9), (11, 15), (0, 0)]  # [CLS] two words | one word [SEP]
+    vectors = pool_sentences(hidden, offsets, [(0, 10), (11, 16), (20, 30)])
+    assert np.allclose(vectors[0], [1.0, 0.0]) and np.allclose(vectors[1], [0.0, 1.0])
+    assert not vectors[2].any()  # cut off by the model's truncation: no vector, not a wrong one
+
+
+def test_packed_vectors_keep_their_spans_and_meet_only_the_same_sentences() -> None:
+    rng = np.random.default_rng(3)
+    raw = rng.normal(size=(3, 384)).astype(np.float32)
+    spans = ((0, 40), (41, 90), (91, 130))
+    stored = SentenceVectors(spans, raw / np.linalg.norm(raw, axis=1, keepdims=True))
+    back = SentenceVectors.unpack(stored.pack())
+    assert back.spans == spans and len(stored.pack()) == 4 + 3 * 8 + 3 * 384
+    query = stored.vectors[1]
+    found = back.similarities(query, list(spans))
+    assert found is not None and found[1] == pytest.approx(1.0, abs=0.01) and max(found) == found[1]
+    assert back.similarities(query, [(0, 40), (41, 130)]) is None  # split otherwise since: none of them
+
+
+def _pdf(path: Path, text: str) -> bytes:
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    pdf.add_page()
+    pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
+    return path.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("sentence_vectors")
+    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=11)
+    study = b.add_item("journalArticle", title="Heart Signals at Rest", date="2022-00-00 2022")
+    b.add_attachment(study, filename="heart.pdf", content=_pdf(root / "heart.pdf", METHODS))
+    soil = b.add_item("journalArticle", title="Soil Carbon Under Grazing", date="2020-00-00 2020")
+    grazing = "Grazing changes soil carbon in grasslands, and the effect depends on rainfall. " * 4
+    b.add_attachment(soil, filename="soil.pdf", content=_pdf(root / "soil.pdf", grazing))
+    db = guard_database(b.build())
+    # the ONNX model embeds in every build (the default engine is chosen per machine)
+    return index_library(library_settings(db.parent, root, embedder="minilm-onnx"), root / "home")
+
+
+@pytest.mark.slow
+def test_every_full_text_chunk_keeps_its_sentence_vectors(library: Settings) -> None:
+    state = library.data_dir / "index" / "state.sqlite"
+    with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT data FROM sentence_vectors").fetchall()
+    assert len(rows) >= 2  # one a paper's chunk (metadata points have none)
+    sentences = [SentenceVectors.unpack(data) for (data,) in rows]
+    assert all(s.vectors.shape == (len(s.spans), 384) for s in sentences)
+    assert any(len(s.spans) >= 7 for s in sentences)
+
+
+async def _first_passage(client: Client) -> str:
+    """The first paper's title and its first passage, as the assistant reads them."""
+    result = await client.call_tool("zot_search", {"query": QUESTION}, raise_on_error=False)
+    assert not result.is_error, text_of(result)
+    first = (result.structured_content or {})["papers"][0]
+    lines = text_of(result).splitlines()
+    assert lines[2].startswith("   [p"), lines[:3]  # "1. [KEY] …" then its passages, best first
+    return f"{first['title']}\n{lines[2]}"
+
+
+@pytest.mark.slow
+async def test_a_question_in_other_words_finds_its_sentence_by_meaning(
+    library: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with connect(library, home=tmp_path / "home") as client:
+        title, passage = (await _first_passage(client)).split("\n")
+        assert title == "Heart Signals at Rest"
+        assert ANSWER in passage
+        # by words alone every sentence ties, and the first one opens the answer
+        monkeypatch.setattr(passages, "DENSE_WEIGHT", 0.0)
+        _, passage = (await _first_passage(client)).split("\n")
+        assert ANSWER not in passage
+
+
+def test_an_item_indexed_again_or_forgotten_leaves_no_sentence_vectors_behind(tmp_path: Path) -> None:
+    state = IndexState(tmp_path / "state.sqlite")
+    vectors = SentenceVectors(((0, 5),), np.ones((1, 4), dtype=np.float32) / 2).pack()
+    state.record_item(
+        "ITEM1", "f1", status="indexed", attachments=[], pages={}, sentence_vectors={"p1": vectors}
+    )
+    state.record_item(
+        "ITEM2", "f2", status="indexed", attachments=[], pages={}, sentence_vectors={"p9": vectors}
+    )
+    assert set(state.sentence_vectors(["p1", "p9", "nope"])) == {"p1", "p9"}
+    state.record_item(
+        "ITEM1", "f3", status="indexed", attachments=[], pages={}, sentence_vectors={"p2": vectors}
+    )
+    assert set(state.sentence_vectors(["p1", "p2"])) == {"p2"}  # its old chunk's are gone with it
+    state.forget_items(["ITEM1"])
+    assert set(state.sentence_vectors(["p1", "p2", "p9"])) == {"p9"}
+    state.close()
