@@ -83,7 +83,7 @@ class Embedder(Protocol):
 @runtime_checkable
 class EmbedsSentences(Protocol):
     """An embedder that can also give each text's sentence vectors from the run that embeds it
-    (index/sentence_vectors.py); None for a run that cannot (a torch build)."""
+    (index/sentence_vectors.py); None where that run keeps no token states."""
 
     def embed_with_sentences(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]

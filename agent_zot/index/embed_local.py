@@ -296,17 +296,40 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
 
     def embed_with_sentences(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
-    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
-        """``embed_documents(texts)``, with each text's sentence vectors when the build embeds with the ONNX
-        export (its token states are at hand); None with torch, whose encode pools them away."""
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``embed_documents(texts)`` and each text's sentence vectors, from the run that embeds them (the
+        ONNX export's or torch's)."""
         if not texts:
-            return self.embed_documents(texts), None
+            return self.embed_documents(texts), []
         self._decide_build_engine()
         if self._documents_by_export and self._model is None:
             export = self._onnx_query_model()
             if export is not None:
                 return export.embed_with_sentences(texts, spans)
-        return self.embed_documents(texts), None
+        return self._torch_with_sentences(texts, spans)
+
+    def _torch_with_sentences(
+        self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Torch's run of ``texts`` with its token states kept (``output_value=None``), pooled per sentence as
+        the export's are; the texts' own vectors as ``embed_documents`` gives them."""
+        model = self.model
+        found = model.encode(
+            list(texts),
+            batch_size=32 if self.device == "cpu" else ACCELERATOR_BATCH,
+            output_value=None,
+            show_progress_bar=False,
+        )
+        offsets = model.tokenizer(
+            list(texts), return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length
+        )["offset_mapping"]
+        dense = np.empty((len(texts), self.dim), dtype=np.float32)
+        sentences: list[np.ndarray] = []
+        for row, (features, marks, wanted) in enumerate(zip(found, offsets, spans, strict=True)):
+            dense[row] = features["sentence_embedding"].float().cpu().numpy()
+            states = features["token_embeddings"].float().cpu().numpy()[: len(marks)]
+            sentences.append(pool_sentences(states, marks, wanted))
+        return l2_normalise(dense), sentences
 
     def embed_query(self, text: str) -> np.ndarray:
         # A process that already has torch loaded (update-db) keeps using it; a server uses the export.

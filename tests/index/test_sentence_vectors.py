@@ -13,7 +13,8 @@ from fpdf import FPDF
 
 from agent_zot.config import Settings
 from agent_zot.index import passages
-from agent_zot.index.sentence_vectors import SentenceVectors, pool_sentences
+from agent_zot.index.embed_local import OnnxEmbedder, SentenceTransformerEmbedder
+from agent_zot.index.sentence_vectors import SentenceVectors, chunk_spans, pool_sentences
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
@@ -130,3 +131,19 @@ def test_an_item_indexed_again_or_forgotten_leaves_no_sentence_vectors_behind(tm
     state.forget_items(["ITEM1"])
     assert set(state.sentence_vectors(["p1", "p2", "p9"])) == {"p9"}
     state.close()
+
+
+@pytest.mark.slow
+def test_a_torch_build_keeps_the_sentence_vectors_an_onnx_build_keeps() -> None:
+    """GPUs, and CPUs where torch is faster than the export, embed with torch: their sentence vectors are
+    the same pooling of the same model's token states."""
+    spans = chunk_spans(METHODS)
+    torch_model = SentenceTransformerEmbedder()  # no export folder: documents run on torch
+    dense, by_torch = torch_model.embed_with_sentences([METHODS], [spans])
+    assert float(dense[0] @ torch_model.embed_documents([METHODS])[0]) > 0.9999
+    _, by_onnx = OnnxEmbedder().embed_with_sentences([METHODS], [spans])  # the int8 export
+    assert by_torch[0].shape == by_onnx[0].shape == (len(spans), torch_model.dim)
+    assert min(float(a @ b) for a, b in zip(by_torch[0], by_onnx[0], strict=True)) > 0.95
+    question = torch_model.embed_query(QUESTION)
+    answer = next(i for i, (a, b) in enumerate(spans) if METHODS[a:b] == ANSWER)
+    assert int(np.argmax(by_torch[0] @ question)) == answer
