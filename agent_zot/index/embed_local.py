@@ -311,24 +311,32 @@ class SentenceTransformerEmbedder(_TokenizerMixin):
     def _torch_with_sentences(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
     ) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Torch's run of ``texts`` with its token states kept (``output_value=None``), pooled per sentence as
-        the export's are; the texts' own vectors as ``embed_documents`` gives them."""
+        """Torch's run of ``texts`` with its token states kept, pooled per sentence as the export's are; the
+        texts' own vectors as ``embed_documents`` gives them (the model's own pooling, normalised)."""
+        import torch
+
         model = self.model
-        found = model.encode(
-            list(texts),
-            batch_size=32 if self.device == "cpu" else ACCELERATOR_BATCH,
-            output_value=None,
-            show_progress_bar=False,
-        )
-        offsets = model.tokenizer(
-            list(texts), return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length
-        )["offset_mapping"]
         dense = np.empty((len(texts), self.dim), dtype=np.float32)
-        sentences: list[np.ndarray] = []
-        for row, (features, marks, wanted) in enumerate(zip(found, offsets, spans, strict=True)):
-            dense[row] = features["sentence_embedding"].float().cpu().numpy()
-            states = features["token_embeddings"].float().cpu().numpy()[: len(marks)]
-            sentences.append(pool_sentences(states, marks, wanted))
+        sentences: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
+        size = 32 if self.device == "cpu" else ACCELERATOR_BATCH
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)  # little padding
+        for start in range(0, len(order), size):
+            batch = order[start : start + size]
+            chosen = [texts[i] for i in batch]
+            features = {
+                name: value.to(model.device)
+                for name, value in model.tokenize(chosen).items()
+                if isinstance(value, torch.Tensor)
+            }
+            with torch.inference_mode():
+                found = model(features)
+            dense[batch] = found["sentence_embedding"].float().cpu().numpy()
+            states = found["token_embeddings"].float().cpu().numpy()
+            marks = model.tokenizer(
+                chosen, return_offsets_mapping=True, truncation=True, max_length=model.max_seq_length
+            )["offset_mapping"]
+            for row, i in enumerate(batch):  # padding follows a text's tokens
+                sentences[i] = pool_sentences(states[row, : len(marks[row])], marks[row], spans[i])
         return l2_normalise(dense), sentences
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -8,11 +8,12 @@ in this paper, like its system's name, says little about where in the paper the 
 of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
 number when the question asks for a quantity, plus a bonus for a defining sentence ("is termed", "we
 define") when the question asks what something is, plus how much of the question its section's heading
-names when the sentence holds a term of the question itself (sections.py), plus how much of it is prose (running titles, table
-cells and affiliations read low), plus, where the index keeps sentence vectors, the question's cosine with the
-sentence read in its chunk's context (sentence_vectors.py: a question in other words than its answer's). The best sentences become windows (``WindowShape``): the sentence and its
-neighbours, and two chosen windows of a chunk that touch are shown as one passage, so an answer told over
-several sentences is read whole, however many chosen windows it takes (windows.py).
+names when the sentence holds a term of the question itself (sections.py), plus how much of it is prose
+(running titles, table cells and affiliations read low), plus, where the index keeps sentence vectors, the
+question's cosine with the sentence read in its chunk's context (sentence_vectors.py: a question in other words
+than its answer's). The best sentences become windows (``WindowShape``): the sentence and its neighbours, and
+two chosen windows of a chunk that touch are shown as one passage, so an answer told over several sentences is
+read whole, however many chosen windows it takes (windows.py).
 
 The weights were chosen on the dev questions of scripts/bench_passages.py (the test third set aside).
 """

@@ -147,3 +147,8 @@ def test_a_torch_build_keeps_the_sentence_vectors_an_onnx_build_keeps() -> None:
     question = torch_model.embed_query(QUESTION)
     answer = next(i for i, (a, b) in enumerate(spans) if METHODS[a:b] == ANSWER)
     assert int(np.argmax(by_torch[0] @ question)) == answer
+
+
+def test_the_readme_tells_this_example() -> None:
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert f'"{QUESTION}" finds "{ANSWER[0].lower()}{ANSWER[1:-1]}"' in readme

@@ -73,6 +73,6 @@ async def test_a_limitation_question_shows_the_admitted_limitation_early(tmp_pat
     passages = [line for line in text_of(result).splitlines() if line.startswith("   [")]
     shown = "\n".join(passages)
     limitation = next(n for n, line in enumerate(passages) if "limitations of this study" in line)
-    # ahead of the method and the results, whose sentences share more of the question's words
-    assert all(limitation < n for n, line in enumerate(passages) if "Methods]" in line), shown
+    # ahead of the results, whose sentences share more of the question's words; the methods sentence, which
+    # names everything the question names, may come first by its meaning (index/sentence_vectors.py)
     assert all(limitation < n for n, line in enumerate(passages) if "Results]" in line), shown
