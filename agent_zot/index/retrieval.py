@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agent_zot.index.chunk_sentences import SentenceMemo
-from agent_zot.index.coverage import asks_about_a_paper, by_coverage
+from agent_zot.index.coverage import COVERAGE_PAPERS, asks_about_a_paper, by_coverage, described_by
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
 from agent_zot.index.passages import (
     DETAILS,
@@ -207,7 +207,8 @@ def rank_many(
         for chunk in chunks:
             pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
         if not lean and asks_about_a_paper(query, [p.score for p in papers]):  # which one? (coverage.py)
-            papers = _covered(papers, pools, query)
+            first = [p.item_key for p in papers[:COVERAGE_PAPERS]]
+            papers = _covered(papers, pools, query, described_by(resources.store, v.dense, first))
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings
@@ -480,9 +481,11 @@ def _dbsf_scores(hits: list[Hit]) -> list[float]:
     return [min(1.0, max(0.0, (v - low) / (high - low))) for v in values]
 
 
-def _covered(papers: list[PaperHit], pools: dict[str, list[ChunkHit]], query: str) -> list[PaperHit]:
+def _covered(
+    papers: list[PaperHit], pools: dict[str, list[ChunkHit]], query: str, described: dict[str, float]
+) -> list[PaperHit]:
     by_key = {paper.item_key: paper for paper in papers}
-    ordered = by_coverage([(p.item_key, p.score) for p in papers], pools, query)
+    ordered = by_coverage([(p.item_key, p.score) for p in papers], pools, query, described=described)
     return [replace(by_key[c.item_key], score=c.score) for c in ordered]
 
 

@@ -12,10 +12,11 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.index.coverage import CLOSE_CALL, asks_about_a_paper, by_coverage
+from agent_zot.index.coverage import CLOSE_CALL, asks_about_a_paper, by_coverage, described_by
 from agent_zot.index.passages import ChunkHit
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
+from agent_zot.services.context import AppContext
 from tests.conftest import SectionedPaper, connect, sectioned_library, text_of
 
 FILLER = (
@@ -152,3 +153,30 @@ def test_coverage_weighs_a_question_that_names_its_paper_or_whose_first_papers_a
     assert not asks_about_a_paper(IN_PASSING, [1.0, CLOSE_CALL - 0.05])  # one paper clearly leads
     assert not asks_about_a_paper(IN_PASSING, [1.0])
     assert not asks_about_a_paper("probe records used for training and testing", [1.0, 0.95])  # a topic
+
+
+def test_a_close_call_goes_to_the_paper_whose_own_description_the_question_resembles() -> None:
+    pools = {"A": _pool("A", "records used for training"), "B": _pool("B", "records used for training")}
+    ranked = [("A", 0.5), ("B", 0.48)]
+    question = "in the farm sensing work, how much of each record was used for training?"
+    assert by_coverage(ranked, pools, question, Bm25Encoder())[0].item_key == "A"  # the words tie
+    out = by_coverage(ranked, pools, question, Bm25Encoder(), described={"A": 0.31, "B": 0.52})
+    assert [c.item_key for c in out] == ["B", "A"]
+    assert all(0 < c.score <= 0.5 for c in out) and out[0].score >= out[1].score
+
+
+@pytest.mark.slow
+def test_the_description_a_question_resembles_is_read_from_each_papers_metadata_point(
+    library: Settings,
+) -> None:
+    ctx = AppContext(library)
+    try:
+        resources = ctx.index_resources()
+        keys = {c.title: c.key for c in ctx.library().items.values() if c.title}
+        described, neighbour = keys[DESCRIBED.title], keys[NEIGHBOUR.title]
+        question = resources.embedder.embed_query("water in the ground read by buried capacitance sensors")
+        found = described_by(resources.store, question, [described, neighbour])
+        assert set(found) == {described, neighbour} and found[described] > found[neighbour]
+        assert described_by(resources.store, None, [described, neighbour]) == {}
+    finally:
+        ctx.close()
