@@ -83,11 +83,11 @@ class Embedder(Protocol):
 @runtime_checkable
 class EmbedsSentences(Protocol):
     """An embedder that can also give each text's sentence vectors from the run that embeds it
-    (index/sentence_vectors.py); None where that run keeps no token states."""
+    (index/sentence_vectors.py)."""
 
     def embed_with_sentences(
         self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
-    ) -> tuple[np.ndarray, Sequence[np.ndarray] | None]: ...
+    ) -> tuple[np.ndarray, Sequence[np.ndarray]]: ...
 
 
 def offline_hub() -> None:

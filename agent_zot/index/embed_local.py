@@ -414,6 +414,10 @@ class OnnxEmbedder(_TokenizerMixin):
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Model inputs for one batch, padded to its longest text (public so benchmarks can time run())."""
+        return self._encode(texts)[1]
+
+    def _encode(self, texts: Sequence[str]) -> tuple[list[Any], dict[str, np.ndarray]]:
+        """The batch's encodings (token offsets) and its model inputs."""
         if self._encoder is None:
             _ = self.session  # loading the session also builds the batch tokenizer
         encodings = self._encoder.encode_batch(list(texts))
@@ -423,14 +427,16 @@ class OnnxEmbedder(_TokenizerMixin):
             "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
             "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
         }
-        return {name: feeds[name] for name in self._input_names}
+        return encodings, {name: feeds[name] for name in self._input_names}
 
     def run(self, feeds: dict[str, np.ndarray]) -> np.ndarray:
         """Forward pass + attention-masked mean pooling + L2 normalisation."""
-        hidden = self.session.run(None, feeds)[0]
-        mask = feeds["attention_mask"][..., None].astype(np.float32)
-        pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
-        return l2_normalise(pooled)
+        return self._pooled(self.session.run(None, feeds)[0], feeds["attention_mask"])
+
+    @staticmethod
+    def _pooled(hidden: np.ndarray, attention: np.ndarray) -> np.ndarray:
+        mask = attention[..., None].astype(np.float32)
+        return l2_normalise((hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9))
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         if not texts:
@@ -451,23 +457,12 @@ class OnnxEmbedder(_TokenizerMixin):
         pooled over each of its ``spans`` (index/sentence_vectors.py)."""
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         sentences: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * len(texts)
-        if not texts:
-            return out, sentences
-        if self._encoder is None:
-            _ = self.session  # loading the session also builds the batch tokenizer
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
         for start in range(0, len(order), ONNX_BATCH):
             batch = order[start : start + ONNX_BATCH]
-            encodings = self._encoder.encode_batch([texts[i] for i in batch])
-            feeds = {
-                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
-            }
-            feeds = {name: feeds[name] for name in self._input_names}
+            encodings, feeds = self._encode([texts[i] for i in batch])
             hidden = self.session.run(None, feeds)[0]
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            out[batch] = l2_normalise((hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9))
+            out[batch] = self._pooled(hidden, feeds["attention_mask"])
             for row, (i, encoding) in enumerate(zip(batch, encodings, strict=True)):
                 real = int(feeds["attention_mask"][row].sum())
                 sentences[i] = pool_sentences(hidden[row, :real], encoding.offsets[:real], spans[i])

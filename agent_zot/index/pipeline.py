@@ -160,7 +160,7 @@ class IndexPipeline:
             if sentences_of and isinstance(embedder, EmbedsSentences):
                 spans = [chunk_spans(c.text) if c.kind == "chunk" else [] for c in sentences_of]
                 dense, found = embedder.embed_with_sentences(texts, spans)
-                for chunk, span, vectors in zip(sentences_of, spans, found or (), strict=False):
+                for chunk, span, vectors in zip(sentences_of, spans, found, strict=True):
                     if span:
                         packed[chunk.id] = SentenceVectors(tuple(span), vectors).pack()
             else:
