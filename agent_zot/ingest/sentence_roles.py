@@ -36,7 +36,9 @@ ENTRY_PIECE_CHARS = 120  # an entry split at its full stops leaves pieces shorte
 # Thanks and funding wherever printed (an unheaded last paragraph, a first-page footnote). "Supported by
 # the data" is no thanks: a funder is named by a capital or by a grant, foundation, council ...
 _THANKS = re.compile(
-    r"\b(?:[Ww]e\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+(?:very\s+)?grateful)|[Ww]e\s+gratefully\s+acknowledge"
+    r"\b(?:(?:[Ww]e|I)\s+(?:(?:also|further|additionally|especially|particularly|sincerely|warmly|wish\s+to"
+    r"|would\s+(?:also\s+)?like\s+to)\s+)*(?:thank|are\s+(?:also\s+)?(?:very\s+)?grateful)"
+    r"|[Ww]e\s+gratefully\s+acknowledge"
     r"|(?:is|are|was|were|been)\s+(?:partially\s+|partly\s+|generously\s+)?(?:supported|funded|sponsored)"
     r"\s+(?:in\s+part\s+)?by\s+(?:the\s+|a\s+|an\s+)?(?:[A-Z]|grants?\b))"
 )

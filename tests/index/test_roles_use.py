@@ -126,6 +126,11 @@ async def _key(client: Client, query: str) -> str:
         ("arXiv:1903.10676v3 [cs.CL] 10 Sep 2019", "chrome"),
         ("This work was supported in part by NSF grant 1234.", "acknowledgements"),
         ("We thank the reviewers for their comments.", "acknowledgements"),
+        # thanks with a word between ("also", "wish to"), or from one author (a book's preface)
+        ("We also thank Anna Neufeld for her assistance in reformatting the code.", "acknowledgements"),
+        ("We wish to thank the staff of the intensive care unit.", "acknowledgements"),
+        ("I am grateful to my students, who found many errors.", "acknowledgements"),
+        ("We also thought about thanking nobody in particular for the idea.", "results"),
         ("Figure 3 shows the throughput of the cluster.", "results"),
         ("The claim is supported by the data we collected in 2004.", "results"),
         ("[12] showed that clusters of commodity machines fail often.", "results"),
