@@ -333,7 +333,7 @@ class PassagePicker:
         self, scores: list[list[float]], read: list[ChunkSentences], ids: list[str]
     ) -> list[list[float]]:
         """``scores`` plus each sentence's dense similarity to the question where the index stores sentence
-        vectors; a chunk without them (indexed before they were kept, or by a torch build) gets its
+        vectors; a chunk without them (indexed before they were kept, or by a remote embedder) gets its
         paper's mean, so it is neither favoured nor passed over for it."""
         assert self.query_vector is not None
         stored = self.resources.state.sentence_vectors(ids)
