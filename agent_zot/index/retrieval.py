@@ -1,25 +1,30 @@
 """Retrieval core: dense and sparse queries over the index's chunks, fused, grouped into papers with
 their best page-cited passages and the channels that found them.
 
-The two channels run as separate store queries (filters applied in the engine) and are fused here, which
-gives the same ranking as the engine's prefetch fusion and also tells which channel found each chunk (the
-provenance `zot_search` reports). Fusion: reciprocal rank (RRF, k=10, keyword channel weighted 1.2) or distribution-based score fusion
-(DBSF: each list's scores normalised by mean ± 3 standard deviations, then summed); chosen by
-scripts/bench_retrieval.py. Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because one
+The two channels run as separate store queries (filters applied in the engine) and are fused here
+(fusion.py), which gives the same ranking as the engine's prefetch fusion and also tells which channel found
+each chunk (the provenance `zot_search` reports). Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because one
 paper usually owns several of the best chunks; a paper's score is its best chunk's score.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from agent_zot.index.chunk_sentences import SentenceMemo
-from agent_zot.index.coverage import COVERAGE_PAPERS, asks_about_a_paper, by_coverage, described_by
+from agent_zot.index.coverage import (
+    COVERAGE_PAPERS,
+    asks_about_a_paper,
+    by_coverage,
+    described_by,
+    nearest_sentences,
+)
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
+from agent_zot.index.fusion import CHANNEL_NAMES, FUSIONS, best_first, fuse
 from agent_zot.index.passages import (
     DETAILS,
     READING,
@@ -38,13 +43,6 @@ from agent_zot.text import has_cjk
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
-# Tuned on SciFact train (scripts/bench_retrieval.py), checked on both halves of the queries separately:
-# k = 10 with the keyword channel weighted 1.2 beat the textbook k = 60, 1:1 by +0.013 and +0.017 nDCG@10;
-# BM25 alone is the stronger channel on scientific claims (0.70 vs 0.66 for MiniLM).
-RRF_K = 10
-CHANNEL_WEIGHTS = {"dense": 1.0, "sparse": 1.2}
-FUSIONS = ("rrf", "dbsf", "dense", "sparse")
-CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
 # What ranking and grouping read of a hit's payload (``lean`` rankings read no more from the store).
 RANKING_FIELDS = ("item_key", "page_start")
 ITEM_FIELDS = ("title", "creators", "year", "item_type")  # of item_payload: what an answer names a paper by
@@ -207,8 +205,7 @@ def rank_many(
         for chunk in chunks:
             pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
         if not lean and asks_about_a_paper(query, [p.score for p in papers]):  # which one? (coverage.py)
-            first = [p.item_key for p in papers[:COVERAGE_PAPERS]]
-            papers = _covered(papers, pools, query, described_by(resources.store, v.dense, first))
+            papers = _covered(resources, papers, pools, query, v.dense)
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings
@@ -439,53 +436,29 @@ def rerank(reranker: Reranker, query: str, chunks: list[ChunkHit], *, candidates
     return head + tail
 
 
-def fuse(lists: dict[str, list[Hit]], *, method: str) -> list[ChunkHit]:
-    """Combine ranked lists of the same points: RRF on ranks, or DBSF on normalised scores."""
-    merged: dict[str, ChunkHit] = {}
-    for channel, hits in lists.items():
-        raw = _rrf_scores(hits) if method == "rrf" else _dbsf_scores(hits)
-        scores = [CHANNEL_WEIGHTS[channel] * s for s in raw]
-        for hit, score in zip(hits, scores, strict=True):
-            entry = merged.get(hit.id)
-            if entry is None:
-                merged[hit.id] = ChunkHit(hit, score, {CHANNEL_NAMES[channel]})
-            else:
-                entry.score += score
-                entry.channels.add(CHANNEL_NAMES[channel])
-    return best_first(merged.values())
-
-
-def best_first(chunks: Iterable[ChunkHit]) -> list[ChunkHit]:
-    """Chunks by score, a tie (RRF gives many; float noise of 1e-9 is one too) broken by the chunk's page
-    and then its id (stable across runs), never by the order the engine happened to store the points in,
-    which follows the order parsing finished in: the same library answers the same way every time."""
-    return sorted(
-        chunks,
-        key=lambda c: (-round(c.score, 9), c.hit.payload.get("page_start") or 0, c.hit.id),
-    )
-
-
-def _rrf_scores(hits: list[Hit]) -> list[float]:
-    return [1.0 / (RRF_K + rank) for rank in range(1, len(hits) + 1)]
-
-
-def _dbsf_scores(hits: list[Hit]) -> list[float]:
-    if not hits:
-        return []
-    values = [h.score for h in hits]
-    mean = sum(values) / len(values)
-    spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
-    low, high = mean - 3 * spread, mean + 3 * spread
-    if high <= low:
-        return [1.0] * len(values)
-    return [min(1.0, max(0.0, (v - low) / (high - low))) for v in values]
-
-
 def _covered(
-    papers: list[PaperHit], pools: dict[str, list[ChunkHit]], query: str, described: dict[str, float]
+    resources: IndexResources,
+    papers: list[PaperHit],
+    pools: dict[str, list[ChunkHit]],
+    query: str,
+    dense: np.ndarray | None,
 ) -> list[PaperHit]:
+    """``papers`` reordered by coverage (coverage.py): the first ones' found words, descriptions and
+    nearest sentences."""
+    first = [p.item_key for p in papers[:COVERAGE_PAPERS]]
+    stored = (
+        resources.state.sentence_vectors([c.hit.id for key in first for c in pools.get(key, ())])
+        if dense is not None and len(first) > 1
+        else {}
+    )
     by_key = {paper.item_key: paper for paper in papers}
-    ordered = by_coverage([(p.item_key, p.score) for p in papers], pools, query, described=described)
+    ordered = by_coverage(
+        [(p.item_key, p.score) for p in papers],
+        pools,
+        query,
+        described=described_by(resources.store, dense, first),
+        sentences=nearest_sentences(dense, pools, stored, first),
+    )
     return [replace(by_key[c.item_key], score=c.score) for c in ordered]
 
 

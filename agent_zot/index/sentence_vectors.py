@@ -73,6 +73,13 @@ class SentenceVectors:
         vectors = values.reshape(count, -1) if count else np.zeros((0, 0), dtype=np.float32)
         return cls(tuple((int(a), int(b)) for a, b in spans), vectors)
 
+    def cosines(self, query: np.ndarray) -> np.ndarray:
+        """The cosine of ``query`` (a unit vector) with every stored sentence; empty when there are none or
+        they were made by a model of another size."""
+        if not self.spans or self.vectors.shape[1] != query.shape[0]:
+            return np.zeros(0, dtype=np.float32)
+        return self.vectors @ query.astype(np.float32)
+
     def similarities(self, query: np.ndarray, spans: Sequence[tuple[int, int]]) -> list[float] | None:
         """The cosine of ``query`` (a unit vector) with the sentence at each of ``spans``; None when the
         stored sentences are not these (the chunk was split otherwise when it was indexed)."""

@@ -8,12 +8,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
-from agent_zot.index.coverage import CLOSE_CALL, asks_about_a_paper, by_coverage, described_by
+from agent_zot.index.coverage import (
+    CLOSE_CALL,
+    asks_about_a_paper,
+    by_coverage,
+    described_by,
+    nearest_sentences,
+)
 from agent_zot.index.passages import ChunkHit
+from agent_zot.index.sentence_vectors import SentenceVectors
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
 from agent_zot.services.context import AppContext
@@ -163,6 +171,36 @@ def test_a_close_call_goes_to_the_paper_whose_own_description_the_question_resem
     out = by_coverage(ranked, pools, question, Bm25Encoder(), described={"A": 0.31, "B": 0.52})
     assert [c.item_key for c in out] == ["B", "A"]
     assert all(0 < c.score <= 0.5 for c in out) and out[0].score >= out[1].score
+
+
+def _unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def _packed(*rows: np.ndarray) -> bytes:
+    spans = tuple((10 * n, 10 * n + 9) for n in range(len(rows)))
+    return SentenceVectors(spans, np.vstack(rows)).pack()
+
+
+def test_a_close_call_goes_to_the_paper_one_of_whose_sentences_says_what_the_question_asks() -> None:
+    question = _unit(1, 0, 0)
+    pools = {"A": _pool("A", "records used for training"), "B": _pool("B", "records used for training")}
+    stored = {
+        "A-0": _packed(_unit(0, 1, 0), _unit(0.2, 0, 1)),  # about something else
+        "B-0": _packed(_unit(0, 0, 1), _unit(0.9, 0.1, 0), _unit(0.8, 0, 0.2)),  # two sentences near it
+    }
+    nearest = nearest_sentences(question, pools, stored, ["A", "B"])
+    assert nearest["B"] == pytest.approx((0.994 + 0.970) / 2, abs=0.01) and nearest["A"] < 0.25
+    ranked = [("A", 0.5), ("B", 0.48)]
+    text = "in the farm sensing work, how much of each record was used for training?"
+    assert by_coverage(ranked, pools, text, Bm25Encoder())[0].item_key == "A"  # the words tie
+    out = by_coverage(ranked, pools, text, Bm25Encoder(), sentences=nearest)
+    assert [c.item_key for c in out] == ["B", "A"] and all(0 < c.score <= 0.5 for c in out)
+    # nothing to tell apart: no vector, one paper, or sentences a model of another size made
+    assert nearest_sentences(None, pools, stored, ["A", "B"]) == {}
+    assert nearest_sentences(question, pools, stored, ["B"]) == {}
+    assert nearest_sentences(_unit(1, 0, 0, 0), pools, stored, ["A", "B"]) == {}
 
 
 @pytest.mark.slow
