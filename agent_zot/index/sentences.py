@@ -101,7 +101,7 @@ def split_question(query: str) -> tuple[str, str | None]:
         return match.group("focus"), match.group("naming").strip()
     match = _TRAILING.match(text)
     if match:
-        if _holds_main_verb(match.group("naming")):
+        if _holds_main_verb(match.group("naming")) or _OWNERS.search(match.group("asked")):
             # the words after the break still describe the paper, but what is asked needs all of them
             return query, match.group("naming")
         asked = f"{match.group('asked')}{match.group('rest') or ''}".rstrip(" ,")
@@ -115,6 +115,14 @@ _AUXILIARY = re.compile(
     r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would)\b", re.IGNORECASE
 )
 _RELATIVE = re.compile(r"\b(?:whose|that|which|who|whom|where)\b", re.IGNORECASE)
+
+
+# "What do the authors of the ... study suggest to ...?": the "of" phrase names whose authors they are, and
+# the question's own verb follows it, inside what looked like the naming clause ("What do the authors?").
+_OWNERS = re.compile(
+    r"\b(?:authors?|researchers?|writers?|team|creators?|designers?|developers?|editors?|investigators?)$",
+    re.IGNORECASE,
+)
 
 
 def _holds_main_verb(naming: str) -> bool:

@@ -321,6 +321,12 @@ def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_i
         asked,
         "the lake-ice merging method do the authors leave for future work",
     )
+    # "the authors of <the work>": the question's verb follows the work ("What do the authors?" asks nothing)
+    owners = "What do the authors of the lake-ice merging study recommend to those who reuse its records?"
+    assert split_question(owners) == (
+        owners,
+        "the lake-ice merging study recommend to those who reuse its records",
+    )
     for plain in (
         "What limitation of the training data affected the detection of motion artifacts in pressure recordings?",
         "Why was the large ImageNet CNN split across two GPUs instead of training on one?",
