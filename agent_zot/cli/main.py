@@ -282,6 +282,11 @@ def _format_summary(data: dict[str, Any]) -> str:
             f"OCR: {pages} page{'s' if pages != 1 else ''} without a text layer read in "
             f"{data['ocr_seconds']:.1f} s (worker time)."
         )
+    if added := data.get("sentence_vectors_added"):
+        lines.append(
+            f"Sentence vectors: added to {added} item{'s' if added != 1 else ''} indexed before they were kept "
+            "(from their stored text; passages are now also picked by meaning)."
+        )
     notes = data.get("notes") or {}
     if any(notes.get(k) for k in ("indexed", "unchanged", "removed")):
         lines.append(

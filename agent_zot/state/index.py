@@ -227,6 +227,24 @@ class IndexState:
                 [(point, item_key, data) for point, data in (sentence_vectors or {}).items()],
             )
 
+    def items_without_sentence_vectors(self) -> dict[str, int]:
+        """Items with full-text chunks none of which has sentence vectors (indexed before they were kept),
+        with their chunk counts."""
+        rows = self._conn.execute(
+            "SELECT a.item_key, SUM(a.chunks) FROM attachments a WHERE a.chunks > 0 AND NOT EXISTS "
+            "(SELECT 1 FROM sentence_vectors s WHERE s.item_key = a.item_key) "
+            "GROUP BY a.item_key ORDER BY a.item_key"
+        )
+        return {key: int(chunks) for key, chunks in rows}
+
+    def add_sentence_vectors(self, item_key: str, packed: Mapping[str, bytes]) -> None:
+        """Keep an indexed item's chunks' packed sentence vectors (by point id) beside what it has."""
+        with self._transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?)",
+                [(point, item_key, data) for point, data in packed.items()],
+            )
+
     def sentence_vectors(self, point_ids: Sequence[str]) -> dict[str, bytes]:
         """The packed sentence vectors of those of ``point_ids`` that have them."""
         found: dict[str, bytes] = {}

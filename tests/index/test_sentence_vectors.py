@@ -8,9 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from fastmcp import Client
 from fpdf import FPDF
 
+from agent_zot.cli.main import cli
 from agent_zot.config import Settings
 from agent_zot.index import passages
 from agent_zot.index.embed_local import OnnxEmbedder, SentenceTransformerEmbedder
@@ -131,6 +133,40 @@ def test_an_item_indexed_again_or_forgotten_leaves_no_sentence_vectors_behind(tm
     state.forget_items(["ITEM1"])
     assert set(state.sentence_vectors(["p1", "p2", "p9"])) == {"p9"}
     state.close()
+
+
+@pytest.mark.slow
+def test_an_index_made_before_sentence_vectors_gains_them_on_its_next_update(tmp_path: Path) -> None:
+    """From the chunks' stored text, without parsing the files again; once: later updates do not look."""
+    b = ZoteroLibraryBuilder(tmp_path / "library", shape="z7", seed=12)
+    study = b.add_item("journalArticle", title="Heart Signals at Rest", date="2022-00-00 2022")
+    b.add_attachment(study, filename="heart.pdf", content=_pdf(tmp_path / "heart.pdf", METHODS))
+    db = guard_database(b.build())
+    env = {"AGENT_ZOT_DATA_DIR": str(tmp_path / "state"), "AGENT_ZOT_EMBEDDER": "minilm-onnx"}
+    update = ["--library", str(db.parent), "update-db"]
+    runner = CliRunner()
+    first = runner.invoke(cli, update, env=env)
+    assert first.exit_code == 0 and "Sentence vectors" not in first.output, first.output  # kept as it indexed
+    state = tmp_path / "state" / "index" / "state.sqlite"
+    with sqlite3.connect(state) as conn:  # an index an older agent-zot made: no sentence vectors
+        made = dict(conn.execute("SELECT point_id, data FROM sentence_vectors").fetchall())
+        conn.execute("DELETE FROM sentence_vectors")
+        conn.execute("DELETE FROM meta WHERE key = 'sentence_vectors'")
+    conn.close()
+    assert made
+    again = runner.invoke(cli, update, env=env)
+    assert again.exit_code == 0 and "Indexed 0 items" in again.output, again.output  # no file read again
+    assert "Sentence vectors: added to 1 item indexed before they were kept" in again.output
+    with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
+        gained = dict(conn.execute("SELECT point_id, data FROM sentence_vectors").fetchall())
+    conn.close()
+    assert set(gained) == set(made)
+    for point, data in made.items():
+        before, after = SentenceVectors.unpack(data), SentenceVectors.unpack(gained[point])
+        assert before.spans == after.spans
+        assert min(float(a @ b) for a, b in zip(before.vectors, after.vectors, strict=True)) > 0.99
+    third = runner.invoke(cli, update, env=env)
+    assert third.exit_code == 0 and "Sentence vectors" not in third.output, third.output
 
 
 @pytest.mark.slow

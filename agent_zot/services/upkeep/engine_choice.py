@@ -34,8 +34,13 @@ def choose_engine(embedder: Embedder, full: list[ItemWork], retext: int, *, full
     """Choose the engine for an update that re-indexes ``full`` in full and embeds ``retext`` metadata
     points again in place, and start loading it in the background when the update embeds anything."""
     files = sum(len(entry.attachments) for entry in full) if fulltext else 0
-    small = len(full) + retext + CHUNKS_PER_FILE * files < SMALL_UPDATE_CHUNKS
-    embeds = bool(full or retext)
+    return engine_for(embedder, len(full) + retext + CHUNKS_PER_FILE * files)
+
+
+def engine_for(embedder: Embedder, chunks: int) -> EngineChoice:
+    """Choose the engine for embedding about ``chunks`` chunks (see ``choose_engine``)."""
+    small = chunks < SMALL_UPDATE_CHUNKS
+    embeds = chunks > 0
     use_export = getattr(embedder, "use_export_for_documents", None)
     light = embeds and small and use_export is not None and bool(use_export())
     if embeds and not light:

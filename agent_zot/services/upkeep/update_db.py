@@ -34,6 +34,7 @@ from agent_zot.index.notes import update_notes
 from agent_zot.index.owner import check_library, record_library
 from agent_zot.index.pipeline import RELEASE_STAGE, IndexPipeline, ParsedItem
 from agent_zot.index.resources import IndexResources
+from agent_zot.index.sentence_backfill import backfill_sentence_vectors, needs_backfill
 from agent_zot.index.space import (
     MARGIN,
     check_space,
@@ -46,7 +47,7 @@ from agent_zot.index.space import (
 from agent_zot.index.stages import StageTimes
 from agent_zot.ingest import READER_VERSION
 from agent_zot.locks import open_lock_file, try_lock, unlock
-from agent_zot.services.upkeep.engine_choice import choose_engine, engine_note, release_engine
+from agent_zot.services.upkeep.engine_choice import choose_engine, engine_for, engine_note, release_engine
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.services.upkeep.progress import Progress, ProgressTracker
 from agent_zot.services.upkeep.unread import partly_read
@@ -110,6 +111,9 @@ class UpdateSummary:
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
     repaired: str | None = None  # what the integrity check found damaged and this run repaired
     optimize_skipped: str | None = None  # the optimize step did not run for want of space
+    sentence_vectors_added: int = (
+        0  # items of an older index given sentence vectors (index/sentence_backfill.py)
+    )
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,6 +139,7 @@ class UpdateSummary:
             "notes": self.notes,
             "repaired": self.repaired,
             "optimize_skipped": self.optimize_skipped,
+            "sentence_vectors_added": self.sentence_vectors_added,
             "stages": self.stages,
         }
 
@@ -353,6 +358,8 @@ def _run(
             library, resources, only_items=options.item_keys or None, on_progress=tracker.notes
         )
     summary.notes = notes.to_dict()
+    if options.fulltext and not options.item_keys and options.limit is None and needs_backfill(resources):
+        _backfill(resources, summary, tracker, times)
     if summary.chunks or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
         summary.engine_note = engine_note(resources.embedder, engine)
@@ -396,6 +403,21 @@ def _run(
     summary.seconds = time.perf_counter() - started
     summary.stages = times.to_dict()
     return summary
+
+
+def _backfill(
+    resources: IndexResources, summary: UpdateSummary, tracker: ProgressTracker, times: StageTimes
+) -> None:
+    """An index made before sentence vectors were kept gets them from its stored chunks' text (once)."""
+    lacking = resources.state.items_without_sentence_vectors()
+    # the engine an update of that many chunks would take: the export for a few, the faster one for many
+    choice = engine_for(resources.embedder, sum(lacking.values()))
+    step = f"adding sentence vectors to {len(lacking):,} items indexed before they were kept"
+    with times.measure("sentence vectors for earlier items"), tracker.doing(step):
+        done = backfill_sentence_vectors(resources, list(lacking))
+    with times.measure(RELEASE_STAGE):
+        release_engine(resources.embedder, choice)
+    summary.sentence_vectors_added = done.items
 
 
 def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:

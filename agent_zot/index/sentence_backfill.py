@@ -1,0 +1,76 @@
+"""Sentence vectors for an index made before they were kept: its chunks embedded again from their stored
+text, files not parsed again.
+
+An index built by an older agent-zot has no sentence vectors (sentence_vectors.py), and picks passages
+without them until its items are indexed again. Its chunks' text is in the store, and the vectors come from
+the model's run over exactly that text, so an update embeds each such item's chunks once more and keeps only
+what it lacked (the chunk vectors it has are the same). Items are done a batch at a time and each batch is
+recorded as it finishes: an interrupted run loses one batch, and the next run carries on from there.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent_zot.index.embed import EmbedsSentences
+from agent_zot.index.resources import IndexResources
+from agent_zot.index.sentence_vectors import SentenceVectors, chunk_spans
+
+log = logging.getLogger(__name__)
+
+BATCH_CHUNKS = 64  # chunks embedded together (one model batch's worth, as indexing does)
+# Recorded once every item has them: later updates skip the look for items without any.
+DONE_META = "sentence_vectors"
+DONE_VALUE = "1"
+
+
+@dataclass(slots=True)
+class Backfilled:
+    items: int = 0
+    chunks: int = 0
+
+
+def needs_backfill(resources: IndexResources) -> bool:
+    """Whether this index may hold items without sentence vectors that its embedder could give them."""
+    return (
+        isinstance(resources.embedder, EmbedsSentences) and resources.state.get_meta(DONE_META) != DONE_VALUE
+    )
+
+
+def backfill_sentence_vectors(resources: IndexResources, keys: Sequence[str]) -> Backfilled:
+    """Give the indexed items ``keys`` (``IndexState.items_without_sentence_vectors``) their chunks'
+    sentence vectors, from their stored text; then mark the index done."""
+    done = Backfilled()
+    embedder = resources.embedder
+    if not isinstance(embedder, EmbedsSentences):
+        return done
+    state, store = resources.state, resources.store
+    pending: list[tuple[str, str, str]] = []  # (item key, point id, text)
+
+    def flush() -> None:
+        spans = [chunk_spans(text) for _, _, text in pending]
+        _, found = embedder.embed_with_sentences([text for _, _, text in pending], spans)
+        by_item: dict[str, dict[str, bytes]] = {}
+        for (key, point, _), span, vectors in zip(pending, spans, found, strict=True):
+            if span:
+                by_item.setdefault(key, {})[point] = SentenceVectors(tuple(span), vectors).pack()
+        for key, packed in by_item.items():
+            state.add_sentence_vectors(key, packed)
+        done.chunks += len(pending)
+        pending.clear()
+
+    for n, key in enumerate(keys, 1):
+        pending += [
+            (key, hit.id, hit.payload.get("text", ""))
+            for hit in store.get_by_item(key)
+            if hit.payload.get("kind") == "chunk" and hit.payload.get("text")
+        ]
+        done.items += 1
+        if pending and (len(pending) >= BATCH_CHUNKS or n == len(keys)):
+            flush()
+    state.set_meta(DONE_META, DONE_VALUE)
+    if done.items:
+        log.info("sentence vectors added for %d items (%d chunks)", done.items, done.chunks)
+    return done
