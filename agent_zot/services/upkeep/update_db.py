@@ -111,9 +111,8 @@ class UpdateSummary:
     graph_error: str | None = None  # the graph could not be updated (the index update still stands)
     repaired: str | None = None  # what the integrity check found damaged and this run repaired
     optimize_skipped: str | None = None  # the optimize step did not run for want of space
-    sentence_vectors_added: int = (
-        0  # items of an older index given sentence vectors (index/sentence_backfill.py)
-    )
+    # items of an index made before sentence vectors were kept, given theirs (index/sentence_backfill.py)
+    sentence_vectors_added: int = 0
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
