@@ -161,6 +161,38 @@ def passage_of(hit: Hit, score: float) -> Passage:
 DETAILS = ("sentences", "full")
 
 
+_WORD = re.compile(r"\w+")
+
+
+def without_title_block(text: str, title: str | None, creators: Sequence[str]) -> str:
+    """``text`` less the lines that spell the paper's own title, and the author lines right after them:
+    a first page's title block read into the middle of a sentence ("a novel BP estimation method … was" |
+    title | "Yang Chen, Student Member, IEEE, Shuo Cheng …" | "proposed and its performance …"). The text
+    as it is when the title is not there line for line, or when nothing else is."""
+    wanted = [w.lower() for w in _WORD.findall(title or "")]
+    if len(wanted) < 3 or "\n" not in text:
+        return text
+    lines = text.split("\n")
+    words = [[w.lower() for w in _WORD.findall(line)] for line in lines]
+    names = {name.lower() for name in creators if len(name) > 1}
+    for start in range(len(lines)):
+        spelled, end = 0, start
+        while end < len(lines) and words[end] and wanted[spelled : spelled + len(words[end])] == words[end]:
+            spelled, end = spelled + len(words[end]), end + 1
+            if spelled == len(wanted):
+                break
+        if spelled < len(wanted):
+            continue
+        # the author lines under it: the first names two of its creators (one for a single author), a
+        # line it runs on to ("and Pengjie Zhang") one
+        least = min(2, len(names))
+        while end < len(lines) and names and sum(n in words[end] for n in names) >= least:
+            end, least = end + 1, 1
+        kept = lines[:start] + lines[end:]
+        return "\n".join(kept) if any(words[:start] + words[end:]) else text
+    return text
+
+
 class PassagePicker:
     """Chooses one paper's passages for one query from its candidate chunks (best first)."""
 
@@ -377,6 +409,7 @@ class PassagePicker:
         passage.text, passage.page_start, passage.page_end = text, first, last
         if passage.paragraph is not None and first is not None and key:
             passage.paragraph = self._paragraph_of(key, first, text) or passage.paragraph
+        passage.text = without_title_block(text, payload.get("title"), payload.get("creators") or ())
         return passage
 
     def _paragraph_of(self, attachment_key: str, number: int, text: str) -> int | None:

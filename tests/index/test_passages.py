@@ -20,6 +20,7 @@ from agent_zot.index.passages import (
     Passage,
     PassagePicker,
     windows,
+    without_title_block,
 )
 from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.sentences import (
@@ -297,6 +298,35 @@ def test_a_long_answer_keeps_the_first_papers_passages_and_says_what_it_left_out
     assert len(answer.text) <= 8000
     assert answer.data["papers"][0]["passages"] and not answer.data["papers"][-1]["passages"]
     assert "shown without all passages, to keep this answer short" in answer.text
+
+
+def test_a_title_block_read_into_a_sentence_is_left_out_of_the_passage() -> None:
+    # pdfium read the first page's title and authors between two lines of the introduction
+    text = (
+        "In this study, a novel BP estimation method based on\nsingle PPG feature - mean slope transit time "
+        "(MSTT) was\nNovel Blood Pressure Estimation Method Using Single\nPhotoplethysmography Feature\n"
+        "Yang Chen, Student Member, IEEE, Shuo Cheng, Tong Wang,\nand Ting Ma, Member, IEEE\n"
+        "proposed and its performance was validated."
+    )
+    title = "Novel blood pressure estimation method using single photoplethysmography feature"
+    creators = ["Chen", "Cheng", "Wang", "Ma"]
+    assert without_title_block(text, title, creators) == (
+        "In this study, a novel BP estimation method based on\nsingle PPG feature - mean slope transit time "
+        "(MSTT) was\nproposed and its performance was validated."
+    )
+    assert without_title_block(text, title, []).endswith(
+        "(MSTT) was\nYang Chen, Student Member, IEEE, "
+        "Shuo Cheng, Tong Wang,\nand Ting Ma, Member, IEEE\n"
+        "proposed and its performance was validated."
+    )
+    # a title alone stays what it is; a sentence naming the title in passing is not a title block
+    assert without_title_block(
+        "Novel Blood Pressure Estimation\nMethod", "Novel Blood Pressure Estimation Method", []
+    ) == ("Novel Blood Pressure Estimation\nMethod")
+    passing = (
+        "We extend the novel blood pressure estimation method using single\nphotoplethysmography feature."
+    )
+    assert without_title_block(passing, title, creators) == passing
 
 
 def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_it_asks() -> None:
