@@ -162,6 +162,13 @@ DETAILS = ("sentences", "full")
 
 
 _WORD = re.compile(r"\w+")
+# An author's affiliation or address under a title block's names
+_AFFILIATION = re.compile(
+    r"@|\b(?:universit|institut|department|dept\b|laborator|school|college|faculty|hospital|cent(?:er|re)\b"
+    r"|academy|e-?mail)",
+    re.IGNORECASE,
+)
+_BLOCK_LINES = 8  # a title block's author and affiliation lines, at most
 
 
 def without_title_block(text: str, title: str | None, creators: Sequence[str]) -> str:
@@ -183,10 +190,13 @@ def without_title_block(text: str, title: str | None, creators: Sequence[str]) -
                 break
         if spelled < len(wanted):
             continue
-        # the author lines under it: the first names two of its creators (one for a single author), a
-        # line it runs on to ("and Pengjie Zhang") one
-        least = min(2, len(names))
-        while end < len(lines) and names and sum(n in words[end] for n in names) >= least:
+        # the author lines under it: the first names two of its creators (one for a single author); after
+        # it, lines naming one ("and Pengjie Zhang") and their affiliations and addresses
+        least, authors = min(2, len(names)), end
+        while end < len(lines) and names and end - authors < _BLOCK_LINES:
+            named = sum(n in words[end] for n in names) >= least
+            if not (named or (end > authors and _AFFILIATION.search(lines[end]) and len(lines[end]) < 160)):
+                break
             end, least = end + 1, 1
         kept = lines[:start] + lines[end:]
         return "\n".join(kept) if any(words[:start] + words[end:]) else text

@@ -319,6 +319,17 @@ def test_a_title_block_read_into_a_sentence_is_left_out_of_the_passage() -> None
         "Shuo Cheng, Tong Wang,\nand Ting Ma, Member, IEEE\n"
         "proposed and its performance was validated."
     )
+    # the affiliations under the names go with them; the text after them stays
+    block = (
+        "Signals were recorded at rest.\nContinuous Blood Pressure Estimation from PPG Signal\n"
+        "Gasper Slapnicar and Mitja Lustrek\nJozef Stefan Institute, Jamova cesta 39, 1000 Ljubljana\n"
+        "E-mail: gasper.slapnicar@ijs.si\nMatej Marinko\nFaculty of Mathematics and Physics, Ljubljana\n"
+        "Each recording lasted ten minutes."
+    )
+    ppg = "Continuous blood pressure estimation from PPG signal"
+    assert without_title_block(block, ppg, ["Slapnicar", "Lustrek", "Marinko"]) == (
+        "Signals were recorded at rest.\nEach recording lasted ten minutes."
+    )
     # a title alone stays what it is; a sentence naming the title in passing is not a title block
     assert without_title_block(
         "Novel Blood Pressure Estimation\nMethod", "Novel Blood Pressure Estimation Method", []
