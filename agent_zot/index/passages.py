@@ -172,8 +172,8 @@ _BLOCK_LINES = 8  # a title block's author and affiliation lines, at most
 
 
 def without_title_block(text: str, title: str | None, creators: Sequence[str]) -> str:
-    """``text`` less the lines that spell the paper's own title, and the author lines right after them:
-    a first page's title block read into the middle of a sentence ("a novel BP estimation method … was" |
+    """``text`` less the lines that spell the paper's own title and the author and affiliation lines right
+    after them: a first page's title block read into the middle of a sentence ("a novel BP estimation method … was" |
     title | "Yang Chen, Student Member, IEEE, Shuo Cheng …" | "proposed and its performance …"). The text
     as it is when the title is not there line for line, or when nothing else is."""
     wanted = [w.lower() for w in _WORD.findall(title or "")]
