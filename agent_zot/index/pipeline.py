@@ -19,7 +19,7 @@ from agent_zot.index.chunking import Chunk, chunk_pages, metadata_chunk
 from agent_zot.index.embed import EmbedsSentences
 from agent_zot.index.heap import release_free_heap
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.sentence_vectors import SentenceVectors, chunk_spans
+from agent_zot.index.sentence_vectors import embed_packed
 from agent_zot.index.stages import StageTimes
 from agent_zot.index.store import Point, SearchFilter, SparseVector, item_payload
 from agent_zot.ingest import ParsedDocument, ParseOutcome, fallback_document
@@ -158,11 +158,8 @@ class IndexPipeline:
         with times.measure("embed (dense)"):
             embedder = resources.embedder
             if sentences_of and isinstance(embedder, EmbedsSentences):
-                spans = [chunk_spans(c.text) if c.kind == "chunk" else [] for c in sentences_of]
-                dense, found = embedder.embed_with_sentences(texts, spans)
-                for chunk, span, vectors in zip(sentences_of, spans, found, strict=True):
-                    if span:
-                        packed[chunk.id] = SentenceVectors(tuple(span), vectors).pack()
+                dense, found = embed_packed(embedder, texts, [c.kind == "chunk" for c in sentences_of])
+                packed = {c.id: data for c, data in zip(sentences_of, found, strict=True) if data is not None}
             else:
                 dense = embedder.embed_documents(texts)
         with times.measure("embed (sparse)"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from agent_zot.index.embed import EmbedsSentences
 from agent_zot.index.resources import IndexResources
-from agent_zot.index.sentence_vectors import SentenceVectors, chunk_spans
+from agent_zot.index.sentence_vectors import embed_packed
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +50,11 @@ def backfill_sentence_vectors(resources: IndexResources, keys: Sequence[str]) ->
     pending: list[tuple[str, str, str]] = []  # (item key, point id, text)
 
     def flush() -> None:
-        spans = [chunk_spans(text) for _, _, text in pending]
-        _, found = embedder.embed_with_sentences([text for _, _, text in pending], spans)
+        _, found = embed_packed(embedder, [text for _, _, text in pending], [True] * len(pending))
         by_item: dict[str, dict[str, bytes]] = {}
-        for (key, point, _), span, vectors in zip(pending, spans, found, strict=True):
-            if span:
-                by_item.setdefault(key, {})[point] = SentenceVectors(tuple(span), vectors).pack()
+        for (key, point, _), data in zip(pending, found, strict=True):
+            if data is not None:
+                by_item.setdefault(key, {})[point] = data
         for key, packed in by_item.items():
             state.add_sentence_vectors(key, packed)
         done.chunks += len(pending)

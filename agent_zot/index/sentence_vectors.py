@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agent_zot.index.embed import EmbedsSentences
 from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import heading_lines
 
@@ -28,6 +29,20 @@ _SCALE = 127.0  # a unit vector's components lie in [-1, 1]: int8 steps of 1/127
 def chunk_spans(text: str) -> list[tuple[int, int]]:
     """The sentences of a chunk's text as passages read them (index/chunk_sentences.py)."""
     return sentence_spans(text, heading_lines(text))
+
+
+def embed_packed(
+    embedder: EmbedsSentences, texts: Sequence[str], full_text: Sequence[bool]
+) -> tuple[np.ndarray, list[bytes | None]]:
+    """The dense vectors of ``texts`` and, in the same model run, the packed sentence vectors of those that
+    are full text (``full_text``); None for the others and for a text with no sentence."""
+    spans = [chunk_spans(text) if full else [] for text, full in zip(texts, full_text, strict=True)]
+    dense, found = embedder.embed_with_sentences(texts, spans)
+    packed = [
+        SentenceVectors(tuple(span), vectors).pack() if span else None
+        for span, vectors in zip(spans, found, strict=True)
+    ]
+    return dense, packed
 
 
 def pool_sentences(
