@@ -59,13 +59,14 @@ _WORK = (
 # "How was X preprocessed in the accelerometer/gyroscope-augmented BP study?": a question that ends by
 # naming its paper, with a "the" phrase headed by a work noun ("... study", "... model built on ECG"), or
 # describing what it studied by a relative clause ("among the 450 planets whose ephemerides were ...");
-# a ", and why?" or ", in terms of ..." after it still belongs to what is asked.
+# a ", and why?", ", in terms of ..." or the infinitive an "it" stands for ("why is it a problem, according to
+# the ... study, to let one person's recordings recur?") after it still belongs to what is asked.
 _TRAILING = re.compile(
     rf"^(?P<asked>{_ASKING}\b.{{8,}}?)\s*,?\s+"
     r"(?:in|among|across|within|from|for|of|on|according\s+to|using)\s+(?P<naming>(?:the|this|that|these|those)\s+"
     rf"(?:[^?,]*?\b{_WORK}\b(?:\s+(?:built|based|that|which|whose|with|using|of|on|for|from|where|who)\b[^?]*?)?"
     r"|[^?]*?\b(?:whose|that|which|who)\b[^?]*?))"
-    r"\s*(?P<rest>,\s*(?:and|or|in\s+terms\s+of)\b[^?]*)?\??$",
+    r"\s*(?P<rest>,\s*(?:and|or|in\s+terms\s+of|to\s+(?!(?:the|a|an|this|its)\b)\w+)\b[^?]*)?\??$",
     re.IGNORECASE | re.DOTALL,
 )
 

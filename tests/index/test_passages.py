@@ -368,6 +368,15 @@ def test_a_question_that_names_its_paper_at_its_end_is_asked_within_it_by_what_i
         owners,
         "the lake-ice merging study recommend to those who reuse its records",
     )
+    # "Why is it a problem, according to <the work>, to let …?": the infinitive the "it" stands for is asked
+    extraposed = (
+        "Why is it a problem, according to the lake-ice merging study that works with gappy as well as whole"
+        " records, to let one lake's winters recur many times in the training data?"
+    )
+    assert split_question(extraposed) == (
+        "Why is it a problem, to let one lake's winters recur many times in the training data?",
+        "the lake-ice merging study that works with gappy as well as whole records",
+    )
     for plain in (
         "What limitation of the training data affected the detection of motion artifacts in pressure recordings?",
         "Why was the large ImageNet CNN split across two GPUs instead of training on one?",
