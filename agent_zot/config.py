@@ -210,6 +210,13 @@ class Settings(BaseSettings):
         description="Where the embedding model indexes: auto (a CUDA or Apple GPU when torch sees one, else "
         "the CPU), cpu, cuda or mps. MiniLM's queries run on the CPU (its ONNX copy) either way.",
     )
+    sentence_backfill_minutes: float = Field(
+        default=10.0,
+        ge=0,
+        description="How long one update-db spends, at most, giving sentence vectors to items indexed before "
+        "agent-zot kept them (about 45 chunks a second on a CPU: hours for a 100,000-item library); the rest "
+        "go on at the next update. 0 leaves them without (passages are then picked by words and chunks).",
+    )
     parse_timeout_s: float = Field(
         default=120.0,
         gt=0,

@@ -287,6 +287,11 @@ def _format_summary(data: dict[str, Any]) -> str:
             f"Sentence vectors: added to {added} item{'s' if added != 1 else ''} indexed before they were kept "
             "(from their stored text; passages are now also picked by meaning)."
         )
+    if left := data.get("sentence_vectors_left"):
+        lines.append(
+            f"Sentence vectors: {left:,} item{'s' if left != 1 else ''} still to do; the next update-db goes on "
+            "(each spends at most sentence_backfill_minutes on them)."
+        )
     notes = data.get("notes") or {}
     if any(notes.get(k) for k in ("indexed", "unchanged", "removed")):
         lines.append(

@@ -136,11 +136,14 @@ def test_an_item_indexed_again_or_forgotten_leaves_no_sentence_vectors_behind(tm
 
 
 @pytest.mark.slow
-def test_an_index_made_before_sentence_vectors_gains_them_on_its_next_update(tmp_path: Path) -> None:
-    """From the chunks' stored text, without parsing the files again; once: later updates do not look."""
+def test_an_index_made_before_sentence_vectors_gains_them_on_its_next_updates(tmp_path: Path) -> None:
+    """From the chunks' stored text, without parsing the files again; as many items a run as its time budget
+    allows, the next run going on; then later updates do not look."""
     b = ZoteroLibraryBuilder(tmp_path / "library", shape="z7", seed=12)
     study = b.add_item("journalArticle", title="Heart Signals at Rest", date="2022-00-00 2022")
     b.add_attachment(study, filename="heart.pdf", content=_pdf(tmp_path / "heart.pdf", METHODS))
+    other = b.add_item("journalArticle", title="Sleep in Shift Workers", date="2021-00-00 2021")
+    b.add_attachment(other, filename="sleep.pdf", content=_pdf(tmp_path / "sleep.pdf", _SLEEP))
     db = guard_database(b.build())
     env = {"AGENT_ZOT_DATA_DIR": str(tmp_path / "state"), "AGENT_ZOT_EMBEDDER": "minilm-onnx"}
     update = ["--library", str(db.parent), "update-db"]
@@ -154,12 +157,25 @@ def test_an_index_made_before_sentence_vectors_gains_them_on_its_next_update(tmp
         conn.execute("DELETE FROM meta WHERE key = 'sentence_vectors'")
     conn.close()
     assert made
+
+    def kept() -> dict[str, bytes]:
+        with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
+            found = dict(conn.execute("SELECT point_id, data FROM sentence_vectors").fetchall())
+        conn.close()
+        return found
+
+    off = runner.invoke(cli, update, env={**env, "AGENT_ZOT_SENTENCE_BACKFILL_MINUTES": "0"})
+    assert off.exit_code == 0 and "Sentence vectors" not in off.output and not kept(), off.output
+    # a budget the first item outlasts: that item is done, the other waits for the next update
+    brief = runner.invoke(cli, update, env={**env, "AGENT_ZOT_SENTENCE_BACKFILL_MINUTES": "0.000001"})
+    assert brief.exit_code == 0 and "Indexed 0 items" in brief.output, brief.output  # no file read again
+    assert "Sentence vectors: added to 1 item indexed before they were kept" in brief.output
+    assert "Sentence vectors: 1 item still to do; the next update-db goes on" in brief.output
+    assert 0 < len(kept()) < len(made)
     again = runner.invoke(cli, update, env=env)
-    assert again.exit_code == 0 and "Indexed 0 items" in again.output, again.output  # no file read again
-    assert "Sentence vectors: added to 1 item indexed before they were kept" in again.output
-    with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
-        gained = dict(conn.execute("SELECT point_id, data FROM sentence_vectors").fetchall())
-    conn.close()
+    assert "Sentence vectors: added to 1 item indexed before they were kept" in again.output, again.output
+    assert "still to do" not in again.output
+    gained = kept()
     assert set(gained) == set(made)
     for point, data in made.items():
         before, after = SentenceVectors.unpack(data), SentenceVectors.unpack(gained[point])
@@ -167,6 +183,13 @@ def test_an_index_made_before_sentence_vectors_gains_them_on_its_next_update(tmp
         assert min(float(a @ b) for a, b in zip(before.vectors, after.vectors, strict=True)) > 0.99
     third = runner.invoke(cli, update, env=env)
     assert third.exit_code == 0 and "Sentence vectors" not in third.output, third.output
+
+
+_SLEEP = (
+    "We followed sixty nurses on rotating shifts for a month. Each wore a wrist actigraph day and night. "
+    "Sleep after night shifts was shorter by seventy minutes on average. Naps before a night shift "
+    "restored part of the loss."
+)
 
 
 @pytest.mark.slow

@@ -133,6 +133,12 @@ class ProgressTracker:
             with self._lock:
                 self._doing = ""
 
+    def now_doing(self, what: str) -> None:
+        """Rename the step ``doing`` names, as it advances ("…: 1,200 done")."""
+        with self._lock:
+            self._doing = what
+        self.report()
+
     # -- fed by the parse workers (ingest/pool.py) -------------------------------------------------
 
     def watch(self, job: ParseJob, event: PageEvent | None) -> None:

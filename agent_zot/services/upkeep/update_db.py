@@ -113,6 +113,7 @@ class UpdateSummary:
     optimize_skipped: str | None = None  # the optimize step did not run for want of space
     # items of an index made before sentence vectors were kept, given theirs (index/sentence_backfill.py)
     sentence_vectors_added: int = 0
+    sentence_vectors_left: int = 0  # and those left for the next update (sentence_backfill_minutes ran out)
     stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,6 +140,7 @@ class UpdateSummary:
             "repaired": self.repaired,
             "optimize_skipped": self.optimize_skipped,
             "sentence_vectors_added": self.sentence_vectors_added,
+            "sentence_vectors_left": self.sentence_vectors_left,
             "stages": self.stages,
         }
 
@@ -357,7 +359,13 @@ def _run(
             library, resources, only_items=options.item_keys or None, on_progress=tracker.notes
         )
     summary.notes = notes.to_dict()
-    if options.fulltext and not options.item_keys and options.limit is None and needs_backfill(resources):
+    if (
+        options.fulltext
+        and not options.item_keys
+        and options.limit is None
+        and resources.settings.sentence_backfill_minutes > 0
+        and needs_backfill(resources)
+    ):
         _backfill(resources, summary, tracker, times)
     if summary.chunks or notes.indexed:
         summary.engine = getattr(resources.embedder, "engine", "")
@@ -407,16 +415,23 @@ def _run(
 def _backfill(
     resources: IndexResources, summary: UpdateSummary, tracker: ProgressTracker, times: StageTimes
 ) -> None:
-    """An index made before sentence vectors were kept gets them from its stored chunks' text (once)."""
+    """An index made before sentence vectors were kept gets them from its stored chunks' text, for as long
+    as ``sentence_backfill_minutes`` allows a run; the next run goes on."""
     lacking = resources.state.items_without_sentence_vectors()
     # the engine an update of that many chunks would take: the export for a few, the faster one for many
     choice = engine_for(resources.embedder, sum(lacking.values()))
     step = f"adding sentence vectors to {len(lacking):,} items indexed before they were kept"
     with times.measure("sentence vectors for earlier items"), tracker.doing(step):
-        done = backfill_sentence_vectors(resources, list(lacking))
+        done = backfill_sentence_vectors(
+            resources,
+            list(lacking),
+            budget_s=resources.settings.sentence_backfill_minutes * 60,
+            on_item=lambda items: tracker.now_doing(f"{step}: {items:,} done"),
+        )
     with times.measure(RELEASE_STAGE):
         release_engine(resources.embedder, choice)
     summary.sentence_vectors_added = done.items
+    summary.sentence_vectors_left = done.left
 
 
 def _repair(resources: IndexResources, found: IntegrityReport) -> str | None:
