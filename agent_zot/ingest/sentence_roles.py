@@ -1,5 +1,5 @@
 """What a sentence reads as whatever heading it is under: a reference entry, thanks or back matter, a
-caption, or page chrome. One home for these readers: the passages (index/sections.py) and the summaries'
+caption, page chrome, or the paper's outline of itself. One home for these readers: the passages (index/sections.py) and the summaries'
 and matrix's sentence roles (services/paper_reading/roles.py) both decide by them, so a sentence that is never
 a passage is never a summary's or a cell's either.
 """
@@ -12,8 +12,8 @@ from functools import lru_cache
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography
 
 # Roles a sentence may read as whatever its heading; with the EXCLUDED section kinds, never a passage.
-CAPTION, CHROME = "caption", "chrome"
-UNCITED = EXCLUDED | {CAPTION, CHROME}
+CAPTION, CHROME, OUTLINE = "caption", "chrome", "outline"
+UNCITED = EXCLUDED | {CAPTION, CHROME, OUTLINE}
 
 # A reference entry left in the body (a list the ingest did not take out): "[12] A. Smith, B. Jones. ...",
 # "12. Smith J, Jones K (2019) ...", "Dean, J., and Ghemawat, S. 2004. ...", "Eyring, V., Bony, S. (2016)".
@@ -154,11 +154,42 @@ def reads_as_chrome(sentence: str) -> bool:
     return bool(_CHROME.search(text))
 
 
+# The paper telling where things are in it ("The rest of this paper is organized as follows", "Section 3
+# discusses the precision of the calculator", "Finally, Section 5 summarizes ...") and its keyword lines: they
+# share a question's words and answer nothing. "Section 4 shows that the error halves" states a finding
+# (a "that" after the verb) and stays content.
+_OUTLINE = re.compile(
+    r"^(?:(?:finally|then|next|first|second|third|lastly|also|in\s+addition|furthermore|moreover),?\s+)?"
+    r"(?:(?:the\s+)?(?:rest|remainder|outline|organi[sz]ation|structure)\s+of\s+(?:this|the)\s+(?:paper|article"
+    r"|chapter|thesis|report|work|letter|note)\b"
+    r"|(?:this|the)\s+(?:paper|article|chapter|thesis|report)\s+is\s+(?:organi[sz]ed|structured|arranged)\b"
+    r"|(?:in\s+)?(?:sections?|sect\.|sec\.|chapters?|appendix)\s+[\dIVX]+(?:\.\d+)*(?:\s*(?:and|to|-|–)\s*[\dIVX]+)?"
+    r"\s*,?\s+(?:we\s+)?(?:is\s+devoted|are\s+devoted|discuss|describ|present|summari|introduc|conclud|review"
+    r"|detail|provid|give|outline|report|explain|deal|address|focus|contain|cover|compar|illustrat|formulat"
+    r"|offer|draw|evaluat|analy[sz]|consider|examin|investigat))"
+    r"|^(?:key\s*words?|index\s+terms|unified\s+astronomy\s+thesaurus\s+concepts|subject\s+headings"
+    r"|jel\s+(?:codes?|classification))\s*[:—–-]",
+    re.IGNORECASE,
+)
+_OUTLINE_WORDS = ("section", "sect.", "sec.", "chapter", "appendix", "paper", "article", "thesis", "report",
+                  "work", "letter", "note", "key", "index terms", "thesaurus", "subject headings", "jel")  # fmt: skip
+
+
+def reads_as_outline(sentence: str) -> bool:
+    """The paper's outline of itself, or its keyword line (not one stating a finding: "... shows that")."""
+    text = _flat(sentence)
+    lower = text.lower()
+    if not any(word in lower for word in _OUTLINE_WORDS):
+        return False
+    found = _OUTLINE.search(text)
+    return found is not None and re.search(r"\bthat\b", text[found.end() :], re.IGNORECASE) is None
+
+
 @lru_cache(maxsize=32_768)
 def reading(sentence: str) -> str | None:
     """What ``sentence`` reads as whatever its heading, in the order the readings win: "references",
-    "acknowledgements" (thanks, funding, back matter), CAPTION, CHROME, "biography"; None for a sentence
-    of the body. Cached: a search reads the same candidate sentences again and again."""
+    "acknowledgements" (thanks, funding, back matter), CAPTION, CHROME, OUTLINE, "biography"; None for a
+    sentence of the body. Cached: a search reads the same candidate sentences again and again."""
     if reads_as_reference(sentence):
         return "references"
     if reads_as_thanks(sentence):
@@ -167,4 +198,6 @@ def reading(sentence: str) -> str | None:
         return CAPTION
     if reads_as_chrome(sentence):
         return CHROME
+    if reads_as_outline(sentence):
+        return OUTLINE
     return "biography" if reads_as_biography(sentence) else None

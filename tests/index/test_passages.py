@@ -132,6 +132,20 @@ def test_a_running_title_left_alone_by_a_heading_is_no_passage() -> None:
     assert passages and all("2019 - SciBERT" not in p.text for p in passages), [p.text for p in passages]
 
 
+def test_the_papers_outline_of_itself_is_no_passage() -> None:
+    """A sentence like "Section 3 discusses the precision of the calculator" repeats the question's words
+    and answers nothing: the sentence that states the precision does."""
+    pool = _chunks(
+        "Section 3 discusses the precision of the limb-darkening calculator for transit light curves.",
+        "The calculator's coefficients reproduce the model intensities to within 0.1 per cent.",
+    )
+    asked = "What precision does the limb-darkening calculator reach for transit light curves?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 2)  # type: ignore[arg-type]
+    assert [p.text for p in passages] == [
+        "The calculator's coefficients reproduce the model intensities to within 0.1 per cent."
+    ]
+
+
 def _chunks(*texts: str) -> list[ChunkHit]:
     """One single-sentence chunk per text, ranked in the order given."""
     found = []

@@ -156,6 +156,15 @@ async def _key(client: Client, query: str) -> str:
         ),
         ("42 3.5 Illustration ............................................", "chrome"),  # its number cut off
         ("The series converges to 1/2 . . . and so on for every later term.", "results"),
+        # the paper's outline of itself and its keyword lines share a question's words and answer nothing
+        ("Section 3 discusses the precision of the limb-darkening calculator for transits.", "outline"),
+        ("Finally, Section 5 summarizes the key points discussed in this paper.", "outline"),
+        ("The remainder of the paper is structured as follows: Section 2 reviews related work.", "outline"),
+        ("In Sections 2 and 3 we describe the data and the model.", "outline"),
+        ("Keywords: blood pressure; photoplethysmography; deep learning", "outline"),
+        ("Unified Astronomy Thesaurus concepts: Exoplanets (498); Transits (1711)", "outline"),
+        ("Section 4 shows that the error halves when the window doubles.", "results"),  # a finding
+        ("This section describes how the master pings every worker.", "results"),
     ],
 )
 def test_a_sentence_reads_as_its_role_whatever_its_heading(sentence: str, role: str) -> None:

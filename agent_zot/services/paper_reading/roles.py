@@ -23,9 +23,11 @@ from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section
 from agent_zot.ingest.sentence_roles import (
     CHROME,
     ENTRY_PIECE_CHARS,
+    OUTLINE,
     has_entry_mark,
     opens_entry,
     reads_as_chrome,
+    reads_as_outline,
     reads_as_reference,
     reads_as_thanks,
 )
@@ -153,8 +155,8 @@ def excluded(kind: str, question_kind: str) -> bool:
     reference entries and biographies answer no review question (a question the kinds do not know,
     "who funded it", may be answered by the thanks)."""
     if question_kind == "other":
-        return kind in (EXCLUDED | {CHROME}) - {"acknowledgements"}
-    return kind in EXCLUDED or kind == CHROME
+        return kind in (EXCLUDED | {CHROME, OUTLINE}) - {"acknowledgements"}
+    return kind in EXCLUDED or kind in (CHROME, OUTLINE)
 
 
 def _heading_of(piece: str) -> str | None:
@@ -202,6 +204,8 @@ def _own_role(sentence: str, kind: str) -> str:
         return "acknowledgements"
     if reads_as_chrome(sentence):
         return CHROME
+    if reads_as_outline(sentence):
+        return OUTLINE
     return kind
 
 
