@@ -8,10 +8,10 @@ from .decompose import decompose
 from .examples import nearest_mode
 from .extract import bare_topic, build_topic, extract_params
 from .model import TOOL_MODES, TOOLS, Route, mode_facts
-from .rules import Decision, Rule, collect_hits, decide, explain
+from .rules import Decision, Hit, Rule, collect_hits, decide, explain
 from .rules_explore import EXPLORE_RULES
 from .rules_manage import COLLECTION_RULES, EXPORT_RULES, NOTE_RULES, TAG_RULES
-from .rules_search import SEARCH_RULES, SUMMARIZE_RULES
+from .rules_search import ONE_PAPER_WEIGHT, SEARCH_RULES, SUMMARIZE_RULES, one_paper_named
 
 # Modes only their own wording selects, never resemblance to labelled requests: a claim to check reads
 # like any topic ("statins prevent dementia"), so without "is there evidence", "what argues against"...
@@ -91,6 +91,9 @@ def route(tool: str, query: str, *, force_mode: str | None = None) -> Route:
     params: dict[str, Any] = dict(extraction.params)
     path_format = params.pop("path_format", None)
     hits = collect_hits(RULE_TABLES[tool], head, params)
+    if tool == "zot_search" and (naming := one_paper_named(head)):
+        shown = " ".join(naming.split()[:6])
+        hits.append(Hit("fast", ONE_PAPER_WEIGHT, f"asks about one paper ('{shown}')", None))
 
     cued = False
     if forced is not None:

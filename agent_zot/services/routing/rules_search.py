@@ -6,6 +6,10 @@ below 1.0 a nudge. Parameter rules (`has`) vote when the extractor found that pa
 
 from __future__ import annotations
 
+import re
+
+from agent_zot.index.sentences import asks_a_question, split_question
+
 from .rules import Rule, has, rx
 from .rules_explore import CITATION_TOPICS
 from .scan import QUESTION_WORDS
@@ -79,6 +83,42 @@ _ONE_PAPER_QUESTION = (
     # "How ... in the <description> study?": the question names it
     rf"|{_ASK}[^?]*?\b(?:the|this|that|its)\s+(?:[\w/()'’.+-]+\s+){{0,8}}?{_WORK_NOUN})"
 )
+
+# A question that names the one paper it asks about in a clause, as the passage picker reads it
+# (index/sentences.split_question): "At what frame rate was the video recorded in the camera-based BP study
+# with invasive reference pressure?", "What do the authors of the deep RNN study gain by ...?". Its answer is
+# in that paper's passages whatever it says in passing ("reference", "used to", "works with", "the
+# authors"), unless its clause names several works or it asks about the library's papers or a claim.
+ONE_PAPER_WEIGHT = 3.0
+_SEVERAL_WORKS = re.compile(
+    r"\b(?:papers|studies|articles|publications|references|library|collection|sources|authors)\b"
+    r"|(?<!that )(?<!which )(?<!who )\bworks\b|\b(?:my|our)\b"  # not "the study that works with ..."
+)
+_LIBRARY_WIDE = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?:papers|library|collection|references|sources|articles|studies|readings)\b"
+    r"|\bthe\s+(?:claim|hypothesis|assertion|statement|idea|notion|view|argument)\s+that\b"
+    # who its authors are is a question about people, not about the paper's text
+    r"|\bwho\s+(?:are|were|is|was)\s+(?:the\s+|its\s+)?(?:authors?|researchers?|writers?)\b|\bwho\s+(?:wrote|authored)\b"
+)
+
+
+# "What do the authors of the two-stage clustering study blame ...?": a question about what one work's authors
+# did or say (not "which authors work on ...", a question about people).
+_AUTHORS_OF = re.compile(
+    r"^\s*(?:what|why|how|which|when|where|whom)\b[^?]{0,40}?\b(?:do|does|did|have|has|had|would|could)\s+"
+    r"the\s+(?:authors?|researchers?|investigators?|team|writers?)\s+of\s+(?P<work>(?:the|this|that)\s+[^?]{3,})",
+    re.IGNORECASE,
+)
+
+
+def one_paper_named(query: str) -> str | None:
+    """The clause naming the one paper ``query`` asks a question about, or None."""
+    owners = _AUTHORS_OF.match(query)
+    naming = owners.group("work") if owners else split_question(query)[1]
+    if naming is None or _SEVERAL_WORKS.search(naming.lower()) or _LIBRARY_WIDE.search(query.lower()):
+        return None
+    return naming if asks_a_question(query) else None
+
 
 # Before the verb: no question word ("mechanisms by which sleep affects memory" is a topic).
 _NO_QUESTION = r"(?:(?!\b(?:which|whether|how|why|what|whom|whose|if|when|where)\b)[^?]){0,200}?"

@@ -615,6 +615,13 @@ def test_compound_queries() -> None:
         "In the study that used a gradient-boosted model on lake buoys, how many sites were held out?",
         "Why does the ice-cover model built on satellite albedo drop the winter months?",
         "In the proof-of-concept that mapped sonar echoes to fish counts, what reference counts were used?",
+        # a clause naming the paper, as the passage picker reads it, decides over cues said in passing
+        "What do the authors of the lake-ice merging study blame for most of their misdated winters?",
+        "Why is it a problem, according to the sonar study that works with noisy as well as clean echoes, to "
+        "let one lake's surveys recur many times in the training data?",
+        "In the short example showing how the ice model applies to shallow lakes, when would the earlier method "
+        "of reference [5] suffice?",
+        "In the deep RNN for lake temperature forecasting, how does a residual connection pass information on?",
     ],
 )
 def test_a_question_about_one_papers_content_stays_a_search(query: str) -> None:
@@ -629,6 +636,11 @@ def test_a_question_about_one_papers_content_stays_a_search(query: str) -> None:
         ("which papers cite the lake-ice model paper?", "graph"),
         ("who are the researchers behind the capacitive probe study?", "graph"),
         ("which datasets do papers on sepsis prediction use?", "entity"),
+        ("who are the authors of the capacitive probe study?", "graph"),
+        (
+            "How strong is the support in my papers for the claim that lake ice forms later each decade?",
+            "evidence",
+        ),
     ],
 )
 def test_a_question_about_the_librarys_papers_keeps_its_mode(query: str, mode: str) -> None:
