@@ -203,6 +203,33 @@ def without_title_block(text: str, title: str | None, creators: Sequence[str]) -
     return text
 
 
+# Consecutive chunks overlap (chunking.py), so a sentence cut at one chunk's start is whole in the chunk
+# before: a piece this long that a shown sentence holds is that sentence again.
+_PIECE_CHARS = 40
+
+
+class _Shown:
+    """The sentences a paper's passages already show: the same sentence, or a piece of one cut at a chunk's
+    start, counts as shown (a whole sentence whose piece was shown is not: it says more)."""
+
+    def __init__(self) -> None:
+        self._exact: set[str] = set()
+        self._long: list[str] = []
+
+    def __contains__(self, sentence: object) -> bool:
+        if sentence in self._exact:
+            return True
+        if not isinstance(sentence, str) or len(sentence) < _PIECE_CHARS:
+            return False
+        return any(sentence in shown for shown in self._long)
+
+    def update(self, sentences: Sequence[str]) -> None:
+        for sentence in sentences:
+            self._exact.add(sentence)
+            if len(sentence) >= _PIECE_CHARS:
+                self._long.append(sentence)
+
+
 class PassagePicker:
     """Chooses one paper's passages for one query from its candidate chunks (best first)."""
 
@@ -272,7 +299,7 @@ class PassagePicker:
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
         chosen: list[Chosen] = []
-        used: set[str] = set()
+        used = _Shown()
         for n, window in candidates:
             keys = sentences[n]
             if keys[window.peak] in used or window.peak in headings[n]:  # a heading alone answers nothing

@@ -132,6 +132,25 @@ def test_a_running_title_left_alone_by_a_heading_is_no_passage() -> None:
     assert passages and all("2019 - SciBERT" not in p.text for p in passages), [p.text for p in passages]
 
 
+def test_a_sentence_two_overlapping_chunks_hold_is_shown_once() -> None:
+    """Consecutive chunks overlap: the second opens inside a sentence the first holds whole. That piece is
+    the same sentence: another window is shown in its place."""
+    first = (
+        "The probe was calibrated before each session. Subjects were grouped by their resting heart rate into "
+        "three bands of equal size, a band for each third of the range."
+    )
+    second = (
+        "grouped by their resting heart rate into three bands of equal size, a band for each third of the "
+        "range. Each band was split in two halves by the day of the visit. The held-out half tested the "
+        "heart rate model."
+    )
+    asked = "How were the subjects grouped by resting heart rate into bands?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(_chunks(first, second), 3)  # type: ignore[arg-type]
+    told = "three bands of equal size, a band for each third of the range."
+    assert sum(p.text.count(told) for p in passages) == 1, [p.text for p in passages]
+    assert any("split in two halves" in p.text for p in passages), [p.text for p in passages]
+
+
 def test_the_papers_outline_of_itself_is_no_passage() -> None:
     """A sentence like "Section 3 discusses the precision of the calculator" repeats the question's words
     and answers nothing: the sentence that states the precision does."""
