@@ -10,6 +10,7 @@ from agent_zot.identifiers import clean_doi
 from agent_zot.text import ascii_key
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
 from agent_zot.zotero.values import parse_zotero_date
+from agent_zot.zotero.venues import readable_venue
 
 # Creator roles that count as the item's authors (Zotero's primary creator type per item type).
 _PRIMARY_ROLE_NAMES = (
@@ -204,7 +205,7 @@ def _note(extra: str) -> str:
 
 
 def _venue_fields(item: Item, kind: str) -> dict[str, str]:
-    venue = item.field("publicationTitle")
+    venue = readable_venue(item.field("publicationTitle"))  # "\\apj" would print its backslash, escaped
     publisher = item.field("publisher")
     fields: dict[str, str] = {}
     if kind == "article":

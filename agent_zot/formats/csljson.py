@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from agent_zot.formats.bibtex import PRIMARY_ROLES, item_date, split_suffix
 from agent_zot.identifiers import clean_doi
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
+from agent_zot.zotero.venues import readable_venue
 
 CSL_TYPES = {
     "artwork": "graphic",
@@ -152,6 +153,8 @@ def csl_item(item: Item, key: str | None = None) -> dict[str, object]:
     data.update(_names(item))
     for variable, zotero_field in _STRING_FIELDS:
         data[variable] = item.field(zotero_field)
+    # a journal held as an AAS macro prints only in LaTeX
+    data["container-title"] = readable_venue(item.field("publicationTitle"))
     # A conference paper's event; a presentation's meeting shares the base field in older schemas.
     data["event-title"] = item.fields.get("conferenceName") or item.fields.get("meetingName", "")
     data["DOI"] = clean_doi(item.doi)

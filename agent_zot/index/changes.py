@@ -76,9 +76,10 @@ def _fingerprint_code() -> str:
     """A hash of the modules whose code shapes an item's fingerprint: a new release that changes them
     must compare every item again, even in an unchanged library."""
     from agent_zot.index import chunking, store
+    from agent_zot.zotero import venues  # the venue as the metadata text writes it
 
     digest = hashlib.sha1(usedforsecurity=False)
-    for module in (sys.modules[__name__], chunking, store):
+    for module in (sys.modules[__name__], chunking, store, venues):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()[:12]
 

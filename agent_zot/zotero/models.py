@@ -7,6 +7,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_zot.zotero.venues import readable_venue
+
 if TYPE_CHECKING:
     from agent_zot.zotero.marks import LibraryMarks
 
@@ -313,9 +315,10 @@ class Item:
 
     @property
     def venue(self) -> str:
-        """Where it appeared: journal, proceedings, book, website... (Zotero's publicationTitle base field)."""
+        """Where it appeared: journal, proceedings, book, website... (Zotero's publicationTitle base field; a
+        journal held as an AAS macro, "\\apj", by its name)."""
         return (
-            self.field("publicationTitle")
+            readable_venue(self.field("publicationTitle"))
             or self.fields.get("conferenceName", "")
             or self.fields.get("university", "")
             or self.fields.get("institution", "")

@@ -264,6 +264,25 @@ def test_random_markup_soup_always_parses_back() -> None:
             assert entry["title"] == latex_title(item.title)
 
 
+def test_a_journal_held_as_an_aas_macro_is_written_out_by_name() -> None:
+    """Libraries filled from the NASA ADS hold "\\apj": every format, and the venue answers show, print the name."""
+    item = make_item(publicationTitle="\\apj", title="Transit timing")
+    other = make_item("ITEM0002", publicationTitle="{\\MNRAS}", title="Limb darkening")
+    unknown = make_item("ITEM0003", publicationTitle="\\notajournal", title="Odd venue")
+    assert item.venue == "The Astrophysical Journal"
+    assert other.venue == "Monthly Notices of the Royal Astronomical Society"
+    assert unknown.venue == "\\notajournal"  # a macro not on AAS's list stays as written
+    csl = to_csl_json([item, other])
+    assert [c["container-title"] for c in csl] == [
+        "The Astrophysical Journal",
+        "Monthly Notices of the Royal Astronomical Society",
+    ]
+    entries = bibtexparser.parse_string(to_bibtex([item])).entries
+    assert entries[0]["journal"] == "The Astrophysical Journal"
+    assert "The Astrophysical Journal" in item_markdown(item, make_library([item]))
+    assert "\\apj" not in item_markdown(item, make_library([item]))
+
+
 def test_latex_specials_are_escaped() -> None:
     assert escape("50% of $x_1$ & #2 ~ ^") == r"50\% of \$x\_1\$ \& \#2 \textasciitilde{} \textasciicircum{}"
     assert escape("a}b{") == r"a\textbraceright{}b\textbraceleft{}"
