@@ -1,7 +1,7 @@
 """What a sentence reads as whatever heading it is under: a reference entry, thanks or back matter, a
-caption, page chrome, or the paper's outline of itself. One home for these readers: the passages (index/sections.py) and the summaries'
-and matrix's sentence roles (services/paper_reading/roles.py) both decide by them, so a sentence that is never
-a passage is never a summary's or a cell's either.
+caption, page chrome, or the paper's outline of itself. One home for these readers: the passages
+(index/sections.py) and the summaries' and matrix's sentence roles (services/paper_reading/roles.py) both
+decide by them, so a sentence that is never a passage is never a summary's or a cell's either.
 """
 
 from __future__ import annotations
