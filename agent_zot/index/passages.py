@@ -69,8 +69,9 @@ DENSE_WEIGHT = 2.0
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
 _PRIOR_K = 10
 
-# A window that begins inside a sentence (its chunk was cut there): lower case or a clause's punctuation.
-_MID_SENTENCE = re.compile(r"[a-z,;:)\]]")
+# A window that begins inside a sentence (its chunk was cut there): lower case, a clause's punctuation, or a
+# citation's year ("(2021) we defined ...": the cut fell after "Kokori et al.").
+_MID_SENTENCE = re.compile(r"[a-z,;:)\]]|\((?:19|20)\d\d[a-z]?[;,)]")
 # Where a sentence starts in running text: after an end mark (and a closing quote or bracket).
 _SENTENCE_START = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z(\[\"])")
 # Characters looked back for that sentence's start: passages are clipped at 1,000 characters, and a longer

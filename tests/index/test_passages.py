@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -34,6 +35,7 @@ from agent_zot.index.store import Hit
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search.present import paper_response
+from agent_zot.state.index import IndexState, PageRecord
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 
@@ -149,6 +151,29 @@ def test_a_sentence_two_overlapping_chunks_hold_is_shown_once() -> None:
     told = "three bands of equal size, a band for each third of the range."
     assert sum(p.text.count(told) for p in passages) == 1, [p.text for p in passages]
     assert any("split in two halves" in p.text for p in passages), [p.text for p in passages]
+
+
+def test_a_window_opening_at_a_citations_year_reads_its_sentence_from_the_start(tmp_path: Path) -> None:
+    """A chunk cut after "Kokori et al." opens with "(2021) we defined ...": inside a sentence, whose start the
+    page gives."""
+    page = (
+        "Ariel observes each transit whole. For this reason, in Kokori et al. (2021) we defined that the aim of "
+        "the project is to predict transit times to within a twelfth of the transit duration. Most planets "
+        "already meet that aim. Some need one more transit. A few need several. The rest are lost."
+    )
+    state = IndexState(tmp_path / "state.sqlite")
+    state.record_item(
+        "ITEM", "f", status="indexed", attachments=[], pages={"ATT": [PageRecord(3, None, page)]}
+    )
+    chunk = page[page.index("(2021)") :]
+    asked = (
+        "Do most planets already meet that aim?"  # the chunk's second sentence: its window opens the chunk
+    )
+    picker = PassagePicker(SimpleNamespace(state=state), asked, detail="sentences")  # type: ignore[arg-type]
+    shown = picker.pick(_chunks(chunk), 1)[0].text
+    state.close()
+    assert "Most planets already meet that aim." in shown
+    assert shown.startswith("For this reason, in Kokori et al. (2021) we defined"), shown
 
 
 def test_the_papers_outline_of_itself_is_no_passage() -> None:
