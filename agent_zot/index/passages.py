@@ -430,7 +430,7 @@ class PassagePicker:
         taken, turn = "", payload.get("paragraph") is None  # a web page's sections are no pages
         if first is not None and key and _MID_SENTENCE.match(text):
             start = self._sentence_start(key, first, text, turn)
-            if len(start) + len(text) <= self.shape.whole:  # never at the cost of the window's end
+            if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
                 taken = start
         elif first is not None and key and before_cut:
             start = self._sentence_start(key, first, text, turn)

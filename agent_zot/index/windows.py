@@ -9,10 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 WINDOW_SENTENCES = 3  # the best sentence and its neighbours, the better one first
-# A neighbour joins only while the window stays within this many characters. Shorter windows fit more of the
-# first paper in the same 8,000 characters: dev library questions, answering sentence shown 0.865 at 800,
-# 0.868 at 600-700, 0.874-0.877 at 450-550 (0.865 at 400); 18-PDF questions and review cells the same.
-WINDOW_CHARS = 500
+WINDOW_CHARS = 800  # a neighbour joins only while the window stays within this many characters
 JOIN_GAP = 1  # chosen windows of one chunk this many sentences apart (or fewer) are shown as one passage
 JOINED_CHARS = 1000  # ... while the joined passage stays within this many characters
 
@@ -20,20 +17,17 @@ JOINED_CHARS = 1000  # ... while the joined passage stays within this many chara
 @dataclass(frozen=True, slots=True)
 class WindowShape:
     """How large a passage grows around its best sentence: up to ``sentences`` sentences within ``chars``
-    characters, and whether two chosen windows of a chunk that touch are joined into one passage. A window
-    that opens inside a sentence (its chunk was cut there) is given that sentence's start while the passage
-    stays within ``whole`` characters: a sentence is read whole even where no neighbour would fit."""
+    characters, and whether two chosen windows of a chunk that touch are joined into one passage."""
 
     sentences: int = WINDOW_SENTENCES
     chars: int = WINDOW_CHARS
     join: bool = True
-    whole: int = JOINED_CHARS
 
 
 # An answer to read (search, summarize): the statement and its neighbours, told over several sentences.
 READING = WindowShape()
 # Passages to judge one by one (a claim check): the sentence and its better neighbour, never joined.
-JUDGING = WindowShape(sentences=2, chars=600, join=False, whole=750)
+JUDGING = WindowShape(sentences=2, chars=600, join=False)
 
 
 @dataclass(frozen=True, slots=True)
