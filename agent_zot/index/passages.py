@@ -280,9 +280,10 @@ class PassagePicker:
         sections = [r.sections for r in read]
         kinds = [r.kinds for r in read]
         # A sentence of thanks, a reference, a biography, a caption or page chrome is passed over as a heading
-        # is: never a passage.
+        # is: never a passage (but the thanks, when the question asks who funded or is thanked).
+        uncited = UNCITED - self.hint.admits if self.hint else UNCITED
         headings = [
-            heads | {i for i, kind in enumerate(found) if kind in UNCITED}
+            heads | {i for i, kind in enumerate(found) if kind in uncited}
             for heads, found in zip(headings, kinds, strict=True)
         ]
         scores, fits = self._sentence_scores(read, chunks[0].hit.payload.get("title"))

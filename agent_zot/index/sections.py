@@ -48,6 +48,9 @@ def sentence_role(sentence: str, kind: str, previous: str | None = None) -> str:
 # the section alone did not move the dev count).
 KIND_ROLE_BONUS = 0.3
 KIND_CUE_BONUS = 0.6
+# A role that answers this kind and no other ("who funded it?": the thanks) is where the answer is, whatever
+# else shares the words that name the paper.
+ADMITTED_ROLE_BONUS = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +64,22 @@ class KindHint:
     sections: frozenset[str]
     cues: re.Pattern[str] | None = None
 
+    @property
+    def admits(self) -> frozenset[str]:
+        """The roles that are never a passage but answer this kind ("who funded it?": the thanks)."""
+        return self.sections & UNCITED
+
     def reads_as(self, sentence: str) -> bool:
         return self.cues is not None and self.cues.search(sentence) is not None
 
     def bonus(self, sentence: str, kind: str) -> float:
         """What a sentence of section kind ``kind`` gains in the passage picker's score (bounded: the
         question's own words still count for more)."""
-        return KIND_ROLE_BONUS * (kind in self.sections) + KIND_CUE_BONUS * self.reads_as(sentence)
+        return (
+            KIND_ROLE_BONUS * (kind in self.sections)
+            + ADMITTED_ROLE_BONUS * (kind in self.admits)
+            + KIND_CUE_BONUS * self.reads_as(sentence)
+        )
 
 
 # Words that name the paper a question is asked of, not what it asks of it.

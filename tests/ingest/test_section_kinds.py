@@ -267,11 +267,35 @@ async def test_claim_check_never_cites_the_acknowledgements(client: Client) -> N
 
 
 @pytest.mark.slow
-async def test_targeted_answer_never_quotes_the_acknowledgements(client: Client) -> None:
+async def test_who_funded_it_is_answered_by_the_thanks_and_by_nothing_else_of_the_back_matter(
+    client: Client,
+) -> None:
+    """The thanks are never a passage, except for the one question they answer: who funded the work (in
+    a targeted answer and in the default search answer alike, and first)."""
     key = await _key(client)
-    result = await client.call_tool(
+    targeted = await client.call_tool(
         "zot_summarize",
         {"query": "who funded the coral bleaching survey?", "item_key": key, "force_mode": "targeted"},
         raise_on_error=False,
     )
+    assert not targeted.is_error, text_of(targeted)
+    assert _leaks(text_of(targeted)) == [THANKS[:60], THANKS[-60:]], text_of(targeted)
+    found = await client.call_tool(
+        "zot_search",
+        {"query": "Which grant supported the Tessera reef sensor log work?"},
+        raise_on_error=False,
+    )
+    first = next(line for line in text_of(found).splitlines() if line.startswith("   ["))
+    assert "Hollow Creek reef consortium" in first, text_of(found)
+    assert _leaks(text_of(found)) == [THANKS[:60], THANKS[-60:]], text_of(found)
+
+
+@pytest.mark.slow
+async def test_a_question_sharing_the_thanks_words_is_not_answered_from_them(client: Client) -> None:
+    result = await client.call_tool(
+        "zot_search",
+        {"query": "What were the main results and findings of Tessera's method and experimental setup?"},
+        raise_on_error=False,
+    )
+    assert not result.is_error, text_of(result)
     assert _leaks(text_of(result)) == [], text_of(result)

@@ -1,12 +1,14 @@
 """What kind of answer a question wants (a review column, a targeted or a search question), read from its words: a count of something ("how many
 machines"), the problem a paper addresses, its method, its data, its main result, its limitations, or
-anything else. The kind decides where in a paper the answer usually is and how its sentence reads:
+who funded or is thanked, or anything else. The kind decides where in a paper the answer usually is and how its sentence reads:
 
 - a count wants a number next to the thing counted ("approximately 1800 machines"), never a section,
   reference, year or page number;
 - "what problem does it solve" wants the paper's statement of its aim ("In this paper we address …"), in
   its abstract or introduction, not any sentence that holds the word "problem";
-- limitations are admitted late in a paper, in words like "however", "future work", "does not".
+- limitations are admitted late in a paper, in words like "however", "future work", "does not";
+- who funded the work or is thanked is said in its acknowledgements (or a first-page footnote), the one
+  place no other kind of question is answered from.
 
 Papers rarely repeat a review question's words, so each kind brings the words papers answer it with
 (``expansion``) for retrieval and lexical scoring, and sentence ``cues`` that mark an answer of that kind.
@@ -32,7 +34,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class QuestionKind:
-    name: str  # "count" | "problem" | "method" | "data" | "result" | "limitation" | "other"
+    name: str  # "count" | "problem" | "method" | "data" | "result" | "limitation" | "thanks" | "other"
     expansion: str  # words papers use when they answer this kind of question
     cues: re.Pattern[str] | None  # a sentence that answers this kind reads like this
     early: float  # how much an answer sits early in the paper (abstract, introduction): 0..1
@@ -113,6 +115,25 @@ LIMITATION = QuestionKind(
     early=0.0,
     late=1.0,
 )
+# "Who funded it?", "Which grant supported the study?", "Whom do the authors thank?": the one kind of question
+# the thanks answer. Not "funds" (a fund is a topic in finance) and not "acknowledge" alone (authors
+# acknowledge limitations).
+THANKS = QuestionKind(
+    "thanks",
+    "funded supported grant foundation acknowledgements thank grateful",
+    _cue(
+        r"\b(?:thank\w*|grateful|gratitude|acknowledge?ments?|funded|funding|financ\w+|sponsor\w*|grants?\b"
+        r"|supported\s+(?:in\s+part\s+)?by)"
+    ),
+    early=0.0,
+    late=1.0,
+)
+_THANKS_QUESTION = re.compile(
+    r"\b(?:fund(?:ed|ing|ers?)|grants?|sponsor\w*|financ(?:ed|ing|ial\s+support)|acknowledge?ments?|thank\w*"
+    r"|gratitude|grateful|conflicts?\s+of\s+interests?|competing\s+interests?"
+    r"|(?:who|whom)\b[^?]*\b(?:acknowledge[sd]?|supported|paid\s+for))\b",
+    re.IGNORECASE,
+)
 OTHER = QuestionKind("other", "", None, early=0.0, late=0.0)
 
 # Things a review counts, and the words papers count them with (singular stems; plurals match).
@@ -143,6 +164,7 @@ _COUNT_HEAD = re.compile(r"\bhow\s+many\s+(.+?)(?:\s+(?:are|were|is|was|did|do|d
 _DATA_SIZE = re.compile(r"\b(?:data\s*set|dataset|corpus|sample|database|how\s+much\s+data)\b", re.IGNORECASE)
 _NOT_NOUNS = words("or and the a an of many total")
 _KINDS: tuple[tuple[re.Pattern[str], QuestionKind], ...] = (
+    (_THANKS_QUESTION, THANKS),
     (re.compile(r"\blimitations?\b|\bweakness|\bshortcoming|\bdrawback|\bcaveat|\bfuture\s+work", re.I), LIMITATION),
     (re.compile(r"\bproblem\b|\baddress\w*\b|\bmotivat|\baims?\b|\bgoals?\b|\bpurpose\b|\bobjective|\bresearch\s+question"
                 r"|\bchallenge|\bwhy\b.*\bneeded", re.I), PROBLEM),

@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from agent_zot.index.sentences import sentence_spans
+from agent_zot.index.sections import KindHint
+from agent_zot.index.sentences import focus_of, sentence_spans
 from agent_zot.ingest.headings import PARAGRAPH_LEVEL, heading_level, heading_lines
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography, section_kind
 from agent_zot.ingest.sentence_roles import (
@@ -31,8 +32,9 @@ from agent_zot.ingest.sentence_roles import (
     reads_as_reference,
     reads_as_thanks,
 )
+from agent_zot.services.paper_reading.questions import classify
 
-__all__ = ["ANSWERED_BY", "FRONT", "Sentence", "excluded", "paper_sentences"]
+__all__ = ["ANSWERED_BY", "FRONT", "Sentence", "answer_kind", "excluded", "paper_sentences"]
 
 FRONT = "front"  # the first page's text before its first heading: title block and abstract
 # The section kinds that answer each question kind; a sentence of another recognised kind is off its role.
@@ -43,6 +45,7 @@ ANSWERED_BY: dict[str, frozenset[str]] = {
     "count": frozenset({"methods", "results"}),
     "result": frozenset({"results", "abstract", "conclusion", "discussion", FRONT}),
     "limitation": frozenset({"discussion", "limitations", "conclusion"}),
+    "thanks": frozenset({"acknowledgements"}),
 }
 MAX_SENTENCE_CHARS = 1200
 _MIN_CHARS = 15
@@ -150,11 +153,27 @@ def _bounded(sentences: list[Sentence]) -> list[Sentence]:
     return bounded
 
 
+_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
+
+
+def answer_kind(question: str) -> KindHint | None:
+    """The kind of answer ``question`` wants (the review matrix's reading of a question: a limitation, a
+    count, a method ...) and the section kinds that answer it, read from what it asks within the paper it
+    names; None for a question of no known kind, and for one that asks why: a reason is stated beside
+    what it explains, in any section ("why can't the earlier result be used" asks for no result)."""
+    asked = focus_of(question)
+    kind = classify(asked)
+    sections = ANSWERED_BY.get(kind.name)
+    if sections is None or _WHY.match(asked):
+        return None
+    return KindHint(kind.name, sections, kind.cues)
+
+
 def excluded(kind: str, question_kind: str) -> bool:
     """Whether a sentence of role ``kind`` may not answer a question of ``question_kind``: thanks,
-    reference entries and biographies answer no review question (a question the kinds do not know,
-    "who funded it", may be answered by the thanks)."""
-    if question_kind == "other":
+    reference entries and biographies answer no review question but "who funded it" (and a question the
+    kinds do not know, which the thanks may answer)."""
+    if question_kind in ("other", "thanks"):
         return kind in (EXCLUDED | {CHROME, OUTLINE}) - {"acknowledgements"}
     return kind in EXCLUDED or kind in (CHROME, OUTLINE)
 

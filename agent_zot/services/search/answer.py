@@ -7,7 +7,6 @@ pure "papers by X since 2019" request) the library's metadata answers, which als
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -15,12 +14,11 @@ from agent_zot.errors import InvalidArgumentError, NotFoundError
 from agent_zot.graph.store import GraphStore
 from agent_zot.index.integrity import update_running
 from agent_zot.index.rerank import make_reranker
-from agent_zot.index.retrieval import Depth, KindHint, PaperHit, search_papers
-from agent_zot.index.sentences import asks_a_question, focus_of
+from agent_zot.index.retrieval import Depth, PaperHit, search_papers
+from agent_zot.index.sentences import asks_a_question
 from agent_zot.services.answer_notes import note_library_pending
 from agent_zot.services.context import AppContext
-from agent_zot.services.paper_reading.questions import classify
-from agent_zot.services.paper_reading.roles import ANSWERED_BY
+from agent_zot.services.paper_reading.roles import answer_kind
 from agent_zot.services.query_text import NO_INDEX, checked_detail, checked_text, content_words
 from agent_zot.services.resolve.library import identified_items
 from agent_zot.services.resolve.scope import Filters, explicit_filters, resolve_filters, without_note
@@ -250,22 +248,6 @@ class _Search:
     def _admits(self, paper: PaperHit) -> bool:
         item = self.read_library().items.get(paper.item_key)
         return item is not None and self.filters.admits(item)
-
-
-_WHY = re.compile(r"\s*why\b", re.IGNORECASE)
-
-
-def answer_kind(question: str) -> KindHint | None:
-    """The kind of answer ``question`` wants (the review matrix's reading of a question: a limitation, a
-    count, a method ...) and the section kinds that answer it, read from what it asks within the paper it
-    names; None for a question of no known kind, and for one that asks why: a reason is stated beside
-    what it explains, in any section ("why can't the earlier result be used" asks for no result)."""
-    asked = focus_of(question)
-    kind = classify(asked)
-    sections = ANSWERED_BY.get(kind.name)
-    if sections is None or _WHY.match(asked):
-        return None
-    return KindHint(kind.name, sections, kind.cues)
 
 
 def _entities_text(entities: dict[str, list[dict[str, Any]]]) -> str:

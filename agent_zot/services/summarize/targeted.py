@@ -12,6 +12,7 @@ from agent_zot.index.sentences import focus_of
 from agent_zot.index.store import SearchFilter
 from agent_zot.services.context import AppContext
 from agent_zot.services.full_text import FullText, page_name, pages_of
+from agent_zot.services.paper_reading.roles import answer_kind
 from agent_zot.services.response import estimate_tokens
 from agent_zot.zotero.models import Item
 
@@ -81,6 +82,9 @@ def _span(passage: Passage) -> list[int]:
 
 def _retrieve(ctx: AppContext, item: Item, query: str, count: int, detail: str) -> list[Passage]:
     search_filter = SearchFilter(item_keys=(item.key,), kinds=("chunk",))
+    # The kind of answer is weighed only where it lives in a role passages otherwise never show ("who funded
+    # it?": the thanks); targeted ranking and the review matrix read the other kinds their own way.
+    kind = answer_kind(query)
     papers = search_papers(
         ctx.index(),
         query,
@@ -88,6 +92,7 @@ def _retrieve(ctx: AppContext, item: Item, query: str, count: int, detail: str) 
         search_filter=search_filter,
         passages_per_paper=count,
         detail=detail,
+        hint=kind if kind is not None and kind.admits else None,
         reranker=make_reranker(ctx.settings) if detail == "sentences" else None,  # questions, not aspects
     )
     return papers[0].passages if papers else []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.services.search.answer import answer_kind
+from agent_zot.services.paper_reading.roles import answer_kind
 from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
 
 
@@ -22,11 +22,31 @@ from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
         ("What method was used to segment the beats?", "method"),
         ("Which colour was the device?", None),  # no known kind: no section is preferred
         ("Why can't the earlier result be applied in the compact region?", None),  # a reason, any section
+        ("Who funded the wrist-worn sensor study?", "thanks"),
+        ("Which grant supported the wavelet scalogram work?", "thanks"),
+        ("Whom do the authors of the scalogram paper thank?", "thanks"),
+        ("Whom do the authors acknowledge for the recordings?", "thanks"),
+        ("Did the authors declare any conflicts of interest?", "thanks"),
+        # a limitation the authors acknowledge is no thanks; a fund is a topic, not a funder
+        ("What limitation do the authors acknowledge?", "limitation"),
+        ("How did the hedge funds perform in the crisis?", None),
     ],
 )
 def test_the_kind_is_read_from_what_the_question_asks(question: str, kind: str | None) -> None:
     hint = answer_kind(question)
     assert (hint.name if hint else None) == kind
+
+
+def test_only_the_thanks_kind_admits_a_role_passages_never_show() -> None:
+    thanks = answer_kind("Who funded the wrist-worn sensor study?")
+    assert thanks is not None and thanks.admits == {"acknowledgements"}
+    assert thanks.reads_as("This work was supported by the Ministry of Science under Grant no. 106-2622.")
+    for question in (
+        "What were the main drawbacks of the wavelet approach?",
+        "How many participants were recorded?",
+    ):
+        hint = answer_kind(question)
+        assert hint is not None and hint.admits == frozenset()
 
 
 def test_a_kind_names_the_sections_that_answer_it() -> None:
