@@ -1,4 +1,5 @@
-"""Cleaning extracted text: line breaks, hyphenation, control characters, running headers and footers.
+"""Cleaning extracted text: line breaks, hyphenation, control characters, running headers and footers, and
+the cover sheet a repository puts before the paper.
 
 Hyphenation rules (conservative on purpose: a wrongly kept hyphen costs less than a wrongly merged word):
 
@@ -140,3 +141,24 @@ def drop_listed(text: str, lines: Sequence[str]) -> str:
         else:
             kept.append(line)
     return _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
+
+
+# The page a repository or a download service puts before a paper (HAL's "HAL Id: hal-00905460 … To cite this
+# version", ResearchGate's "See discussions, stats, and author profiles for this publication at: …", Taylor &
+# Francis' "This article was downloaded by", JSTOR's terms of use): none of it is the paper's, and its lines
+# ("… working on these related projects: …", "ffhal-00905460ff") otherwise read as the paper's first words.
+_COVER_SHEET = re.compile(
+    r"\bHAL\s+Id\s*:\s*(?:hal|tel|inria|cea|halshs|hal-\w+)-\d+|HAL\s+is\s+a\s+multi-disciplinary\s+open\s+access\s+archive"
+    r"|See\s+discussions,\s+stats,\s+and\s+author\s+profiles\s+for\s+this\s+publication\s+at"
+    r"|This\s+article\s+was\s+downloaded\s+by\s*:|Your\s+use\s+of\s+the\s+JSTOR\s+archive\s+indicates",
+    re.IGNORECASE,
+)
+_COVER_CHARS = 4000  # a cover sheet is short; a first page of the paper that quotes the phrase is not
+
+
+def without_cover_sheet(pages: Sequence[str]) -> tuple[list[str], bool]:
+    """``pages`` (normalised) with a repository's cover sheet, when the first page is one, left empty (the
+    pages keep their numbers: citations stay PDF pages); and whether it was."""
+    if len(pages) < 2 or len(pages[0]) > _COVER_CHARS or not _COVER_SHEET.search(pages[0]):
+        return list(pages), False
+    return ["", *pages[1:]], True

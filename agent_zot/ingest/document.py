@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from agent_zot.ingest.clean import drop_listed, normalise_text, strip_running_lines
+from agent_zot.ingest.clean import drop_listed, normalise_text, strip_running_lines, without_cover_sheet
 from agent_zot.ingest.headings import find_headings
 from agent_zot.ingest.ligatures import restore_words
 from agent_zot.ingest.models import PageText, ParsedDocument, ParseError
@@ -25,7 +25,7 @@ def build_document(
     ocr_pages: Collection[int] = (),
     drop_lines: Sequence[Sequence[str]] = (),
 ) -> ParsedDocument:
-    """Clean each page, drop running headers/footers (``running_lines``, for paginated sources), mend
+    """Clean each page, leave out a repository's cover sheet, drop running headers/footers (``running_lines``, for paginated sources), mend
     words broken at lost ligatures or gaps (ingest/ligatures.py), split off the references section and
     find headings. Raises ParseError when no page has any text.
     ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so.
@@ -33,14 +33,14 @@ def build_document(
     taken out after the running headers and footers, which are found among the page's first and last
     lines as printed."""
     labels = list(labels) if labels is not None else [None] * len(raw_pages)
-    texts = [normalise_text(raw) for raw in raw_pages]
+    texts, cover = without_cover_sheet([normalise_text(raw) for raw in raw_pages])
     if running_lines:
         texts = strip_running_lines(texts, labels)
     if drop_lines:
         texts = [drop_listed(text, drop) for text, drop in zip(texts, drop_lines, strict=True)]
     texts = restore_words(texts)  # before references and headings: "5. Reerences" is the references heading
-    all_warnings = list(warnings)
-    empty = sum(1 for text in texts if not text)
+    all_warnings = list(warnings) + (["page 1 is a repository's cover sheet: left out"] if cover else [])
+    empty = sum(1 for text in texts if not text) - cover
     paginated = source in PDF_SOURCES
     if texts and empty == len(texts):
         raise ParseError(NO_TEXT_LAYER if paginated else "no text in the file")

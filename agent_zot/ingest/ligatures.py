@@ -22,6 +22,8 @@ gives one, by word frequencies (``ocr.words``), so names, acronyms and foreign w
   only a lowercase fragment ("r unning", not "R n" or "to u"); a pair the document hyphenates elsewhere
   ("limb-darkening") stays apart.
 
+- A symbol standing for a ligature inside a word ("di↵erent", "e↵ect": LaTeX Type 1 fonts map "ff" to
+  U+21B5), where the same symbol makes common words of two different tokens the same way.
 - A hyphen standing for the "Th" ligature ("-e University", "-erefore"), where the document shows it three
   times or more.
 
@@ -44,6 +46,7 @@ _LIGATURES = ("f", "fi", "fl", "ff", "ffi", "ffl")
 _AFTER_F = ("i", "l")  # the ligature's first "f" kept, the rest lost: "Scientifc", "infuence"
 _KNOWN = 50_000  # a token more frequent than this is a word in its own right (as ocr.words.is_word)
 _COMMON = 20_000  # a repair must give a word at least this frequent
+_LISTED = 10**9  # ocr.words' rank of a token it does not list
 _RARE_RATIO = 100  # a listed but rare token is mended only to a word this many times more frequent
 _MIN_LOWER = 4  # shorter lowercase tokens ("oot", "awn") are mended only where the loss is shown
 _MIN_LONG = 8  # a capitalised or all-caps repair this long is no name ("References", "Scientific")
@@ -134,7 +137,7 @@ def _mend(token: str, vocabulary: _Vocabulary, shown: bool) -> str | None:
         return None
     if word.lower() in vocabulary.held and len(token) >= _MIN_LOWER:
         return word
-    if rank < 10**9 and _rank(word) * _RARE_RATIO > rank:  # "reusing" is a word, not "refusing"
+    if rank < _LISTED and _rank(word) * _RARE_RATIO > rank:  # "reusing" is a word, not "refusing"
         return None
     if shown:
         return word
@@ -288,9 +291,51 @@ def _th_for_hyphen(texts: Sequence[str]) -> list[str]:
     return [_HYPHEN_TH.sub(repair, text) if "-" in text else text for text in texts]
 
 
+# A symbol inside a word where a font without a proper text mapping put its ligature glyph: LaTeX's Type 1
+# fonts give "di↵erent", "e↵ect", "o↵er" (the "ff" glyph read as U+21B5). Not a letter, digit, space,
+# hyphen, quote, bracket or accent: those are words, compounds and mis-placed diacritics.
+_GLYPH_IN_WORD = re.compile(
+    r"(?<![\w-])([A-Za-z]+)([^\w\s\-‐‑–—'’‘\"“”()\[\]{}.,;:!?/\\´`¨ˆ˜˘ˇ˚¸^~])([a-z]+)(?![\w-])"
+)
+_GLYPH_PIECES = ("ff", "fi", "fl", "ffi", "ffl", "ft", "ti", "tt")
+_GLYPH_EVIDENCE = 2  # distinct words one glyph mends the same way before the document's glyph is trusted
+
+
+def _glyph_ligatures(texts: Sequence[str]) -> list[str]:
+    """Words whose ligature a font mapped to an unrelated symbol, mended: each symbol stands for the one
+    ligature that makes common words of at least ``_GLYPH_EVIDENCE`` different tokens of the document, and
+    is replaced only where that gives a listed word ("K↵" and "↵(V)", the same glyph in formulas, stay)."""
+    found = [m for text in texts for m in _GLYPH_IN_WORD.finditer(text)]
+    if not found:
+        return list(texts)
+    votes: dict[str, Counter[str]] = {}
+    for glyph, words in _group_by_glyph(found).items():
+        for piece in _GLYPH_PIECES:
+            mended = sum(_rank_of((a + piece + b).lower()) < _COMMON for a, b in words)
+            if mended >= _GLYPH_EVIDENCE:
+                votes.setdefault(glyph, Counter())[piece] = mended
+    chosen = {glyph: counts.most_common(1)[0][0] for glyph, counts in votes.items()}
+    if not chosen:
+        return list(texts)
+
+    def repair(match: re.Match[str]) -> str:
+        piece = chosen.get(match.group(2))
+        word = f"{match.group(1)}{piece}{match.group(3)}" if piece else ""
+        return word if piece and _rank_of(word.lower()) < _LISTED else match.group()
+
+    return [_GLYPH_IN_WORD.sub(repair, text) for text in texts]
+
+
+def _group_by_glyph(found: Sequence[re.Match[str]]) -> dict[str, set[tuple[str, str]]]:
+    grouped: dict[str, set[tuple[str, str]]] = {}
+    for match in found:
+        grouped.setdefault(match.group(2), set()).add((match.group(1), match.group(3)))
+    return grouped
+
+
 def restore_words(texts: Sequence[str]) -> list[str]:
     """The cleaned page texts of one document with words broken at ligatures or gaps mended."""
-    texts = _th_for_hyphen(texts)
+    texts = _glyph_ligatures(_th_for_hyphen(texts))
     pages = [_Page(text) for text in texts]
     vocabulary = _Vocabulary(texts)
     shown = _shows_loss(pages, vocabulary)

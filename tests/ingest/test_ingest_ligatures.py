@@ -194,3 +194,26 @@ def test_a_th_ligature_read_as_a_hyphen_is_mended_where_the_document_shows_it() 
 def test_a_lone_leading_hyphen_is_not_read_as_a_lost_th() -> None:
     pages = ["The suffix -e marks the plural here; see the -ed form below."]
     assert restore_words(pages) == pages
+
+
+def test_a_ligature_read_as_an_unrelated_symbol_is_mended_where_it_makes_words() -> None:
+    # As pdfium reads a HAL preprint set in LaTeX's Type 1 fonts (the shared control-theory library): the
+    # "ff" glyph comes out as U+21B5, which the same fonts also print for alpha inside formulas.
+    pages = [
+        "A constructive approach is also suggested employing a di↵erential inclusion representation.",
+        "The functions ↵1(||x||) and K↵ are of class K; the di↵erent controllers have an e↵ect on V.",
+        "Rn⇥n is a matrix and Andrieu⇤ an author mark; the function is di↵erentiable.",
+    ]
+    mended = restore_words(pages)
+    assert mended[0] == (
+        "A constructive approach is also suggested employing a differential inclusion representation."
+    )
+    assert mended[1] == (
+        "The functions ↵1(||x||) and K↵ are of class K; the different controllers have an effect on V."
+    )
+    assert mended[2] == "Rn⇥n is a matrix and Andrieu⇤ an author mark; the function is differentiable."
+
+
+def test_a_symbol_inside_one_word_alone_is_no_evidence_of_a_lost_ligature() -> None:
+    pages = ["The ratio x↵y and a single di↵erent token, with caf→bar as a formula."]
+    assert restore_words(pages) == pages

@@ -198,6 +198,42 @@ def test_build_document_warns_about_empty_pages_and_raises_when_all_are_empty() 
         build_document("K", "pdfium", ["", " \n "])
 
 
+# Cover sheets as pdfium reads them from the shared libraries (a HAL preprint, a ResearchGate download).
+HAL_COVER = (
+    "HAL Id: hal-00905460\nhttps://hal.science/hal-00905460\nSubmitted on 18 Nov 2013\nHAL is a multi-disciplinary "
+    "open access\narchive for the deposit and dissemination of scientific research documents, whether they are "
+    "published or not.\nRelaxed and Hybridized Backstepping\nTo cite this version:\nHumberto Stein Shiromoto, "
+    "Vincent Andrieu, Christophe Prieur. Relaxed and Hybridized\nBackstepping. IEEE Transactions on Automatic "
+    "Control, 2013, 58 (12), pp.3236-3241.\nff10.1109/TAC.2013.2263613ff. ffhal-00905460ff"
+)
+RESEARCHGATE_COVER = (
+    "See discussions, stats, and author profiles for this publication at: https://www.researchgate.net/publication/"
+    "329891470\nDEEP LEARNING IN INDUSTRY 4.0 – BRIEF\nSome of the authors of this publication are also working "
+    "on these related projects:\nClassifying Parkinson’s Disease Based on Acoustic Measures Using Artificial "
+    "Neural Networks View project\nAll content following this page was uploaded by Lucijano Berus on 04 February "
+    "2019.\nThe user has requested enhancement of the downloaded file."
+)
+
+
+@pytest.mark.parametrize("cover", [HAL_COVER, RESEARCHGATE_COVER])
+def test_a_repositorys_cover_sheet_is_left_out_and_the_pages_keep_their_numbers(cover: str) -> None:
+    doc = build_document("K", "pdfium", [cover, "Abstract: we consider nonlinear control systems.", "More."])
+    assert [(p.number, p.text) for p in doc.pages] == [
+        (1, ""),
+        (2, "Abstract: we consider nonlinear control systems."),
+        (3, "More."),
+    ]
+    assert doc.warnings == ["page 1 is a repository's cover sheet: left out"]
+
+
+def test_a_paper_that_only_mentions_a_repository_keeps_its_first_page() -> None:
+    first = "Preprint, HAL Id: hal-01234567. " + BODY * 40  # the first page of the paper itself, stamped
+    doc = build_document("K", "pdfium", [first, "More."])
+    assert doc.pages[0].text and not doc.warnings
+    alone = build_document("K", "pdfium", [HAL_COVER])  # a file that is nothing but the sheet stays as it is
+    assert alone.pages[0].text
+
+
 def test_a_references_heading_repeated_atop_every_page_of_the_list_starts_it_on_its_first_page() -> None:
     """Chinese theses print "参考文献" (also spaced, "参 考 文 献") as the running header of each page of the
     list: the list starts at the first, and the repeats are no part of any entry."""
