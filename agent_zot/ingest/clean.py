@@ -17,6 +17,7 @@ Hyphenation rules (conservative on purpose: a wrongly kept hyphen costs less tha
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
@@ -31,6 +32,37 @@ _JUNK = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x84\x86-\x9f\u00ad\u200b\ufeff
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _LINE_EDGE_SPACE = re.compile(r" ?\n ?")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+
+# TeX's spacing accents as pdfium reads them from papers set in Type 1 fonts: "Universit¨at", "S˜ao Paulo",
+# "¨Ozg¨ur", "Fran¸cois" or "Franc¸ois", "Cire¸san". Joined to the letter they sit on, so names and words are
+# found as written. In running text only an accent touching its letter, and a grave accent only inside a word
+# (before a word it is TeX's opening quote, `word'); a title block's lines also take one space ("M ´ uller").
+_ACCENT = re.compile(r"(?<![^\sA-Za-z(\[\"“])([´`¨ˆ˜˚ˇ˝])(\s?)([A-Za-zı])")
+_CEDILLA = re.compile(r"([CcSsTt])(\s?)¸|(?<=[A-Za-z])¸([CcSsTt])")
+_COMBINING = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a"}
+_COMBINING |= {"ˇ": "\u030c", "˝": "\u030b"}
+
+
+def join_accents(text: str, *, spaced: bool = False) -> str:
+    """``text`` with TeX's spacing accents joined to their letters (``spaced``: also one space away)."""
+    if not any(mark in text for mark in "´`¨ˆ˜˚ˇ˝¸"):
+        return text
+
+    def accent(match: re.Match[str]) -> str:
+        mark, gap, letter = match.groups()
+        inside = match.start() > 0 and text[match.start() - 1].isalpha()
+        if (gap and not spaced) or (mark == "`" and not inside):
+            return match.group()
+        return unicodedata.normalize("NFC", ("i" if letter == "ı" else letter) + _COMBINING[mark])
+
+    def cedilla(match: re.Match[str]) -> str:
+        before, gap, after = match.groups()
+        if before is not None and gap and not spaced:
+            return match.group()
+        return unicodedata.normalize("NFC", (before or after) + "\u0327")
+
+    return _CEDILLA.sub(cedilla, _ACCENT.sub(accent, text))
+
 
 _HYPHENATED_PREFIXES = frozenset({"self", "cross", "well", "half", "semi"})
 
@@ -59,8 +91,9 @@ def _join_marked(match: re.Match[str]) -> str:
 
 
 def normalise_text(raw: str) -> str:
-    """Line breaks to LF, hyphenated breaks joined, junk removed, spaces collapsed; blank lines kept."""
-    text = _NEWLINES.sub("\n", raw)
+    """Line breaks to LF, hyphenated breaks joined, junk removed, spaces collapsed, TeX's spacing accents
+    joined to their letters; blank lines kept."""
+    text = join_accents(_NEWLINES.sub("\n", raw))
     text = _MARKED_BREAK.sub(_join_marked, text)
     text = _PLAIN_BREAK.sub(r"\1-", text)
     text = _JUNK.sub("", text)

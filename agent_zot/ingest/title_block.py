@@ -16,6 +16,8 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
+from agent_zot.ingest.clean import join_accents
+
 SUPERSCRIPT = "|"  # stands in for a raised, smaller character (a footnote or affiliation mark)
 _TOP_SHARE = 0.6  # the title starts in the top part of the page
 _BELOW_TITLE = 0.35  # the author lines end within this share of the page height below the title
@@ -32,10 +34,6 @@ _HEADING = re.compile(
     r"^(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.)\s+\S|^(?:abstract|introduction|contents|references)\b",
     re.IGNORECASE,
 )
-_ACCENT_BEFORE = re.compile(r"([´`¨ˆ˜˚ˇ˝])\s?([A-Za-zı])")
-_CEDILLA_AFTER = re.compile(r"([CcSsTt])\s?¸")
-_COMBINING = {"´": "\u0301", "`": "\u0300", "¨": "\u0308", "ˆ": "\u0302", "˜": "\u0303", "˚": "\u030a"}
-_COMBINING |= {"ˇ": "\u030c", "˝": "\u030b"}
 
 
 @dataclass(slots=True)
@@ -69,15 +67,9 @@ class TitleBlock:
 
 
 def fix_accents(text: str) -> str:
-    """TeX's spacing accents as pdfium reads them ("Gr´egory", "Franc¸ois") joined to their letters."""
-    import unicodedata
-
-    def before(match: re.Match[str]) -> str:
-        letter = "i" if match.group(2) == "ı" else match.group(2)
-        return unicodedata.normalize("NFC", letter + _COMBINING[match.group(1)])
-
-    text = _ACCENT_BEFORE.sub(before, text)
-    return _CEDILLA_AFTER.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"), text)
+    """TeX's spacing accents as pdfium reads them ("Gr´egory", "Franc¸ois") joined to their letters; in a
+    title block's lines also one space away from them ("M ´ uller")."""
+    return join_accents(text, spaced=True)
 
 
 def page_lines(page: Any, textpage: Any) -> list[Line]:

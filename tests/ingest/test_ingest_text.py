@@ -198,6 +198,30 @@ def test_build_document_warns_about_empty_pages_and_raises_when_all_are_empty() 
         build_document("K", "pdfium", ["", " \n "])
 
 
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        # TeX's spacing accents, as pdfium reads papers set in Type 1 fonts (the shared libraries' affiliations,
+        # names in reference lists)
+        (
+            "Universit¨at Stuttgart and Universidade de S˜ao Paulo",
+            "Universität Stuttgart and Universidade de São Paulo",
+        ),
+        ("D. Cire¸san, U. Meier and J. Schmidhuber", "D. Cireşan, U. Meier and J. Schmidhuber"),
+        (
+            "Fran¸cois and Franc¸ois, Universidad Polit´ecnica",
+            "François and François, Universidad Politécnica",
+        ),
+        ("¨Ozg¨ur and Gr`egory", "Özgür and Grègory"),
+        ("the estimate ˆx of x", "the estimate x̂ of x"),  # a hat over a variable is that variable's hat
+        # a grave accent before a word is TeX's opening quote; a mark standing alone is no accent
+        ("the `hidden' state and an ´ alone", "the `hidden' state and an ´ alone"),
+    ],
+)
+def test_texs_spacing_accents_are_joined_to_their_letters(raw: str, clean: str) -> None:
+    assert normalise_text(raw) == clean
+
+
 # Cover sheets as pdfium reads them from the shared libraries (a HAL preprint, a ResearchGate download).
 HAL_COVER = (
     "HAL Id: hal-00905460\nhttps://hal.science/hal-00905460\nSubmitted on 18 Nov 2013\nHAL is a multi-disciplinary "
