@@ -25,9 +25,10 @@ def build_document(
     ocr_pages: Collection[int] = (),
     drop_lines: Sequence[Sequence[str]] = (),
 ) -> ParsedDocument:
-    """Clean each page, leave out a repository's cover sheet, drop running headers/footers (``running_lines``, for paginated sources), mend
-    words broken at lost ligatures or gaps (ingest/ligatures.py), split off the references section and
-    find headings. Raises ParseError when no page has any text.
+    """Clean each page, leave out a repository's cover sheet, drop running headers/footers
+    (``running_lines``, for paginated sources), mend words broken at lost ligatures or gaps
+    (ingest/ligatures.py), split off the references section and find headings. Raises ParseError when no
+    page has any text.
     ``ocr_pages`` (0-based) are the pages whose raw text came from OCR: they are marked so.
     ``drop_lines`` (per page) are lines to leave out (page chrome, text inside figures: line_roles.py),
     taken out after the running headers and footers, which are found among the page's first and last

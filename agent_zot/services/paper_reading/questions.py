@@ -1,6 +1,7 @@
 """What kind of answer a question wants (a review column, a targeted or a search question), read from its words: a count of something ("how many
-machines"), the problem a paper addresses, its method, its data, its main result, its limitations, or
-who funded or is thanked, or anything else. The kind decides where in a paper the answer usually is and how its sentence reads:
+machines"), the problem a paper addresses, its method, its data, its main result, its limitations, who
+funded it or is thanked, or anything else. The kind decides where in a paper the answer usually is and how
+its sentence reads:
 
 - a count wants a number next to the thing counted ("approximately 1800 machines"), never a section,
   reference, year or page number;
