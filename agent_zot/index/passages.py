@@ -46,7 +46,7 @@ from agent_zot.index.windows import JOINED_CHARS as JOINED_CHARS
 from agent_zot.index.windows import JUDGING as JUDGING
 from agent_zot.index.windows import READING as READING
 from agent_zot.index.windows import WINDOW_CHARS as WINDOW_CHARS
-from agent_zot.index.windows import Chosen, Window, join, joinable
+from agent_zot.index.windows import Chosen, Window, in_reading_order, join, joinable
 from agent_zot.index.windows import WindowShape as WindowShape
 from agent_zot.index.windows import windows as windows
 from agent_zot.ingest.section_kinds import payload_kind
@@ -321,7 +321,7 @@ class PassagePicker:
             if len(chosen) == count:
                 break
         passages = []
-        for c in chosen:
+        for c in in_reading_order(chosen):
             # A window to read (not one to judge alone) opening its chunk with room for a neighbour takes the
             # sentence before the chunk's cut (the index's cut, not the author's: "We use X." | "X gave 3.").
             passage = self._passage(

@@ -102,6 +102,26 @@ def join(near: Chosen, lo: int, hi: int) -> Chosen:
     return near
 
 
+def in_reading_order(chosen: Sequence[Chosen]) -> list[Chosen]:
+    """``chosen`` (best first) with each window that goes on where an earlier one of its chunk stops (the
+    next sentence; the two too long to join) moved right after it: an answer told over both reads on
+    ("First, …" | "Second, …") instead of being split by another passage."""
+    left = list(chosen)
+    ordered: list[Chosen] = []
+    while left:
+        current = left.pop(0)
+        ordered.append(current)
+        follows = next((c for c in left if c.chunk == current.chunk and c.first == current.last + 1), None)
+        while follows is not None:
+            left.remove(follows)
+            ordered.append(follows)
+            current = follows
+            follows = next(
+                (c for c in left if c.chunk == current.chunk and c.first == current.last + 1), None
+            )
+    return ordered
+
+
 def _touch(
     first: int, last: int, lo: int, hi: int, spans: Sequence[tuple[int, int]], headings: frozenset[int]
 ) -> bool:

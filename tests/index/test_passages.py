@@ -111,6 +111,34 @@ def test_an_answer_told_over_several_sentences_reads_as_one_passage() -> None:
     assert len(shown) == len(set(shown))  # no sentence is shown twice
 
 
+def test_an_answer_too_long_to_join_reads_on_in_the_next_passage() -> None:
+    """Two sentences of one answer, each too long to share a passage with the other: the second is shown right
+    after the first, not after a passage from elsewhere that scored between them."""
+    filler = " ".join(["The recordings were stored on an encrypted laboratory server for later review."] * 5)
+    first = (
+        "First, the heart rate model was trained on the grouped subjects, because grouping by resting heart rate "
+        "removed most of the spread between people, "
+        + "and the bands were chosen so that each held the same number of subjects and the same share of older "
+        "volunteers " * 4 + "."
+    )
+    second = (
+        "Second, the heart rate model was checked on the held-out half, "
+        + "which had never been seen in training and which was recorded on a different day with a different "
+        "probe operator " * 4 + "."
+    )
+    elsewhere = (
+        "The heart rate model of the earlier pilot study was trained on ungrouped subjects and did worse."
+    )
+    asked = (
+        "Why was the heart rate model trained on grouped subjects and how was the heart rate model checked?"
+    )
+    pool = _chunks(f"{filler} {first} {second} {filler}", elsewhere)
+    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 5)  # type: ignore[arg-type]
+    texts = [p.text for p in passages]
+    assert len(texts) == 3 and texts[0].endswith(first), texts
+    assert texts[1] == second and texts[2] == elsewhere, texts  # by score alone: first, elsewhere, second
+
+
 def test_a_heading_is_neither_a_neighbour_nor_a_passage() -> None:
     text = (
         "Subjects were grouped by their resting heart rate.\n\n3 Results\n"
