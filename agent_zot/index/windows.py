@@ -109,16 +109,13 @@ def in_reading_order(chosen: Sequence[Chosen]) -> list[Chosen]:
     left = list(chosen)
     ordered: list[Chosen] = []
     while left:
-        current = left.pop(0)
-        ordered.append(current)
-        follows = next((c for c in left if c.chunk == current.chunk and c.first == current.last + 1), None)
-        while follows is not None:
-            left.remove(follows)
-            ordered.append(follows)
-            current = follows
-            follows = next(
-                (c for c in left if c.chunk == current.chunk and c.first == current.last + 1), None
-            )
+        current: Chosen | None = left.pop(0)
+        while current is not None:  # the window, then the one that goes on from it, and so on
+            ordered.append(current)
+            last = current
+            current = next((c for c in left if c.chunk == last.chunk and c.first == last.last + 1), None)
+            if current is not None:
+                left.remove(current)
     return ordered
 
 
