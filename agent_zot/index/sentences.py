@@ -162,11 +162,13 @@ def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tu
 
 
 class SentenceScorer:
-    """BM25 of sentences against one question, with IDF from the sentences being compared."""
+    """BM25 of sentences against one question, with IDF from the sentences being compared; ``rarity``
+    raises each term's IDF to that power (1.0: plain BM25)."""
 
-    def __init__(self, question: str, encoder: Bm25Encoder | None = None) -> None:
+    def __init__(self, question: str, encoder: Bm25Encoder | None = None, *, rarity: float = 1.0) -> None:
         self.encoder = encoder or Bm25Encoder(avg_len=SENTENCE_AVG_TERMS)
         self.terms = set(self.encoder.encode_query(question).indices)
+        self.rarity = rarity
 
     def score(self, sentences: Sequence[str]) -> list[float]:
         return self.matches(sentences)[0]
@@ -190,7 +192,8 @@ class SentenceScorer:
             for term in found:
                 frequency[term] += 1
         idf = {t: math.log(1 + (total - n + 0.5) / (n + 0.5)) for t, n in frequency.items()}
-        scores = [sum(idf[t] * w for t, w in found.items()) for found in weights]
+        weight = idf if self.rarity == 1.0 else {t: value**self.rarity for t, value in idf.items()}
+        scores = [sum(weight[t] * w for t, w in found.items()) for found in weights]
         return scores, [set(found) for found in weights], idf
 
 

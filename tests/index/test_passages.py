@@ -16,6 +16,7 @@ from fpdf import FPDF
 from agent_zot.config import Settings
 from agent_zot.index.passages import (
     JOINED_CHARS,
+    JUDGING,
     WINDOW_CHARS,
     ChunkHit,
     Passage,
@@ -239,6 +240,25 @@ def test_a_what_is_question_prefers_the_sentence_that_defines_the_term() -> None
     plain = "Where does dispersion of the instrument response shift the decay curve?"
     other = PassagePicker(None, plain, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
     assert other[0].text.startswith("Dispersion of the instrument response shifts every decay curve")
+
+
+def test_the_questions_words_rare_in_the_paper_outweigh_those_everywhere_in_it() -> None:
+    """Every candidate sentence of this paper says "heartbeats", "arm" and "ECG"; only one says "linear
+    kernel", which is what the question asks about. A passage to read finds it first (each word's rarity
+    among the candidates counts twice); a claim check's passages to judge keep plain BM25."""
+    pool = _chunks(
+        "Heartbeats are identified in the weak arm ECG by a support vector machine.",
+        "The weak arm ECG is recorded between two electrodes on the upper arm.",
+        "Motion corrupts the weak arm ECG far more than a chest ECG.",
+        "Identified heartbeats from the arm ECG then guide the PPG peak search.",
+        "Each candidate heartbeat in the arm ECG is described by six features.",
+        "A linear kernel is chosen to keep the computation light enough for a wearable device.",
+    )
+    asked = "Why does the SVM that identifies heartbeats in the weak arm ECG use a linear kernel?"
+    read = PassagePicker(None, asked, detail="sentences").pick(pool, 2)  # type: ignore[arg-type]
+    assert read[0].text.startswith("A linear kernel is chosen")
+    judged = PassagePicker(None, asked, detail="sentences", shape=JUDGING).pick(pool, 2)  # type: ignore[arg-type]
+    assert judged[0].text.startswith("Heartbeats are identified")
 
 
 def test_prose_reads_higher_than_table_cells_and_running_titles() -> None:
