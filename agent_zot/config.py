@@ -217,6 +217,14 @@ class Settings(BaseSettings):
         "agent-zot kept them (about 45 chunks a second on a CPU: hours for a 100,000-item library); the rest "
         "go on at the next update. 0 leaves them without (passages are then picked by words and chunks).",
     )
+    text_reread_items: int = Field(
+        default=200,
+        ge=0,
+        description="How many files, at most, one update-db reads again because this release reads their text "
+        "better than the release that indexed them (a repository's cover sheet left out, ligatures and "
+        "accents mended); found from the stored page texts, the rest go on at the next update. 0 leaves them "
+        "as they were read (a file is read again when it changes, or with --force-rebuild).",
+    )
     parse_timeout_s: float = Field(
         default=120.0,
         gt=0,

@@ -301,7 +301,7 @@ _GLYPH_PIECES = ("ff", "fi", "fl", "ffi", "ffl", "ft", "ti", "tt")
 _GLYPH_EVIDENCE = 2  # distinct words one glyph mends the same way before the document's glyph is trusted
 
 
-def _glyph_ligatures(texts: Sequence[str]) -> list[str]:
+def glyph_ligatures(texts: Sequence[str]) -> list[str]:
     """Words whose ligature a font mapped to an unrelated symbol, mended: each symbol stands for the one
     ligature that makes common words of at least ``_GLYPH_EVIDENCE`` different tokens of the document, and
     is replaced only where that gives a listed word ("K↵" and "↵(V)", the same glyph in formulas, stay)."""
@@ -335,7 +335,7 @@ def _group_by_glyph(found: Sequence[re.Match[str]]) -> dict[str, set[tuple[str, 
 
 def restore_words(texts: Sequence[str]) -> list[str]:
     """The cleaned page texts of one document with words broken at ligatures or gaps mended."""
-    texts = _glyph_ligatures(_th_for_hyphen(texts))
+    texts = glyph_ligatures(_th_for_hyphen(texts))
     pages = [_Page(text) for text in texts]
     vocabulary = _Vocabulary(texts)
     shown = _shows_loss(pages, vocabulary)

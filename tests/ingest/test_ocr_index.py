@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from agent_zot.cli.main import _format_summary
+from agent_zot.cli.update_report import update_report
 from agent_zot.config import Settings, load_settings
 from agent_zot.ingest import ParseJob, parse_many
 from agent_zot.ingest.ocr import OcrConfig
@@ -87,7 +87,7 @@ def test_update_summary_counts_ocr_pages(indexed: tuple[Settings, UpdateSummary]
     assert summary.indexed == 2 and summary.ocr_pages == 1 and summary.ocr_seconds > 0
     data = summary.to_dict()
     assert data["ocr_pages"] == 1 and data["ocr_seconds"] > 0
-    assert "OCR: 1 page without a text layer read in" in _format_summary(data)
+    assert "OCR: 1 page without a text layer read in" in update_report(data)
     assert not summary.failed and not summary.skipped
 
 

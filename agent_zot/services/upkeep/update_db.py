@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,9 @@ from agent_zot.locks import open_lock_file, try_lock, unlock
 from agent_zot.services.upkeep.engine_choice import choose_engine, engine_for, engine_note, release_engine
 from agent_zot.services.upkeep.parsing import parsed_items
 from agent_zot.services.upkeep.progress import Progress, ProgressTracker
+from agent_zot.services.upkeep.reread import Reread, record, to_reread
 from agent_zot.services.upkeep.unread import partly_read
+from agent_zot.services.upkeep.update_summary import UpdateSummary
 from agent_zot.state.index import IndexState
 from agent_zot.zotero.file_metadata import FILE_METADATA_VERSION, with_file_metadata
 from agent_zot.zotero.models import Library
@@ -84,65 +86,6 @@ class UpdateOptions:
 
 class UpdateBusyError(AgentZotError):
     """Another update of this index is running."""
-
-
-@dataclass(slots=True)
-class UpdateSummary:
-    indexed: int = 0  # items whose files were parsed and chunks embedded again
-    updated_in_place: int = 0  # items whose metadata changed: payloads rewritten, files left as they were
-    unchanged: int = 0
-    removed: int = 0
-    pages: int = 0
-    chunks: int = 0
-    skipped: list[dict[str, str]] = field(
-        default_factory=list
-    )  # files not read from the file itself (a fallback, or none), and why
-    failed: list[dict[str, str]] = field(default_factory=list)
-    seconds: float = 0.0
-    embed_seconds: float = 0.0  # time spent embedding (dense + sparse), model load excluded
-    ocr_pages: int = 0  # pages without a usable text layer, read by OCR
-    ocr_seconds: float = 0.0  # worker time those pages took (summed over the parse workers)
-    model: str = ""
-    engine: str = ""  # what ran the model: "torch (cpu)", "torch (cuda)", "onnx (cpu)"...; "" when idle
-    engine_note: str = ""  # why a lighter engine ran and that its vectors are the index's own; "" otherwise
-    store: str = ""
-    graph: dict[str, float] | None = None  # what the knowledge graph holds after the run, when rebuilt
-    notes: dict[str, Any] | None = None  # notes and annotations embedded, unchanged, removed (index/notes.py)
-    graph_error: str | None = None  # the graph could not be updated (the index update still stands)
-    repaired: str | None = None  # what the integrity check found damaged and this run repaired
-    optimize_skipped: str | None = None  # the optimize step did not run for want of space
-    # items of an index made before sentence vectors were kept, given theirs (index/sentence_backfill.py)
-    sentence_vectors_added: int = 0
-    sentence_vectors_left: int = 0  # and those left for the next update (sentence_backfill_minutes ran out)
-    stages: dict[str, float] = field(default_factory=dict)  # wall seconds per stage (index/stages.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "indexed": self.indexed,
-            "updated_in_place": self.updated_in_place,
-            "unchanged": self.unchanged,
-            "removed": self.removed,
-            "pages": self.pages,
-            "chunks": self.chunks,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "seconds": round(self.seconds, 3),
-            "embed_seconds": round(self.embed_seconds, 3),
-            "ocr_pages": self.ocr_pages,
-            "ocr_seconds": round(self.ocr_seconds, 3),
-            "model": self.model,
-            "engine": self.engine,
-            "engine_note": self.engine_note,
-            "store": self.store,
-            "graph": self.graph,
-            "graph_error": self.graph_error,
-            "notes": self.notes,
-            "repaired": self.repaired,
-            "optimize_skipped": self.optimize_skipped,
-            "sentence_vectors_added": self.sentence_vectors_added,
-            "sentence_vectors_left": self.sentence_vectors_left,
-            "stages": self.stages,
-        }
 
 
 def update_index(
@@ -260,6 +203,16 @@ def _to_retry(state: IndexState, options: UpdateOptions, library: Library) -> se
     return own | (unread & {key.upper() for key in options.item_keys})
 
 
+def _rereading(state: IndexState, options: UpdateOptions, most: int) -> Reread:
+    """The files an earlier release read otherwise, to read again in this run: looked for only by a
+    complete full-text run (a rebuild reads every file anyway, and then records the text version)."""
+    if not options.fulltext or options.item_keys or options.limit is not None:
+        return Reread()
+    if options.force_rebuild:
+        return Reread(since=-1)  # every file is read this run
+    return to_reread(state, most)
+
+
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
     """A rebuild keeps the live index's cached graph facts (keyed by item fingerprint, so only those of
     unchanged items are used): reference extraction and keyphrases are not redone for every paper."""
@@ -301,6 +254,7 @@ def _run(
     state = resources.state
     resources.open()
 
+    reread = _rereading(state, options, resources.settings.text_reread_items)
     plan = plan_update(
         library,
         state.item_fingerprints(),
@@ -310,7 +264,7 @@ def _run(
         only=options.item_keys or None,
         limit=options.limit,
         fulltext=options.fulltext,
-        retry=_to_retry(state, options, library),
+        retry=_to_retry(state, options, library) | reread.items,
         changed_since_indexed=changed_since_indexed(state.get_meta(LIBRARY_STAMP), library),
     )
     summary.unchanged = plan.unchanged
@@ -392,6 +346,8 @@ def _run(
         if options.fulltext:  # every unread file was tried by this release's reader
             state.set_meta("reader_version", str(READER_VERSION))
             state.set_meta("file_metadata", FILE_METADATA_VERSION)
+            record(state, reread)
+            summary.reread, summary.reread_left = len(reread.items), not reread.through
     if graph is not None:
         # built by an older agent-zot, or without the memo an edit patches it from
         outdated = state.get_meta("graph_build") != _GRAPH_MADE_BY or not graph.memo_is_current()
