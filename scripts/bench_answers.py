@@ -1,8 +1,8 @@
 """End to end as the assistant sees it: can a language model answer the library questions from the default
 `zot_search` answer alone, and how much does that answer add over no answer at all?
 
-    .venv/bin/python scripts/bench_answers.py dump --split test --work DIR --out OUT
-    .venv/bin/python scripts/bench_answers.py score --answers OUT/with.jsonl --split test \\
+    .venv/bin/python scripts/bench_answers.py dump --split test [--batch NAME] --work DIR --out OUT
+    .venv/bin/python scripts/bench_answers.py score --answers OUT/with.jsonl --split test [--batch NAME] \\
         [--compare OUT/without.jsonl] [--json]
 
 ``dump`` indexes the shared libraries of ../shared/data/zotero the questions are about, the way
@@ -22,6 +22,8 @@ Data: scripts/data/library_questions.jsonl (written from the PDFs, each with its
 sentence(s)) and scripts/data/library_choices.jsonl (per question four options, one a paraphrase of that
 answer, three wrong for that paper; the right letter balanced over A–D by a seeded shuffle). ``--split test``
 is the held-out third, set aside before any tuning: the figure to report; ``dev`` may be looked at.
+``--batch`` keeps the questions of one batch (``"batch"`` in the questions file: a set written at one time,
+e.g. "s33", 48 questions written from the PDFs in session 33 and only ever read, never tuned on).
 """
 
 from __future__ import annotations
@@ -103,8 +105,13 @@ async def _ask_all(settings: Any, home: Path, questions: list[dict[str, Any]]) -
     return texts
 
 
-def dump(split: str, work: Path, out: Path) -> dict[str, Any]:
-    questions = load_questions(split, LIBRARY_QUESTIONS)
+def in_batch(questions: list[dict[str, Any]], batch: str | None) -> list[dict[str, Any]]:
+    """The questions of one batch (a set written at one time, e.g. "s33"); all of them when ``batch`` is None."""
+    return [q for q in questions if batch is None or q.get("batch") == batch]
+
+
+def dump(split: str, work: Path, out: Path, batch: str | None = None) -> dict[str, Any]:
+    questions = in_batch(load_questions(split, LIBRARY_QUESTIONS), batch)
     choices = load_choices()
     missing = [q["id"] for q in questions if q["id"] not in choices]
     if missing:
@@ -205,18 +212,20 @@ def main() -> None:
     dumping.add_argument("--split", choices=("test", "dev", "all"), default="test")
     dumping.add_argument("--work", type=Path, required=True, help="the libraries' indexes, kept and reused")
     dumping.add_argument("--out", type=Path, required=True)
+    dumping.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s33"')
     scoring = commands.add_parser("score", help="score a model's letters")
     scoring.add_argument("--answers", type=Path, required=True, help='jsonl {"id", "letter"}')
     scoring.add_argument("--compare", type=Path, default=None, help="a second answers file beside it")
     scoring.add_argument("--split", choices=("test", "dev", "all"), default="test")
+    scoring.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s33"')
     scoring.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.command == "dump":
-        summary = dump(args.split, args.work, args.out)
+        summary = dump(args.split, args.work, args.out, args.batch)
         summary.pop("answer_chars_by_id")
         print(json.dumps(summary))
         return
-    questions = load_questions(args.split, LIBRARY_QUESTIONS)
+    questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch)
     choices = load_choices()
     files = [args.answers, *([args.compare] if args.compare else [])]
     letters = {str(path): read_letters(path) for path in files}
