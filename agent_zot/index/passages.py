@@ -4,8 +4,8 @@ Chunks (~256 tokens) are what the index embeds and what finds the paper; the ans
 is usually one or two sentences of one of them. For each returned paper, its candidate chunks (the paper's
 own best chunks for the query, ranked by both channels) are split into sentences and every sentence is
 scored: BM25 against the question with IDF taken from those candidate sentences, squared (a word that is
-everywhere in this paper, like its system's name, says little about where in the paper the answer is), plus the rank
-of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
+everywhere in this paper, like its system's name, says little about where in the paper the answer is), plus
+the rank of its chunk (which carries the dense, paraphrase-tolerant signal), plus a bonus for sentences holding a
 number when the question asks for a quantity, plus a bonus for a defining sentence ("is termed", "we
 define") when the question asks what something is, plus how much of the question its section's heading
 names when the sentence holds a term of the question itself (sections.py), plus how much of it is prose

@@ -4,7 +4,7 @@ An index keeps the page texts it was made from. When a release reads files bette
 sheet left out, a font's symbol read as the ligature it stands for), an existing index keeps the old text
 until its files change. The rules here apply to stored text as well as to a file's own, so an update finds
 the few files whose text this release would store differently and reads only those again
-(services/upkeep/mended_text.py), instead of every file of the library.
+(services/upkeep/reread.py), instead of every file of the library.
 """
 
 from __future__ import annotations
