@@ -37,7 +37,7 @@ from agent_zot.index.passages import (
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
-from agent_zot.index.sentences import focus_of
+from agent_zot.index.sentences import focus_of, naming_phrase
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
 from agent_zot.text import has_cjk
 
@@ -452,11 +452,15 @@ def _covered(
         else {}
     )
     by_key = {paper.item_key: paper for paper in papers}
+    # The papers' own descriptions are matched by the words that describe the paper asked about, when the
+    # question has them (coverage.py, DESCRIBED_WEIGHT)
+    naming = naming_phrase(query) if dense is not None and len(first) > 1 else None
+    describing = resources.embedder.embed_query(naming) if naming else dense
     ordered = by_coverage(
         [(p.item_key, p.score) for p in papers],
         pools,
         query,
-        described=described_by(resources.store, dense, first),
+        described=described_by(resources.store, describing, first),
         sentences=nearest_sentences(dense, pools, stored, first),
     )
     return [replace(by_key[c.item_key], score=c.score) for c in ordered]

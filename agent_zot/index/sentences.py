@@ -138,6 +138,41 @@ def _holds_main_verb(naming: str) -> bool:
     return relative is None
 
 
+# A paper named by a description anywhere in a question ("Why were the volunteers in the one-arm ECG and PPG
+# band study made to pedal ...?", "What do the authors of the two-stage clustering and belief-network identity
+# study blame ...?"): a "the" phrase headed by a work noun (more nouns than the trailing clause's, plurals
+# too), with at least one word before the noun and what follows it to the next break, at most 14 words: a
+# relative clause, a preposition or a participle ("the study estimating BP from PPG pulse area"), stopping
+# before the question's own verb ("the ... study did ...").
+_NAMED_WORK = (
+    rf"(?:{_WORK[3:-1]}|textbook|text|handbook|monograph|manual|note|edition|toolkit|comparison|app|network"
+    r"|regressor|estimator|classifier|controller|prototype|refresh|proof of concept)(?:e?s)?"
+)
+_NOT_A_MODIFIER = (
+    r"(?:the|a|an|of|in|for|on|by|to|from|with|at|its|their|his|her|our|my|what|which|how|why|when|where|who"
+    r"|do|does|did|is|are|was|were|has|have|had|can|could|would|will|should)"
+)
+_QUESTION_VERB = r"(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|may|might|must)"
+_NAMED = re.compile(
+    rf"\b(?:the|this|that|its)\s+(?:(?!{_NOT_A_MODIFIER}\b)[^\s?,;]+\s+){{1,10}}{_NAMED_WORK}\b"
+    r"(?:\s+(?:(?:that|which|who|whose|with|on|of|for|from|built|based|using|where|behind|about|adapted|written"
+    rf"|comparing|estimating|applying|combining)\b|\w+ing\b)(?:\s+(?!{_QUESTION_VERB}\b)[^\s?,;]+){{1,14}})?",
+    re.IGNORECASE,
+)
+
+
+def naming_phrase(query: str) -> str | None:
+    """The words of a question that say which paper it asks about: its naming clause (``split_question``),
+    else the longest description of a piece of work in it ("the neurocritical-care arterial pressure
+    study"); None when it names none. Which paper it describes is matched by these words alone: the rest
+    of the question asks what is in the paper, and drowns them."""
+    naming = split_question(query)[1]
+    if naming:
+        return naming
+    found = [m.group(0) for m in _NAMED.finditer(" ".join(query.split()))]
+    return max(found, key=lambda phrase: len(phrase.split())) if found else None
+
+
 def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``, whitespace trimmed; numbered headings on their own
     line ("2.4 Assembling the corpus") and the spans ``breaks`` (other heading lines) are kept apart from

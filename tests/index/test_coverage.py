@@ -13,6 +13,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
+from agent_zot.index import retrieval
 from agent_zot.index.coverage import (
     CLOSE_CALL,
     asks_about_a_paper,
@@ -22,6 +23,7 @@ from agent_zot.index.coverage import (
 )
 from agent_zot.index.passages import ChunkHit
 from agent_zot.index.sentence_vectors import SentenceVectors
+from agent_zot.index.sentences import naming_phrase
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit
 from agent_zot.services.context import AppContext
@@ -218,3 +220,71 @@ def test_the_description_a_question_resembles_is_read_from_each_papers_metadata_
         assert described_by(resources.store, None, [described, neighbour]) == {}
     finally:
         ctx.close()
+
+
+def test_the_words_naming_a_paper_are_found_wherever_the_question_puts_them() -> None:
+    # a clause before the question, or after it (split_question's)
+    assert naming_phrase("In the grazing survey of upland farms, did soil carbon rise?") == (
+        "the grazing survey of upland farms"
+    )
+    # inside the question: a "the" phrase headed by a work noun, with what describes it after the noun up to
+    # the question's own verb or a break
+    assert (
+        naming_phrase(
+            "What do the authors of the two-stage clustering and belief-network identity study blame for most "
+            "of their misidentifications?"
+        )
+        == "the two-stage clustering and belief-network identity study"
+    )
+    assert (
+        naming_phrase(
+            "Why were the volunteers in the one-arm ECG band study made to pedal between their rest minutes?"
+        )
+        == "the one-arm ECG band study"
+    )
+    assert (
+        naming_phrase(
+            "Which kind of regression was used as one of the learners in the three-learner study estimating soil "
+            "moisture from probe capacitance, rise time and widths?"
+        )
+        == "the three-learner study estimating soil moisture from probe capacitance"
+    )
+    assert (
+        naming_phrase(
+            "Whom does the writer of the second-edition algorithms handbook hold responsible for its mistakes?"
+        )
+        == "the second-edition algorithms handbook"
+    )
+    # no description: a bare "the study", or no work named at all
+    assert naming_phrase("How many plots did the study instrument?") is None
+    assert naming_phrase("Why was the large ImageNet CNN split across two GPUs?") is None
+
+
+@pytest.mark.slow
+async def test_a_close_call_compares_the_papers_descriptions_with_the_words_naming_the_paper(
+    client: Client, library: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question's other words ask what is in the paper (how records were split): the papers' own
+    descriptions are matched by the words that describe the paper asked about."""
+    seen: list[np.ndarray | None] = []
+
+    def spy(store: object, question: np.ndarray | None, keys: list[str]) -> dict[str, float]:
+        seen.append(question)
+        return described_by(store, question, keys)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(retrieval, "described_by", spy)
+    question = (
+        "How much of each record did the authors of the three-way capacitive soil moisture study use for "
+        "training and how much for testing?"
+    )
+    result = await client.call_tool("zot_search", {"query": question}, raise_on_error=False)
+    assert not result.is_error, text_of(result)
+    assert seen and seen[0] is not None, "coverage weighed no description"
+    ctx = AppContext(library)
+    try:
+        embedder = ctx.index_resources().embedder
+        naming = embedder.embed_query("the three-way capacitive soil moisture study")
+        whole = embedder.embed_query(question)
+    finally:
+        ctx.close()
+    assert np.allclose(seen[0], naming, atol=1e-5) and not np.allclose(seen[0], whole, atol=1e-3)
