@@ -166,8 +166,9 @@ def nearest_sentences(
 
 
 def described_by(store: VectorStore, question: np.ndarray | None, keys: Sequence[str]) -> dict[str, float]:
-    """The cosine of the question's vector (or that of the words naming its paper) with each paper's metadata
-    point (its title and abstract), for the papers ``keys`` that have one; empty without a vector or with fewer than two papers to tell apart."""
+    """The cosine of the question's vector (or that of the words naming its paper) with each paper's
+    metadata point (its title and abstract), for the papers ``keys`` that have one; empty without a vector
+    or with fewer than two papers to tell apart."""
     if question is None or len(keys) < 2:
         return {}
     wanted = SearchFilter(item_keys=tuple(keys), kinds=("metadata",))

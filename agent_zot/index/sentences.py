@@ -50,12 +50,13 @@ _FOCUS = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # The nouns a question names a piece of work by ("the arm-worn ECG/PPG study", "the reanalysis of ...").
-_WORK = (
-    r"(?:study|studies|paper|work|article|survey|review|overview|report|patent|analysis|reanalysis|experiment"
+_WORK_NOUNS = (
+    r"study|studies|paper|work|article|survey|review|overview|report|patent|analysis|reanalysis|experiment"
     r"|trial|project|approach|method|model|system|framework|design|example|illustration|problem|result|dataset"
     r"|database|catalog|catalogue|program|programme|investigation|evaluation|benchmark|thesis|book|chapter"
-    r"|device|proof-of-concept|implementation|simulation|package|tool|pipeline|algorithm)"
+    r"|device|proof-of-concept|implementation|simulation|package|tool|pipeline|algorithm"
 )
+_WORK = rf"(?:{_WORK_NOUNS})"
 # "How was X preprocessed in the accelerometer/gyroscope-augmented BP study?": a question that ends by
 # naming its paper, with a "the" phrase headed by a work noun ("... study", "... model built on ECG"), or
 # describing what it studied by a relative clause ("among the 450 planets whose ephemerides were ...");
@@ -142,10 +143,10 @@ def _holds_main_verb(naming: str) -> bool:
 # band study made to pedal ...?", "What do the authors of the two-stage clustering and belief-network identity
 # study blame ...?"): a "the" phrase headed by a work noun (more nouns than the trailing clause's, plurals
 # too), with at least one word before the noun and what follows it to the next break, at most 14 words: a
-# relative clause, a preposition or a participle ("the study estimating BP from PPG pulse area"), stopping
+# relative clause, a preposition or a participle ("the three-learner study estimating BP from PPG"), stopping
 # before the question's own verb ("the ... study did ...").
 _NAMED_WORK = (
-    rf"(?:{_WORK[3:-1]}|textbook|text|handbook|monograph|manual|note|edition|toolkit|comparison|app|network"
+    rf"(?:{_WORK_NOUNS}|textbook|text|handbook|monograph|manual|note|edition|toolkit|comparison|app|network"
     r"|regressor|estimator|classifier|controller|prototype|refresh|proof of concept)(?:e?s)?"
 )
 _NOT_A_MODIFIER = (
