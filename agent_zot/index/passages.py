@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,6 +42,7 @@ from agent_zot.index.sentences import (
     SentenceScorer,
 )
 from agent_zot.index.store import Hit
+from agent_zot.index.title_block import without_title_block
 from agent_zot.index.windows import JOINED_CHARS as JOINED_CHARS
 from agent_zot.index.windows import JUDGING as JUDGING
 from agent_zot.index.windows import READING as READING
@@ -169,48 +170,6 @@ def passage_of(hit: Hit, score: float) -> Passage:
 DETAILS = ("sentences", "full")
 
 
-_WORD = re.compile(r"\w+")
-# An author's affiliation or address under a title block's names
-_AFFILIATION = re.compile(
-    r"@|\b(?:universit|institut|department|dept\b|laborator|school|college|faculty|hospital|cent(?:er|re)\b"
-    r"|academy|e-?mail)",
-    re.IGNORECASE,
-)
-_BLOCK_LINES = 8  # a title block's author and affiliation lines, at most
-
-
-def without_title_block(text: str, title: str | None, creators: Sequence[str]) -> str:
-    """``text`` less the lines that spell the paper's own title and the author and affiliation lines right
-    after them: a first page's title block read into the middle of a sentence ("a novel BP estimation method … was" |
-    title | "Yang Chen, Student Member, IEEE, Shuo Cheng …" | "proposed and its performance …"). The text
-    as it is when the title is not there line for line, or when nothing else is."""
-    wanted = [w.lower() for w in _WORD.findall(title or "")]
-    if len(wanted) < 3 or "\n" not in text:
-        return text
-    lines = text.split("\n")
-    words = [[w.lower() for w in _WORD.findall(line)] for line in lines]
-    names = {name.lower() for name in creators if len(name) > 1}
-    for start in range(len(lines)):
-        spelled, end = 0, start
-        while end < len(lines) and words[end] and wanted[spelled : spelled + len(words[end])] == words[end]:
-            spelled, end = spelled + len(words[end]), end + 1
-            if spelled == len(wanted):
-                break
-        if spelled < len(wanted):
-            continue
-        # the author lines under it: the first names two of its creators (one for a single author); after
-        # it, lines naming one ("and Pengjie Zhang") and their affiliations and addresses
-        least, authors = min(2, len(names)), end
-        while end < len(lines) and names and end - authors < _BLOCK_LINES:
-            named = sum(n in words[end] for n in names) >= least
-            if not (named or (end > authors and _AFFILIATION.search(lines[end]) and len(lines[end]) < 160)):
-                break
-            end, least = end + 1, 1
-        kept = lines[:start] + lines[end:]
-        return "\n".join(kept) if any(words[:start] + words[end:]) else text
-    return text
-
-
 # Consecutive chunks overlap (chunking.py), so a sentence cut at one chunk's start is whole in the chunk
 # before: a piece this long that a shown sentence holds is that sentence again.
 _PIECE_CHARS = 40
@@ -330,6 +289,7 @@ class PassagePicker:
             if len(chosen) == count:
                 break
         passages = []
+        before = _Shown()  # what the passages before this one show (an answer cut short keeps a prefix)
         for c in in_reading_order(chosen):
             # A window to read (not one to judge alone) opening its chunk with room for a neighbour takes the
             # sentence before the chunk's cut (the index's cut, not the author's: "We use X." | "X gave 3.").
@@ -338,7 +298,9 @@ class PassagePicker:
                 texts[c.chunk][spans[c.chunk][c.first][0] : spans[c.chunk][c.last][1]],
                 c.score,
                 before_cut=self.shape.join and c.first == 0 and c.last - c.first + 1 < self.shape.sentences,
+                shown=before,
             )
+            before.update(sentences[c.chunk][c.first : c.last + 1])
             # Cited by the heading its words are under, which may be one halfway down the chunk.
             passage.section = sections[c.chunk][c.first][0] or passage.section
             passage.heading_fit = fits[c.chunk][c.peak]
@@ -432,9 +394,12 @@ class PassagePicker:
             for row, found in zip(scores, sims, strict=True)
         ]
 
-    def _passage(self, hit: Hit, text: str, score: float, before_cut: bool = False) -> Passage:
+    def _passage(
+        self, hit: Hit, text: str, score: float, before_cut: bool = False, shown: Container[str] = frozenset()
+    ) -> Passage:
         """The passage of ``text``, a window of ``hit``'s chunk; ``before_cut``: it also takes the whole
-        sentence before the chunk's start (the window opens its chunk and has room for a neighbour)."""
+        sentence before the chunk's start (the window opens its chunk and has room for a neighbour), unless
+        a passage shown before it ends with it (``shown``)."""
         payload = hit.payload
         first, last, key = payload.get("page_start"), payload.get("page_end"), payload.get("attachment_key")
         taken, turn = "", payload.get("paragraph") is None  # a web page's sections are no pages
@@ -445,7 +410,8 @@ class PassagePicker:
         elif first is not None and key and before_cut:
             start = self._sentence_start(key, first, text, turn)
             whole = start.rstrip().endswith((".", "!", "?"))  # a sentence, not a heading run into it
-            if whole and len(start) + len(text) <= self.shape.chars:
+            again = " ".join(start.split()) in shown  # the passage before it ends with it
+            if whole and not again and len(start) + len(text) <= self.shape.chars:
                 taken = start
         if taken and first is not None and key:
             text = taken + text

@@ -22,7 +22,6 @@ from agent_zot.index.passages import (
     Passage,
     PassagePicker,
     windows,
-    without_title_block,
 )
 from agent_zot.index.retrieval import PaperHit, search_papers
 from agent_zot.index.sentences import (
@@ -33,6 +32,7 @@ from agent_zot.index.sentences import (
     split_question,
 )
 from agent_zot.index.store import Hit
+from agent_zot.index.title_block import without_title_block
 from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search.present import paper_response

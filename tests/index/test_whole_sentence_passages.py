@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_zot.index.passages import ChunkHit, PassagePicker
+from agent_zot.services.context import AppContext
 from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
 
 TOPICS = [
@@ -56,3 +58,64 @@ async def test_no_passage_begins_inside_a_sentence(tmp_path: Path) -> None:
             ]
     assert starts, "no passages shown"
     assert all(not c.islower() for c in starts), starts
+
+
+# Short sentences of one shape, a feature each, in paragraphs: consecutive chunks share one sentence
+FEATURES = [
+    "moraine",
+    "crevasse",
+    "firn",
+    "serac",
+    "cirque",
+    "esker",
+    "drumlin",
+    "nunatak",
+    "ablation",
+    "calving",
+    "meltwater",
+    "icefall",
+    "bergschrund",
+    "tarn",
+    "outwash",
+    "kame",
+    "sastrugi",
+    "arete",
+    "tephra",
+    "loess",
+]
+
+
+def _survey(features: list[str]) -> str:
+    return " ".join(
+        f"The {name} was measured at every stake along the transect, and its thickness changed little between "
+        "the spring and autumn visits."
+        for name in features
+    )
+
+
+@pytest.mark.slow
+def test_the_sentence_before_a_chunks_cut_is_not_shown_again(tmp_path: Path) -> None:
+    """A window that opens its chunk takes the sentence before the chunk's cut from the page, unless another
+    passage of the paper already ends with it."""
+    sections = [("1 Sites", _survey(FEATURES[:6]))] + [
+        (None, _survey(FEATURES[n : n + 6])) for n in (6, 12, 18)
+    ]
+    paper = SectionedPaper("Glacier Survey Records", sections, "glacier.pdf")
+    ctx = AppContext(sectioned_library(tmp_path, [paper], seed=5))
+    try:
+        resources = ctx.index_resources()
+        key = next(iter(ctx.library().items.values())).key
+        chunks = [hit for hit in resources.store.get_by_item(key) if hit.payload.get("kind") == "chunk"]
+        # the chunk that opens with the ablation and the one before it (which ends with the ablation too)
+        second = next(hit for hit in chunks if hit.payload["text"].startswith("The ablation"))
+        first = next(hit for hit in chunks if "1 Sites" in hit.payload["text"])
+        picker = PassagePicker(resources, "How did the ablation and the drumlin change?", detail="sentences")
+        # the second chunk ranked first: its window opens it (ablation, calving) and would take the nunatak
+        # sentence before its cut, which the first chunk's drumlin window (esker, drumlin, nunatak) shows
+        passages = picker.pick([ChunkHit(second, 1.0, {"vector"}), ChunkHit(first, 0.9, {"vector"})], 2)
+    finally:
+        ctx.close()
+    texts = [" ".join(p.text.split()) for p in passages]
+    assert any("The drumlin was" in t for t in texts) and any("The ablation was" in t for t in texts), texts
+    shown = [s for t in texts for s in re.split(r"(?<=\.) (?=The )", t)]
+    assert len(shown) == len(set(shown)), texts
