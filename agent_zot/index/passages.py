@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -173,28 +173,46 @@ DETAILS = ("sentences", "full")
 # Consecutive chunks overlap (chunking.py), so a sentence cut at one chunk's start is whole in the chunk
 # before: a piece this long that a shown sentence holds is that sentence again.
 _PIECE_CHARS = 40
+# A sentence that holds a shown one and this many characters more is that sentence with its section's heading
+# run into it ("Limitations and suggestions In general, ..."), not a sentence that says more.
+_GLUED_CHARS = 60
+_NON_WORD = re.compile(r"[\W_]+")
 
 
 class _Shown:
-    """The sentences a paper's passages already show: the same sentence, or a piece of one cut at a chunk's
-    start, counts as shown (a whole sentence whose piece was shown is not: it says more)."""
+    """The sentences a paper's passages already show: the same sentence, a piece of one cut at a chunk's
+    start, or one with a heading run into it counts as shown (a whole sentence whose piece was shown is not:
+    it says more)."""
 
     def __init__(self) -> None:
         self._exact: set[str] = set()
-        self._long: list[str] = []
+        self._long: list[tuple[str, bool]] = []  # and whether it is a whole sentence (not a piece)
 
     def __contains__(self, sentence: object) -> bool:
-        if sentence in self._exact:
-            return True
-        if not isinstance(sentence, str) or len(sentence) < _PIECE_CHARS:
+        if not isinstance(sentence, str):
             return False
-        return any(sentence in shown for shown in self._long)
+        compared = _compared(sentence)
+        if compared in self._exact:
+            return True
+        if len(compared) < _PIECE_CHARS:
+            return False
+        return any(
+            compared in shown or (whole and len(compared) - len(shown) <= _GLUED_CHARS and shown in compared)
+            for shown, whole in self._long
+        )
 
     def update(self, sentences: Sequence[str]) -> None:
         for sentence in sentences:
-            self._exact.add(sentence)
-            if len(sentence) >= _PIECE_CHARS:
-                self._long.append(sentence)
+            compared = _compared(sentence)
+            self._exact.add(compared)
+            if len(compared) >= _PIECE_CHARS:
+                self._long.append((compared, not _MID_SENTENCE.match(sentence)))
+
+
+def _compared(sentence: str) -> str:
+    """A sentence as two passages' copies of it compare: a chunk's text and its page's differ in case,
+    hyphens, quotes and spacing around punctuation."""
+    return " ".join(_NON_WORD.sub(" ", sentence.lower()).split())
 
 
 class PassagePicker:
@@ -268,6 +286,11 @@ class PassagePicker:
         sentences = [
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
+        # A chunk cut inside a sentence is shown with that sentence's start (``_passage``): the whole sentence
+        # is what it shows, and what another chunk that holds it whole must not show again.
+        for chunk, opening in zip(chunks, sentences, strict=True):
+            if opening and _MID_SENTENCE.match(opening[0]):
+                opening[0] = " ".join(f"{self._cut_start(chunk.hit, opening[0])} {opening[0]}".split())
         chosen: list[Chosen] = []
         used = _Shown()
         for n, window in candidates:
@@ -291,20 +314,27 @@ class PassagePicker:
         passages = []
         before = _Shown()  # what the passages before this one show (an answer cut short keeps a prefix)
         for c in in_reading_order(chosen):
+            keys, first, last = sentences[c.chunk], c.first, c.last
+            # A neighbour a passage before this one shows (the sentence it took from before its chunk's cut)
+            # is left out here.
+            while first < c.peak and keys[first] in before:
+                first += 1
+            while last > c.peak and keys[last] in before:
+                last -= 1
             # A window to read (not one to judge alone) opening its chunk with room for a neighbour takes the
             # sentence before the chunk's cut (the index's cut, not the author's: "We use X." | "X gave 3.").
             passage = self._passage(
                 chunks[c.chunk].hit,
-                texts[c.chunk][spans[c.chunk][c.first][0] : spans[c.chunk][c.last][1]],
+                texts[c.chunk][spans[c.chunk][first][0] : spans[c.chunk][last][1]],
                 c.score,
-                before_cut=self.shape.join and c.first == 0 and c.last - c.first + 1 < self.shape.sentences,
+                before_cut=self.shape.join and first == 0 and last - first + 1 < self.shape.sentences,
                 shown=before,
             )
-            before.update(sentences[c.chunk][c.first : c.last + 1])
+            before.update(keys[first : last + 1])
             # Cited by the heading its words are under, which may be one halfway down the chunk.
-            passage.section = sections[c.chunk][c.first][0] or passage.section
+            passage.section = sections[c.chunk][first][0] or passage.section
             passage.heading_fit = fits[c.chunk][c.peak]
-            passage.section_kind = kinds[c.chunk][c.first]
+            passage.section_kind = kinds[c.chunk][first]
             passages.append(passage)
         return passages
 
@@ -395,24 +425,26 @@ class PassagePicker:
         ]
 
     def _passage(
-        self, hit: Hit, text: str, score: float, before_cut: bool = False, shown: Container[str] = frozenset()
+        self, hit: Hit, text: str, score: float, before_cut: bool = False, shown: _Shown | None = None
     ) -> Passage:
         """The passage of ``text``, a window of ``hit``'s chunk; ``before_cut``: it also takes the whole
         sentence before the chunk's start (the window opens its chunk and has room for a neighbour), unless
-        a passage shown before it ends with it (``shown``)."""
+        a passage shown before it shows it (``shown``, which then records it)."""
         payload = hit.payload
         first, last, key = payload.get("page_start"), payload.get("page_end"), payload.get("attachment_key")
-        taken, turn = "", payload.get("paragraph") is None  # a web page's sections are no pages
-        if first is not None and key and _MID_SENTENCE.match(text):
-            start = self._sentence_start(key, first, text, turn)
+        taken = ""
+        if _MID_SENTENCE.match(text):
+            start = self._cut_start(hit, text)
             if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
                 taken = start
         elif first is not None and key and before_cut:
-            start = self._sentence_start(key, first, text, turn)
+            start = self._sentence_start(key, first, text, payload.get("paragraph") is None)
             whole = start.rstrip().endswith((".", "!", "?"))  # a sentence, not a heading run into it
-            again = " ".join(start.split()) in shown  # the passage before it ends with it
+            again = shown is not None and start in shown  # a passage before it shows it
             if whole and not again and len(start) + len(text) <= self.shape.chars:
                 taken = start
+                if shown is not None:
+                    shown.update([start])
         if taken and first is not None and key:
             text = taken + text
             if " ".join(taken.split()[:6]) not in self._page_texts(key).get(first, ""):
@@ -425,6 +457,15 @@ class PassagePicker:
             passage.paragraph = self._paragraph_of(key, first, text) or passage.paragraph
         passage.text = without_title_block(text, payload.get("title"), payload.get("creators") or ())
         return passage
+
+    def _cut_start(self, hit: Hit, text: str) -> str:
+        """The words before ``text``, a window of ``hit``'s chunk that begins inside a sentence, that start
+        that sentence on the page (empty when they are not found nearby)."""
+        payload = hit.payload
+        page, key = payload.get("page_start"), payload.get("attachment_key")
+        if page is None or not key:
+            return ""
+        return self._sentence_start(key, page, text, payload.get("paragraph") is None)  # a web page: no turns
 
     def _paragraph_of(self, attachment_key: str, number: int, text: str) -> int | None:
         """The paragraph of a web page's section where a window of a chunk begins (the chunk's own

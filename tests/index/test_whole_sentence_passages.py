@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.index.passages import ChunkHit, PassagePicker
+from agent_zot.index.passages import ChunkHit, PassagePicker, _Shown
 from agent_zot.services.context import AppContext
 from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
 
@@ -119,3 +119,25 @@ def test_the_sentence_before_a_chunks_cut_is_not_shown_again(tmp_path: Path) -> 
     assert any("The drumlin was" in t for t in texts) and any("The ablation was" in t for t in texts), texts
     shown = [s for t in texts for s in re.split(r"(?<=\.) (?=The )", t)]
     assert len(shown) == len(set(shown)), texts
+
+
+def test_a_sentence_counts_as_shown_in_any_of_its_copies() -> None:
+    """Overlapping chunks and the page text hold one sentence in several copies: with another case, hyphen
+    or spacing, cut at a chunk's start, or with its section's heading run into it. Each copy of a shown
+    sentence counts as shown, so no answer repeats it; a whole sentence whose piece was shown says more."""
+    sentence = (
+        "The pre-processed ECG was band-pass filtered between 0.5 and 40 Hz before the R peaks were found."
+    )
+    shown = _Shown()
+    shown.update([sentence])
+    assert (
+        "The pre‑processed ECG was band‑pass filtered between 0.5 and 40 Hz before the R peaks were found ."
+        in shown
+    )
+    assert "Signal Pre-processing " + sentence in shown  # the heading run into it
+    assert "filtered between 0.5 and 40 Hz before the R peaks were found." in shown  # a piece of it
+    assert "The ECG was filtered." not in shown
+    piece = _Shown()
+    piece.update(["filtered between 0.5 and 40 Hz before the R peaks were found."])
+    assert sentence not in piece  # the whole sentence says more than its piece
+    assert f"{sentence} The PPG was filtered with a moving median over seventy samples first." not in shown
