@@ -41,6 +41,7 @@ from agent_zot.index.sentence_vectors import SentenceVectors
 from agent_zot.index.sentences import (
     SentenceScorer,
 )
+from agent_zot.index.shown import MID_SENTENCE, Shown
 from agent_zot.index.store import Hit
 from agent_zot.index.title_block import without_title_block
 from agent_zot.index.windows import JOINED_CHARS as JOINED_CHARS
@@ -77,9 +78,6 @@ RARITY = 2.0
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
 _PRIOR_K = 10
 
-# A window that begins inside a sentence (its chunk was cut there): lower case, a clause's punctuation, or a
-# citation's year ("(2021) we defined ...": the cut fell after "Kokori et al.").
-_MID_SENTENCE = re.compile(r"[a-z,;:)\]]|\((?:19|20)\d\d[a-z]?[;,)]")
 # Where a sentence starts in running text: after an end mark (and a closing quote or bracket).
 _SENTENCE_START = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z(\[\"])")
 # Characters looked back for that sentence's start: passages are clipped at 1,000 characters, and a longer
@@ -170,51 +168,6 @@ def passage_of(hit: Hit, score: float) -> Passage:
 DETAILS = ("sentences", "full")
 
 
-# Consecutive chunks overlap (chunking.py), so a sentence cut at one chunk's start is whole in the chunk
-# before: a piece this long that a shown sentence holds is that sentence again.
-_PIECE_CHARS = 40
-# A sentence that holds a shown one and this many characters more is that sentence with its section's heading
-# run into it ("Limitations and suggestions In general, ..."), not a sentence that says more.
-_GLUED_CHARS = 60
-_NON_WORD = re.compile(r"[\W_]+")
-
-
-class _Shown:
-    """The sentences a paper's passages already show: the same sentence, a piece of one cut at a chunk's
-    start, or one with a heading run into it counts as shown (a whole sentence whose piece was shown is not:
-    it says more)."""
-
-    def __init__(self) -> None:
-        self._exact: set[str] = set()
-        self._long: list[tuple[str, bool]] = []  # and whether it is a whole sentence (not a piece)
-
-    def __contains__(self, sentence: object) -> bool:
-        if not isinstance(sentence, str):
-            return False
-        compared = _compared(sentence)
-        if compared in self._exact:
-            return True
-        if len(compared) < _PIECE_CHARS:
-            return False
-        return any(
-            compared in shown or (whole and len(compared) - len(shown) <= _GLUED_CHARS and shown in compared)
-            for shown, whole in self._long
-        )
-
-    def update(self, sentences: Sequence[str]) -> None:
-        for sentence in sentences:
-            compared = _compared(sentence)
-            self._exact.add(compared)
-            if len(compared) >= _PIECE_CHARS:
-                self._long.append((compared, not _MID_SENTENCE.match(sentence)))
-
-
-def _compared(sentence: str) -> str:
-    """A sentence as two passages' copies of it compare: a chunk's text and its page's differ in case,
-    hyphens, quotes and spacing around punctuation."""
-    return " ".join(_NON_WORD.sub(" ", sentence.lower()).split())
-
-
 class PassagePicker:
     """Chooses one paper's passages for one query from its candidate chunks (best first)."""
 
@@ -289,10 +242,10 @@ class PassagePicker:
         # A chunk cut inside a sentence is shown with that sentence's start (``_passage``): the whole sentence
         # is what it shows, and what another chunk that holds it whole must not show again.
         for chunk, opening in zip(chunks, sentences, strict=True):
-            if opening and _MID_SENTENCE.match(opening[0]):
+            if opening and MID_SENTENCE.match(opening[0]):
                 opening[0] = " ".join(f"{self._cut_start(chunk.hit, opening[0])} {opening[0]}".split())
         chosen: list[Chosen] = []
-        used = _Shown()
+        used = Shown()
         for n, window in candidates:
             keys = sentences[n]
             if keys[window.peak] in used or window.peak in headings[n]:  # a heading alone answers nothing
@@ -312,7 +265,7 @@ class PassagePicker:
             if len(chosen) == count:
                 break
         passages = []
-        before = _Shown()  # what the passages before this one show (an answer cut short keeps a prefix)
+        before = Shown()  # what the passages before this one show (an answer cut short keeps a prefix)
         for c in in_reading_order(chosen):
             keys, first, last = sentences[c.chunk], c.first, c.last
             # A neighbour a passage before this one shows (the sentence it took from before its chunk's cut)
@@ -425,7 +378,7 @@ class PassagePicker:
         ]
 
     def _passage(
-        self, hit: Hit, text: str, score: float, before_cut: bool = False, shown: _Shown | None = None
+        self, hit: Hit, text: str, score: float, before_cut: bool = False, shown: Shown | None = None
     ) -> Passage:
         """The passage of ``text``, a window of ``hit``'s chunk; ``before_cut``: it also takes the whole
         sentence before the chunk's start (the window opens its chunk and has room for a neighbour), unless
@@ -433,7 +386,7 @@ class PassagePicker:
         payload = hit.payload
         first, last, key = payload.get("page_start"), payload.get("page_end"), payload.get("attachment_key")
         taken = ""
-        if _MID_SENTENCE.match(text):
+        if MID_SENTENCE.match(text):
             start = self._cut_start(hit, text)
             if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
                 taken = start

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_zot.index.passages import ChunkHit, PassagePicker, _Shown
+from agent_zot.index.passages import ChunkHit, PassagePicker
+from agent_zot.index.shown import Shown
 from agent_zot.services.context import AppContext
 from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
 
@@ -128,7 +129,7 @@ def test_a_sentence_counts_as_shown_in_any_of_its_copies() -> None:
     sentence = (
         "The pre-processed ECG was band-pass filtered between 0.5 and 40 Hz before the R peaks were found."
     )
-    shown = _Shown()
+    shown = Shown()
     shown.update([sentence])
     assert (
         "The pre‑processed ECG was band‑pass filtered between 0.5 and 40 Hz before the R peaks were found ."
@@ -137,7 +138,7 @@ def test_a_sentence_counts_as_shown_in_any_of_its_copies() -> None:
     assert "Signal Pre-processing " + sentence in shown  # the heading run into it
     assert "filtered between 0.5 and 40 Hz before the R peaks were found." in shown  # a piece of it
     assert "The ECG was filtered." not in shown
-    piece = _Shown()
+    piece = Shown()
     piece.update(["filtered between 0.5 and 40 Hz before the R peaks were found."])
     assert sentence not in piece  # the whole sentence says more than its piece
     assert f"{sentence} The PPG was filtered with a moving median over seventy samples first." not in shown
