@@ -3,7 +3,7 @@
 
     .venv/bin/python scripts/bench_answers.py dump --split test [--batch NAME] --work DIR --out OUT
     .venv/bin/python scripts/bench_answers.py score --answers OUT/with.jsonl --split test [--batch NAME] \\
-        [--compare OUT/without.jsonl] [--json]
+        [--skip-batch NAME ...] [--compare OUT/without.jsonl] [--json]
 
 ``dump`` indexes the shared libraries of ../shared/data/zotero the questions are about, the way
 ``scripts/bench_passages.py --library-questions`` does (the indexes are kept under ``--work`` and reused),
@@ -23,7 +23,9 @@ sentence(s)) and scripts/data/library_choices.jsonl (per question four options, 
 answer, three wrong for that paper; the right letter balanced over A–D by a seeded shuffle). ``--split test``
 is the held-out third, set aside before any tuning: the figure to report; ``dev`` may be looked at.
 ``--batch`` keeps the questions of one batch (``"batch"`` in the questions file: a set written at one time,
-e.g. "s33", 48 questions written from the PDFs in session 33 and only ever read, never tuned on).
+e.g. "s33", 48 questions written from the PDFs in session 33 and only ever read, never tuned on);
+``--skip-batch`` leaves batches out (the test split's first 144: ``--skip-batch s33 --skip-batch s34
+--skip-batch s35``). scripts/bench_open_answers.py asks the same questions without options.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import asyncio
 import json
 import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +108,12 @@ async def _ask_all(settings: Any, home: Path, questions: list[dict[str, Any]]) -
     return texts
 
 
-def in_batch(questions: list[dict[str, Any]], batch: str | None) -> list[dict[str, Any]]:
-    """The questions of one batch (a set written at one time, e.g. "s33"); all of them when ``batch`` is None."""
-    return [q for q in questions if batch is None or q.get("batch") == batch]
+def in_batch(
+    questions: list[dict[str, Any]], batch: str | None, skip: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """The questions of one batch (a set written at one time, e.g. "s33"); all of them when ``batch`` is None;
+    less those of the batches in ``skip`` (the test split's first 144: ``skip=("s33", "s34", "s35")``)."""
+    return [q for q in questions if (batch is None or q.get("batch") == batch) and q.get("batch") not in skip]
 
 
 def dump(split: str, work: Path, out: Path, batch: str | None = None) -> dict[str, Any]:
@@ -218,6 +224,7 @@ def main() -> None:
     scoring.add_argument("--compare", type=Path, default=None, help="a second answers file beside it")
     scoring.add_argument("--split", choices=("test", "dev", "all"), default="test")
     scoring.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s33"')
+    scoring.add_argument("--skip-batch", action="append", default=[], help="leave out a batch (repeatable)")
     scoring.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.command == "dump":
@@ -225,7 +232,7 @@ def main() -> None:
         summary.pop("answer_chars_by_id")
         print(json.dumps(summary))
         return
-    questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch)
+    questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch, args.skip_batch)
     choices = load_choices()
     files = [args.answers, *([args.compare] if args.compare else [])]
     letters = {str(path): read_letters(path) for path in files}

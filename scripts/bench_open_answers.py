@@ -158,6 +158,7 @@ def main() -> None:
         sub = commands.add_parser(name, help=text or "score the judge's grades")
         sub.add_argument("--split", choices=("test", "dev", "all"), default="test")
         sub.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s35"')
+        sub.add_argument("--skip-batch", action="append", default=[], help="leave out a batch (repeatable)")
         if name == "prompts":
             sub.add_argument("--answers", type=Path, required=True, help="a bench_answers.py dump folder")
             sub.add_argument("--out", type=Path, required=True)
@@ -170,7 +171,7 @@ def main() -> None:
             sub.add_argument("--key", type=Path, required=True, help="the key.json judge wrote")
             sub.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch)
+    questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch, args.skip_batch)
     if args.command == "prompts":
         print(json.dumps({"prompts": write_prompts(questions, args.answers, args.out), "out": str(args.out)}))
     elif args.command == "judge":

@@ -104,3 +104,10 @@ def test_every_library_question_has_four_options_balanced_over_letters(bench: Mo
     for split in ("dev", "test"):
         letters = Counter(choices[q["id"]]["correct"] for q in questions if q["split"] == split)
         assert max(letters.values()) - min(letters.values()) <= 1, (split, letters)
+
+
+def test_a_batch_is_kept_or_left_out(bench: ModuleType) -> None:
+    asked = [{"id": "a", "batch": None}, {"id": "b", "batch": "s33"}, {"id": "c", "batch": "s34"}]
+    assert [q["id"] for q in bench.in_batch(asked, "s33")] == ["b"]
+    assert [q["id"] for q in bench.in_batch(asked, None, ("s33", "s34"))] == ["a"]  # the first held-out set
+    assert [q["id"] for q in bench.in_batch(asked, None)] == ["a", "b", "c"]
