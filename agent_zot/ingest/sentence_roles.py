@@ -72,8 +72,14 @@ _CAPTION_LABEL = re.compile(
 )
 # Page furniture: arXiv stamps, copyright and permission notices, download stamps, bare addresses, and the
 # authors' e-mail and affiliation lines (a sentence holding an e-mail address is front matter, not content).
+# A book's imprint page too: ISBNs, cataloguing data and the publisher's legal notices ("The publisher remains
+# neutral with regard to jurisdictional claims ...", "Printed on acid-free paper").
 _CHROME = re.compile(
-    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights reserved"
+    r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?|permission to make digital or hard copies|all rights (?:are )?reserved"
+    r"|\b(?:e-)?IS[BS]N\b|subject to copyright|acid-free paper|neutral with regard to jurisdictional claims"
+    r"|library of congress|british library|catalogu?ing[- ]in[- ]publication|general descriptive names"
+    r"|registered names,? trademarks|safe to assume that the advice|(?:give a warranty|no representation),? express"
+    r"|imprint is published by|copyright,? designs and patents act|copyright licensing agency"
     r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
     r"|^(?:https?://|www\.)\S+$|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
     re.IGNORECASE,
@@ -106,7 +112,9 @@ def reads_as_reference(sentence: str) -> bool:
 # Words one of the thanks or chrome patterns needs: most sentences hold none, and a substring test is much
 # cheaper than the patterns (these run on every sentence of every candidate chunk of a search).
 _THANKS_WORDS = ("thank", "grateful", "acknowledg", "support", "fund", "sponsor", "financ", "grant")
-_CHROME_WORDS = ("arxiv", "permission", "rights reserved", "©", "(c)", "copyright", "downloaded", "licensed")
+_CHROME_WORDS = ("arxiv", "permission", "rights", "©", "(c)", "copyright", "downloaded", "licensed", "isbn",
+                 "issn", "acid-free", "jurisdictional", "library", "catalog", "descriptive names", "trademarks",
+                 "advice", "express", "imprint")  # fmt: skip
 _CHROME_SHORT = 24  # a bare page number, address or e-mail is at most this long ... or has these marks:
 _CHROME_MARKS = ("http", "www.", "@")
 

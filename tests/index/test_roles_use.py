@@ -155,6 +155,24 @@ async def _key(client: Client, query: str) -> str:
             "chrome",
         ),
         ("42 3.5 Illustration ............................................", "chrome"),  # its number cut off
+        # a book's imprint page: its numbers, cataloguing data and the publisher's legal notices
+        ("ISBN 978-3-319-52011-7 ISBN 978-3-319-52012-4 (eBook) DOI 10.1007/978-3-319-52012-4", "chrome"),
+        (
+            "Library of Congress Control Number: 2016963332 © The Author(s) 2017 This work is subject to copyright.",
+            "chrome",
+        ),
+        (
+            "All rights are reserved by the Publisher, whether the whole or part of the material is concerned.",
+            "chrome",
+        ),
+        ("The publisher remains neutral with regard to jurisdictional claims in published maps.", "chrome"),
+        ("Printed on acid-free paper This Springer imprint is published by Springer Nature", "chrome"),
+        (
+            "The use of general descriptive names, registered names, trademarks, service marks, etc. does not imply.",
+            "chrome",
+        ),
+        ("The advice in this book is to fit the simple model before the flexible one.", "results"),
+        ("The library of the hospital lent us the twelve recorders used in the study.", "results"),
         ("The series converges to 1/2 . . . and so on for every later term.", "results"),
         # the paper's outline of itself and its keyword lines share a question's words and answer nothing
         ("Section 3 discusses the precision of the limb-darkening calculator for transits.", "outline"),
