@@ -80,6 +80,7 @@ _CHROME = re.compile(
     r"|library of congress|british library|catalogu?ing[- ]in[- ]publication|general descriptive names"
     r"|registered names,? trademarks|safe to assume that the advice|(?:give a warranty|no representation),? express"
     r"|imprint is published by|copyright,? designs and patents act|copyright licensing agency"
+    r"|contents lists available at|journal homepage:|article history:|received in revised form"
     r"|(?:©|\(c\)|copyright)\s*(?:\d{4}|by|the)|downloaded from|authorized licensed use|licensed under a creative"
     r"|^(?:https?://|www\.)\S+$|[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\b|^(?:page\s+)?\d{1,4}(?:\s+of\s+\d{1,4})?$",
     re.IGNORECASE,
@@ -114,7 +115,7 @@ def reads_as_reference(sentence: str) -> bool:
 _THANKS_WORDS = ("thank", "grateful", "acknowledg", "support", "fund", "sponsor", "financ", "grant")
 _CHROME_WORDS = ("arxiv", "permission", "rights", "©", "(c)", "copyright", "downloaded", "licensed", "isbn",
                  "issn", "acid-free", "jurisdictional", "library", "catalog", "descriptive names", "trademarks",
-                 "advice", "express", "imprint")  # fmt: skip
+                 "advice", "express", "imprint", "contents lists", "homepage", "history", "revised form")  # fmt: skip
 _CHROME_SHORT = 24  # a bare page number, address or e-mail is at most this long ... or has these marks:
 _CHROME_MARKS = ("http", "www.", "@")
 

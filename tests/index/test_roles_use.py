@@ -172,6 +172,16 @@ async def _key(client: Client, query: str) -> str:
             "chrome",
         ),
         ("The advice in this book is to fit the simple model before the flexible one.", "results"),
+        # a journal's first-page header (not its licence line: a page's footer may be read into a sentence)
+        (
+            "Contents lists available at ScienceDirect Information Sciences journal homepage: www.elsevier.com/locate/ins",
+            "chrome",
+        ),
+        (
+            "a r t i c l e i n f o Article history: Received 17 May 2018 Received in revised form 16 July 2018",
+            "chrome",
+        ),
+        ("The history of the method goes back to the attribution of sources in the 1950s.", "results"),
         ("The library of the hospital lent us the twelve recorders used in the study.", "results"),
         ("The series converges to 1/2 . . . and so on for every later term.", "results"),
         # the paper's outline of itself and its keyword lines share a question's words and answer nothing
