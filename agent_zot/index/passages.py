@@ -239,15 +239,17 @@ class PassagePicker:
         sentences = [
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
-        # A chunk cut inside a sentence is shown with that sentence's start (``_passage``): the whole sentence
-        # is what it shows, and what another chunk that holds it whole must not show again.
-        for chunk, opening in zip(chunks, sentences, strict=True):
-            if opening and MID_SENTENCE.match(opening[0]):
-                opening[0] = " ".join(f"{self._cut_start(chunk.hit, opening[0])} {opening[0]}".split())
         chosen: list[Chosen] = []
         used = Shown()
+        opened: set[int] = set()
         for n, window in candidates:
             keys = sentences[n]
+            if window.first == 0 and n not in opened:
+                # A chunk cut inside a sentence is shown with that sentence's start (``_passage``): the whole
+                # sentence is what it shows, and what another chunk that holds it whole must not show again.
+                opened.add(n)
+                if keys and MID_SENTENCE.match(keys[0]):
+                    keys[0] = " ".join(f"{self._cut_start(chunks[n].hit, keys[0])} {keys[0]}".split())
             if keys[window.peak] in used or window.peak in headings[n]:  # a heading alone answers nothing
                 continue
             lo, hi = window.first, window.last

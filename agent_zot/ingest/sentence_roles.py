@@ -113,9 +113,11 @@ def reads_as_reference(sentence: str) -> bool:
 # Words one of the thanks or chrome patterns needs: most sentences hold none, and a substring test is much
 # cheaper than the patterns (these run on every sentence of every candidate chunk of a search).
 _THANKS_WORDS = ("thank", "grateful", "acknowledg", "support", "fund", "sponsor", "financ", "grant")
-_CHROME_WORDS = ("arxiv", "permission", "rights", "©", "(c)", "copyright", "downloaded", "licensed", "isbn",
-                 "issn", "acid-free", "jurisdictional", "library", "catalog", "descriptive names", "trademarks",
-                 "advice", "express", "imprint", "contents lists", "homepage", "history", "revised form")  # fmt: skip
+_CHROME_WORDS = ("arxiv", "permission", "rights reserved", "rights are reserved", "©", "(c)", "copyright",
+                 "downloaded", "licensed", "isbn", "issn", "acid-free", "jurisdictional", "library of congress",
+                 "british library", "cataloging", "cataloguing", "descriptive names", "trademarks", "safe to assume",
+                 "warranty", "no representation", "imprint is", "contents lists", "homepage", "article history",
+                 "revised form")  # fmt: skip
 _CHROME_SHORT = 24  # a bare page number, address or e-mail is at most this long ... or has these marks:
 _CHROME_MARKS = ("http", "www.", "@")
 
