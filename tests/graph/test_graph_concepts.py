@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from agent_zot.graph.concept_merge import (
     paper_share,
 )
 from agent_zot.graph.concepts import (
+    BODY_CHARS,
     concept_type,
     dataset_names,
     extract_keyphrases,
@@ -206,12 +206,13 @@ def test_empty_input_gives_nothing() -> None:
     assert extract_keyphrases(TITLE, ABSTRACT, "", top_k=0) == []
 
 
-def test_yake_is_fast_enough_per_paper() -> None:
-    extract_keyphrases(TITLE, ABSTRACT, BODY)  # warm up (import)
-    started = time.perf_counter()
-    for _ in range(5):
-        extract_keyphrases(TITLE, ABSTRACT, BODY * 3)  # body is cut at BODY_CHARS
-    assert (time.perf_counter() - started) / 5 < 1.0
+def test_yake_reads_a_bounded_share_of_a_long_body() -> None:
+    """What keeps keyphrase extraction fast per paper (timed by scripts/bench_index.py, not here): a body is
+    read up to BODY_CHARS whatever its length, so a paper three times as long gives what its opening gives."""
+    long_body = (BODY * (3 * BODY_CHARS // len(BODY) + 1))[: 3 * BODY_CHARS]
+    assert extract_keyphrases(TITLE, ABSTRACT, long_body) == extract_keyphrases(
+        TITLE, ABSTRACT, long_body[:BODY_CHARS]
+    )
 
 
 def test_importing_concepts_does_not_import_yake() -> None:
