@@ -222,8 +222,9 @@ class Settings(BaseSettings):
         ge=0,
         description="How many files, at most, one update-db reads again because this release reads their text "
         "better than the release that indexed them (a repository's cover sheet left out, ligatures and "
-        "accents mended); found from the stored page texts, the rest go on at the next update. 0 leaves them "
-        "as they were read (a file is read again when it changes, or with --force-rebuild).",
+        "accents mended, a page's body told from its chrome); found from the stored page texts and the PDFs' "
+        "text layers, the rest go on at the next update. 0 leaves them as they were read (a file is read "
+        "again when it changes, or with --force-rebuild).",
     )
     parse_timeout_s: float = Field(
         default=120.0,

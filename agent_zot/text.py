@@ -195,3 +195,71 @@ STOPWORDS = frozenset(
     ]
 )
 """English function words: no topic, name or concept is made of them alone."""
+
+
+# Numbers spelled out: "ten participants", "twenty-four volunteers", "ten thousand machines", "a dozen".
+_UNITS = ("two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = (
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+)
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SPELLED_VALUES = (
+    {"one": 1}
+    | {w: n for n, w in enumerate(_UNITS, 2)}
+    | {w: n for n, w in enumerate(_TEENS, 10)}
+    | {w: 10 * n for n, w in enumerate(_TENS, 2)}
+)
+# Words that multiply what comes before them (or one, after "a"): "a hundred", "ten thousand", "a dozen".
+_SPELLED_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = rf"(?:{'|'.join(sorted((*_SPELLED_VALUES, *_SPELLED_SCALES), key=len, reverse=True))})"
+_SCALE_WORD = rf"(?:{'|'.join(_SPELLED_SCALES)})\b"
+# A scale word alone is no number ("10 thousand" is read with its digits; "a thousand" is one); "and"
+# joins only after a scale ("one hundred and twenty"), never two counts ("two and three").
+SPELLED_NUMBER = re.compile(
+    rf"\b(?:an?\s+(?={_SCALE_WORD})|(?!{_SCALE_WORD})){_NUMBER_WORD}"
+    rf"(?:(?:-|\s+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_NUMBER_WORD})*\b",
+    re.IGNORECASE,
+)
+_SPELLED_WORDS = re.compile(r"[a-z]+")
+
+
+def spelled_value(spelled: str) -> int:
+    """The value of a number in words: "twenty-four" 24, "ten thousand" 10000, "one hundred and twenty"
+    120, "a dozen" 12."""
+    total = group = 0
+    for word in _SPELLED_WORDS.findall(spelled.lower()):
+        if word in _SPELLED_VALUES:
+            group += _SPELLED_VALUES[word]
+        elif word in ("dozen", "hundred"):
+            group = max(group, 1) * _SPELLED_SCALES[word]
+        elif word in _SPELLED_SCALES:  # thousand, million close a group: "two hundred thousand and five"
+            total += max(group, 1) * _SPELLED_SCALES[word]
+            group = 0
+    return total + group
+
+
+def spelled_scaled(spelled: str) -> bool:
+    """Whether a number in words has a scale word ("ten thousand", "a dozen")."""
+    return any(word in _SPELLED_SCALES for word in _SPELLED_WORDS.findall(spelled.lower()))
+
+
+def with_numerals(text: str) -> str:
+    """``text`` followed by the digits of each number it spells out ("segments of two seconds" also
+    matches "2 s"; "ten thousand" also "10,000"), for matching words against papers that write digits.
+    A lone "one" is left alone: it is a pronoun more often than a count."""
+    found: list[str] = []
+    for match in SPELLED_NUMBER.finditer(text):
+        value = spelled_value(match.group(0))
+        if value == 1 and not spelled_scaled(match.group(0)):
+            continue
+        found.append(str(value) if value < 1000 else f"{value} {value:,}")
+    return " ".join([text, *found]) if found else text

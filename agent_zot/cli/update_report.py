@@ -38,7 +38,8 @@ def update_report(data: dict[str, Any]) -> str:
     if reread := data.get("reread"):
         lines.append(
             f"Read again: {reread:,} item{'s' if reread != 1 else ''} whose files this release reads better than "
-            "the one that indexed them (cover sheets left out, ligatures and accents mended)."
+            "the one that indexed them (cover sheets left out, ligatures and accents mended, a page's body told "
+            "from its chrome)."
         )
     if data.get("reread_left"):
         lines.append(

@@ -49,6 +49,13 @@ _FOCUS = re.compile(
     rf"(?P<naming>[^?]{{12,}}?),\s+(?P<focus>{_ASKING}\b.{{8,}})$",
     re.IGNORECASE | re.DOTALL,
 )
+# A focus that opens with a relative clause ("which updated 450 ephemerides using ground data, ...") and
+# asks after a later comma: "which"/"who" followed by a question word's clause is the paper's description.
+_RELATIVE_THEN_ASKED = re.compile(
+    r"^(?P<clause>(?:which|who|whose|that)\b[^?]{8,}?),\s+"
+    r"(?P<asked>(?:what|how|why|which|when|where|who|whom|whose)\b[^,]{8,}.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
 # The nouns a question names a piece of work by ("the arm-worn ECG/PPG study", "the reanalysis of ...").
 _WORK_NOUNS = (
     r"study|studies|paper|work|article|survey|review|overview|report|patent|analysis|reanalysis|experiment"
@@ -100,7 +107,12 @@ def split_question(query: str) -> tuple[str, str | None]:
     text = " ".join(query.split())
     match = _FOCUS.match(text)
     if match:
-        return match.group("focus"), match.group("naming").strip()
+        focus, naming = match.group("focus"), match.group("naming").strip()
+        if relative := _RELATIVE_THEN_ASKED.match(focus):
+            # "In the third release of the network, which folded in TESS light curves, what shortcoming ...?":
+            # a relative clause still describing the paper, the question after it
+            return relative.group("asked"), f"{naming}, {relative.group('clause')}"
+        return focus, naming
     match = _TRAILING.match(text)
     if match:
         if _holds_main_verb(match.group("naming")) or _OWNERS.search(match.group("asked")):

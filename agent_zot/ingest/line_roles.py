@@ -15,8 +15,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from agent_zot.ingest.figures import opens_caption
+from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.sentence_roles import opens_entry
 from agent_zot.ingest.text_geometry import TextLine
 from agent_zot.ingest.text_lines import is_prose
@@ -30,15 +33,18 @@ _STAMP = re.compile(
     r"|\bthis\s+content\s+downloaded\b|\bauthori[sz]ed\s+licensed\s+use\b|\brestrictions\s+apply\b"
     r"|\ball\s+use\s+subject\s+to\b|\bterms\s+(?:and\s+conditions\s+)?of\s+use\b"
     r"|\bpermission\s+to\s+make\s+digital\b|\bcreative\s+commons\b|\bcc[\s-]by\b|\ball\s+rights\s+reserved\b"
+    r"|\boriginal\s+content\s+from\s+this\s+work\s+may\s+be\s+used\b"
     r"|^(?:©|\(c\)|copyright\b)|©\s*\d{4}|^doi\b|\bpublished\s+online\b|\bfor\s+personal\s+use\s+only\b"
     r"|^arxiv:\s*\d{4}\.\d{4,5}|\bdoi\.org/|^(?:https?://|www\.)\S+$",
     re.IGNORECASE,
 )
 # The phrases only a stamp or a licence block holds: a line with one takes its neighbours of the same type
-# along (_spread_chrome). The others above (an address, "published online", a DOI link, a licence's name)
-# are also printed inside reference entries, so a line with one is chrome by itself and spreads to nothing.
+# along (_spread_chrome; a reference entry that names a licence loses at most the rest of its own lines,
+# as an entry's first line is never taken). The others above (an address, "published online", a DOI link)
+# are printed inside reference entries too, so a line with one is chrome by itself and spreads to nothing.
 _SPREADING_STAMP = re.compile(
     r"\bdownloaded\s+(?:from|by|on)\b|\bheruntergeladen\s+am\b|\bbereitgestellt\s+von\b|^angemeldet\b"
+    r"|\bcreative\s+commons\b|\boriginal\s+content\s+from\s+this\s+work\s+may\s+be\s+used\b"
     r"|\bauthori[sz]ed\s+licensed\s+use\b|\brestrictions\s+apply\b|\ball\s+use\s+subject\s+to\b"
     r"|\bpermission\s+to\s+make\s+digital\b|\ball\s+rights\s+reserved\b|^(?:©|\(c\)|copyright\b)|©\s*\d{4}",
     re.IGNORECASE,
@@ -47,6 +53,7 @@ _SPREADING_STAMP = re.compile(
 _STAMP_WORDS = re.compile(
     r"download|heruntergeladen|bereitgestellt|angemeldet|licens|restrictions|subject to|of use|permission"
     r"|creative|cc by|cc-by|rights|©|\(c\)|copyright|published|personal use|arxiv|doi\.org|http|www\."
+    r"|original content"
 )
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"[ivxlc]{1,7}")
@@ -70,6 +77,20 @@ def body_size(pages: Sequence[Sequence[TextLine]]) -> float:
             if line.box is not None and not line.vertical and line.size > 0:
                 sizes[round(line.size * 2) / 2] += len(line.text)
     return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def page_body_size(lines: Sequence[TextLine], size: float) -> float:
+    """The body size of one page: the document's, unless most of the page's paragraph-long lines are set
+    larger. A catalogue paper whose tables and reference list outnumber its prose has a document size
+    below its body text's, and every line of its prose pages would read as set apart from the body."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        if line.box is not None and not line.vertical and line.size > 0 and _long(line.text):
+            sizes[round(line.size * 2) / 2] += len(line.text)
+    if not sizes:
+        return size
+    top, chars = sizes.most_common(1)[0]
+    return top if top > size + 0.6 and chars >= 0.5 * sum(sizes.values()) else size
 
 
 def _key(text: str) -> str:
@@ -246,6 +267,10 @@ def _spread_chrome(
             for other in (index - 1, index + 1):
                 if not 0 <= other < len(lines) or other not in seeds:
                     continue
+                if other > index and (_long(line.text) or line.text.rstrip().endswith((".", "?", "!"))):
+                    # a stamp under a paragraph ("© 2018 Published by Elsevier Inc." under an abstract, a
+                    # page number under a column) takes none of its lines, the last one included
+                    continue
                 near = lines[other]
                 if near.box is None or near.vertical != line.vertical or abs(near.size - line.size) > 0.3:
                     continue
@@ -264,6 +289,36 @@ def document_roles(
 ) -> list[list[str]]:
     """The role of every line of every page of one document."""
     size = body_size(pages)
-    flags = [_apart(lines, size) for lines in pages]
+    page_sizes = [page_body_size(lines, size) for lines in pages]
+    flags = [_apart(lines, page_size) for lines, page_size in zip(pages, page_sizes, strict=True)]
     repeated = _repeated(pages, [apart for apart, _ in flags])
-    return [page_roles(lines, size, *flags[i], repeated[i], sizes[i]) for i, lines in enumerate(pages)]
+    return [
+        page_roles(lines, page_sizes[i], *flags[i], repeated[i], sizes[i]) for i, lines in enumerate(pages)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PageLines:
+    """A page's paragraph-long lines by what this release does with them."""
+
+    kept: list[str]  # body
+    chrome: list[str]
+
+
+def long_lines(path: Path) -> list[PageLines]:
+    """Per page of the PDF at ``path``, its paragraph-long lines this release keeps and those it takes for
+    page chrome (what an index made by an earlier release is checked against, ingest/text_version.py); []
+    when the file cannot be read."""
+    from agent_zot.ingest.pdfium import read_lines  # pdfium.py imports this module when it reads a PDF
+
+    try:
+        pages, sizes = read_lines(path)
+    except ParseError:
+        return []
+    found = []
+    for lines, roles in zip(pages, document_roles(pages, sizes), strict=True):
+        paired = [(line.text, role) for line, role in zip(lines, roles, strict=True) if _long(line.text)]
+        found.append(
+            PageLines([text for text, role in paired if role == BODY], [t for t, r in paired if r == CHROME])
+        )
+    return found

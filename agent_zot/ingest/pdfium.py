@@ -89,6 +89,25 @@ def _set_aside(pages: list[list[TextLine]], sizes: list[tuple[float, float]]) ->
     ]
 
 
+def read_lines(path: Path) -> tuple[list[list[TextLine]], list[tuple[float, float]]]:
+    """The lines of every page of the PDF at ``path`` with their geometry, and each page's size (a page
+    pdfium cannot read has none); ParseError when the file cannot be opened."""
+    pdf = open_pdf(path)
+    pages: list[list[TextLine]] = []
+    sizes: list[tuple[float, float]] = []
+    try:
+        for index in range(len(pdf)):
+            try:
+                _, lines, size = _page_lines(pdf, index)
+            except pdfium.PdfiumError:
+                lines, size = [], (0.0, 0.0)
+            pages.append(lines)
+            sizes.append(size)
+    finally:
+        pdf.close()
+    return pages, sizes
+
+
 def read_pages(
     path: Path, ocr: OcrConfig | None = None, aside: list[tuple[int, str, str]] | None = None
 ) -> tuple[OcrResult, list[str | None], list[str]]:

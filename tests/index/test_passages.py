@@ -37,6 +37,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search.present import paper_response
 from agent_zot.state.index import IndexState, PageRecord
+from agent_zot.text import with_numerals
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 
@@ -261,6 +262,26 @@ def test_the_questions_words_rare_in_the_paper_outweigh_those_everywhere_in_it()
     assert judged[0].text.startswith("Heartbeats are identified")
 
 
+def test_a_spelled_out_number_is_also_read_as_its_digits() -> None:
+    assert with_numerals("segments of two seconds") == "segments of two seconds 2"
+    assert with_numerals("twenty-four volunteers and ten thousand machines").endswith(" 24 10000 10,000")
+    assert (
+        with_numerals("one by one, and a dozen") == "one by one, and a dozen 12"
+    )  # a lone "one" is no count
+    assert with_numerals("No number here.") == "No number here."
+
+
+def test_a_number_the_question_spells_out_finds_the_sentence_that_writes_its_digits() -> None:
+    pool = _chunks(
+        "Each recording of the dataset is cut into segments before the segments are labelled.",
+        "Longer segments are rarely usable because the finger moves during the recording.",
+        "A waveform quality index is accurate on segments of 2 s, which motivated their length.",
+    )
+    asked = "Why were the recording segments only two seconds long?"
+    best = PassagePicker(None, asked, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
+    assert best[0].text.startswith("A waveform quality index is accurate on segments of 2 s")
+
+
 def test_prose_reads_higher_than_table_cells_and_running_titles() -> None:
     assert prose_share("We construct the final corpus by assembling clustered paper metadata.") == 1.0
     assert prose_share("25.6 BART 34.02 15.20 27.96 35.48 24.4") < 0.2
@@ -378,6 +399,19 @@ def test_a_question_that_names_its_paper_is_asked_within_it_by_what_it_asks() ->
     assert focus_of("According to the grazing survey, did soil carbon rise?") == "did soil carbon rise?"
     for plain in (QUESTION, "In 2020, soil carbon rose under grazing.", "What does it do, and how?"):
         assert focus_of(plain) == plain  # no naming clause: the whole question
+    # a relative clause after the paper's name still names it; the question comes after it
+    described = (
+        "In the third release of the transit-timing network, which for the first time folded in TESS light "
+        "curves, what shortcoming did the Kepler fits show?"
+    )
+    assert split_question(described) == (
+        "what shortcoming did the Kepler fits show?",
+        "the third release of the transit-timing network, which for the first time folded in TESS light curves",
+    )
+    # "which" asking, not describing: the question it opens is what is asked
+    assert focus_of("In the grazing survey, which plots lost soil carbon, and why?") == (
+        "which plots lost soil carbon, and why?"
+    )
 
 
 @pytest.mark.slow

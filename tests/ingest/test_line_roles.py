@@ -11,7 +11,20 @@ from agent_zot.ingest.figures import inventory
 from agent_zot.ingest.line_roles import document_roles
 from agent_zot.ingest.pdfium import PdfiumParser
 from agent_zot.ingest.text_geometry import TextLine
-from tests.pdf_factory import ARXIV_STAMP, BESIDE, STAMP_FOOTER, marker, write_stamped_paper
+from tests.pdf_factory import (
+    ABSTRACT,
+    ARXIV_STAMP,
+    BESIDE,
+    CATALOGUE_PROSE,
+    CATALOGUE_RELEASE,
+    ELSEVIER_STAMP,
+    LICENCE,
+    STAMP_FOOTER,
+    marker,
+    write_abstract_over_stamp,
+    write_catalogue_paper,
+    write_stamped_paper,
+)
 
 DRAWINGS = [
     (
@@ -83,3 +96,42 @@ def test_a_reference_list_in_small_type_keeps_its_entries_whatever_addresses_the
     assert [text for text in entries if text in kept] == [
         text for text in entries if not text.startswith("http")
     ]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.replace("-\n", "").split())
+
+
+def test_an_abstract_over_the_publishers_stamp_stays_in_the_page_text(tmp_path: Path) -> None:
+    # Elsevier sets "© 2018 Published by Elsevier Inc." right under the abstract, in the abstract's type: the
+    # stamp goes, and takes none of the abstract's lines with it (its last, short line included).
+    doc = PdfiumParser().parse(write_abstract_over_stamp(tmp_path / "elsevier.pdf"), "ELSEVIER")
+    text = _words(doc.pages[0].text)
+    assert ABSTRACT in text and marker(1) in text
+    assert ELSEVIER_STAMP not in text
+    assert [line for _, _, line in doc.set_aside] == [ELSEVIER_STAMP]
+
+
+def test_a_licence_block_in_small_type_goes_whole_and_the_body_around_it_stays(tmp_path: Path) -> None:
+    # "Original content from this work may be used under the terms of the Creative Commons ...": its lines
+    # go together, the first one too, so the body's sentence around it is read whole.
+    path = write_abstract_over_stamp(tmp_path / "licensed.pdf", licence=True)
+    doc = PdfiumParser().parse(path, "LICENSED")
+    assert [line for _, _, line in doc.set_aside] == [ELSEVIER_STAMP, *LICENCE]
+    text = _words(doc.pages[0].text)
+    assert "Creative Commons" not in text and "Original content" not in text
+    assert text.count("Parsing scientific documents") == 6
+
+
+def test_a_catalogue_papers_prose_stays_whatever_its_tables_outnumber(tmp_path: Path) -> None:
+    # Six pages of tables in small type outnumber two pages of prose, and the page number sits right under
+    # the prose's last line: the prose is the page's body all the same (a line of it naming a stamp's
+    # phrase, "published online", too), and the page number is not.
+    doc = PdfiumParser().parse(write_catalogue_paper(tmp_path / "catalogue.pdf"), "CATALOGUE")
+    first, second = (_words(page.text) for page in doc.pages[:2])
+    assert marker(1) in first and first.count(CATALOGUE_PROSE) == 2
+    assert marker(2) in second and second.count(CATALOGUE_RELEASE) == 2
+    assert first.count("Parsing scientific documents") == 9
+    aside = {(number, line) for number, _, line in doc.set_aside}
+    assert {(1, "1"), (2, "2")} <= aside
+    assert not any(number <= 2 and len(line) > 8 for number, line in aside)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from agent_zot.services.matrix.quantities import Quantity, answer_quantity, asks_quantity
 from agent_zot.services.paper_reading.questions import MACHINE_NOUNS, PEOPLE_NOUNS, QuestionKind, stem
 from agent_zot.services.routing.scan import words
+from agent_zot.text import SPELLED_NUMBER, spelled_scaled, spelled_value
 
 __all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_only_count"]
 
@@ -20,39 +21,6 @@ __all__ = ["count_in", "counts_in", "exact", "has_number", "measure_in", "the_on
 _NUMBER = re.compile(
     r"(?<![\w.\[/-])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?P<scale>k|K|thousand|million)\b)?(?![\d.,]*\d)"
 )
-# A count spelled out: "ten participants", "twenty-four volunteers", "ten thousand machines", "a dozen".
-_UNITS = ("two", "three", "four", "five", "six", "seven", "eight", "nine")
-_TEENS = (
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-)
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_SPELLED_VALUES = (
-    {"one": 1}
-    | {w: n for n, w in enumerate(_UNITS, 2)}
-    | {w: n for n, w in enumerate(_TEENS, 10)}
-    | {w: 10 * n for n, w in enumerate(_TENS, 2)}
-)
-# Words that multiply what comes before them (or one, after "a"): "a hundred", "ten thousand", "a dozen".
-_SPELLED_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000}
-_NUMBER_WORD = rf"(?:{'|'.join(sorted((*_SPELLED_VALUES, *_SPELLED_SCALES), key=len, reverse=True))})"
-_SCALE_WORD = rf"(?:{'|'.join(_SPELLED_SCALES)})\b"
-# A scale word alone is no number ("10 thousand" is read with its digits; "a thousand" is one); "and"
-# joins only after a scale ("one hundred and twenty"), never two counts ("two and three").
-_SPELLED = re.compile(
-    rf"\b(?:an?\s+(?={_SCALE_WORD})|(?!{_SCALE_WORD})){_NUMBER_WORD}"
-    rf"(?:(?:-|\s+|(?<=hundred)\s+and\s+|(?<=thousand)\s+and\s+){_NUMBER_WORD})*\b",
-    re.IGNORECASE,
-)
-_SPELLED_WORDS = re.compile(r"[a-z]+")
 # Spelled out with no scale word, a count is read only of people: "ten participants", not "two cases" or
 # "three clusters"; "ten thousand machines" is a count of anything.
 _SPELLED_NOUNS = PEOPLE_NOUNS - {"case", "control"}
@@ -141,7 +109,11 @@ def counts_in(text: str, kind: QuestionKind) -> Iterator[Quantity]:
         noun = _counted_noun(following, kind, single=False)
         if noun is None or any(w.lower() in _NOT_COUNTED for w in following[: following.index(noun)]):
             continue
-        if match.re is _SPELLED and stem(noun) not in _SPELLED_NOUNS and not _scaled(match.group(0)):
+        if (
+            match.re is SPELLED_NUMBER
+            and stem(noun) not in _SPELLED_NOUNS
+            and not spelled_scaled(match.group(0))
+        ):
             continue  # "two nodes", "three cases", "two runs": prose more often than a count
         if _per_item(text[: match.start()], kind):
             continue
@@ -166,27 +138,8 @@ def _numbers(text: str) -> list[tuple[re.Match[str], float]]:
         value = float(match.group("n").replace(",", ""))
         scale = match.group("scale")
         found.append((match, value * _SCALES[scale.lower()] if scale else value))
-    found += [(match, float(_spelled_value(match.group(0)))) for match in _SPELLED.finditer(text)]
+    found += [(match, float(spelled_value(match.group(0)))) for match in SPELLED_NUMBER.finditer(text)]
     return sorted(found, key=lambda pair: pair[0].start())
-
-
-def _spelled_value(spelled: str) -> int:
-    """The value of a number in words: "twenty-four" 24, "ten thousand" 10000, "one hundred and twenty"
-    120, "a dozen" 12."""
-    total = group = 0
-    for word in _SPELLED_WORDS.findall(spelled.lower()):
-        if word in _SPELLED_VALUES:
-            group += _SPELLED_VALUES[word]
-        elif word in ("dozen", "hundred"):
-            group = max(group, 1) * _SPELLED_SCALES[word]
-        elif word in _SPELLED_SCALES:  # thousand, million close a group: "two hundred thousand and five"
-            total += max(group, 1) * _SPELLED_SCALES[word]
-            group = 0
-    return total + group
-
-
-def _scaled(spelled: str) -> bool:
-    return any(word in _SPELLED_SCALES for word in _SPELLED_WORDS.findall(spelled.lower()))
 
 
 def _per_item(before: str, kind: QuestionKind) -> bool:

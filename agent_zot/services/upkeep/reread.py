@@ -3,26 +3,28 @@
 A release that reads files better (a repository's cover sheet left out, a font's symbol read as the
 ligature it stands for, TeX's accents joined) helps an existing index only where a file changes, unless the
 library is rebuilt (hours for a large one). The index keeps the page texts each file was read into, and the
-rules a release added apply to those as they do to a file's own text (ingest/text_version.py): an update
-finds the files whose text this release would store differently and reads only those again, as it reads a
-changed file. At most ``text_reread_items`` a run, and the look through the stored pages stops after
-``SCAN_SECONDS``; the next update goes on where it stopped, and once every file has been looked at, the
-index records the text version and later updates do not look.
+rules a release added apply to those as they do to a file's own text, or are told from a PDF's text layer
+beside them (ingest/text_version.py): an update finds the files whose text this release would store
+differently and reads only those again, as it reads a changed file. At most ``text_reread_items`` a run,
+and the look stops after ``SCAN_SECONDS``; the next update goes on where it stopped, and once every file
+has been looked at, the index records the text version and later updates do not look.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from agent_zot.ingest.text_version import TEXT_VERSION, reads_differently
-from agent_zot.state.index import IndexState
+from agent_zot.ingest.text_version import TEXT_VERSION, StoredPdf, reads_differently
+from agent_zot.state.index import AttachmentRecord, IndexState
 
 VERSION_META = "text_version"  # the text version of every stored file, once all were looked at
 SCAN_META = "text_scan_after"  # the last item the unfinished look got to (items in key order)
-# The look itself reads every stored page once (0.7 s for the 864 stored pages of the four shared libraries:
-# about a quarter of an hour for a 100,000-item library); a run spends at most this long on it.
+# The look reads every stored page once, and a PDF's text layer for a rule told from it (text version 2:
+# 4 s for the 64 PDFs of the four shared libraries, about two hours for a 100,000-PDF library, spread over
+# the updates that follow); a run spends at most this long on it and the next goes on where it stopped.
 SCAN_SECONDS = 120.0
 
 
@@ -40,29 +42,40 @@ def to_reread(
     state: IndexState,
     most: int,
     *,
+    files: Mapping[str, Path] | None = None,
     seconds: float = SCAN_SECONDS,
     clock: Callable[[], float] = time.monotonic,
 ) -> Reread:
     """The items whose stored text this release would read differently, at most ``most`` (0: none, and the
-    look is not made), looking through the stored pages for at most ``seconds``."""
+    look is not made), looking through the stored pages for at most ``seconds``. ``files``: each
+    attachment's file by key, for the rules told from a PDF pdfium read (without it, from stored text only)."""
     since = int(state.get_meta(VERSION_META) or 0)
     if since >= TEXT_VERSION or most <= 0:
         return Reread()  # nothing to look for, or not to be looked for: nothing recorded either
     after = state.get_meta(SCAN_META) or ""
     found = Reread(through=False, last=after, since=since)
     stop = clock() + seconds
-    for item_key, attachments in sorted(state.attachments_by_item().items()):
+    for item_key in sorted(state.attachments_by_item()):
         if item_key <= after:
             continue
         if len(found.items) >= most or clock() > stop:
             return found
         if any(
-            reads_differently([p.text for p in state.pages_of(key)], since) for key in sorted(attachments)
+            reads_differently(
+                [p.text for p in state.pages_of(record.attachment_key)], since, _pdf(record, files)
+            )
+            for record in state.attachments_of(item_key)
         ):
             found.items.add(item_key)
         found.last = item_key
     found.through = True
     return found
+
+
+def _pdf(record: AttachmentRecord, files: Mapping[str, Path] | None) -> StoredPdf | None:
+    """The stored document's PDF, when pdfium read it and its file is at hand."""
+    path = files.get(record.attachment_key) if files is not None and record.source == "pdfium" else None
+    return StoredPdf(path, record.references_page) if path is not None and path.is_file() else None
 
 
 def record(state: IndexState, done: Reread) -> None:

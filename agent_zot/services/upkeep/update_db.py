@@ -203,14 +203,15 @@ def _to_retry(state: IndexState, options: UpdateOptions, library: Library) -> se
     return own | (unread & {key.upper() for key in options.item_keys})
 
 
-def _rereading(state: IndexState, options: UpdateOptions, most: int) -> Reread:
+def _rereading(state: IndexState, options: UpdateOptions, most: int, library: Library) -> Reread:
     """The files an earlier release read otherwise, to read again in this run: looked for only by a
     complete full-text run (a rebuild reads every file anyway, and then records the text version)."""
     if not options.fulltext or options.item_keys or options.limit is not None:
         return Reread()
     if options.force_rebuild:
         return Reread(since=-1)  # every file is read this run
-    return to_reread(state, most)
+    files = {a.key: a.path for a in library.attachments if a.path is not None and a.is_pdf}
+    return to_reread(state, most, files=files)
 
 
 def _carry_facts(live: IndexResources, target: IndexResources, library: Library) -> None:
@@ -254,7 +255,7 @@ def _run(
     state = resources.state
     resources.open()
 
-    reread = _rereading(state, options, resources.settings.text_reread_items)
+    reread = _rereading(state, options, resources.settings.text_reread_items, library)
     plan = plan_update(
         library,
         state.item_fingerprints(),

@@ -10,11 +10,13 @@ from click.testing import CliRunner
 from fpdf import FPDF
 
 from agent_zot.cli.main import cli
-from agent_zot.ingest.text_version import TEXT_VERSION, reads_differently
+from agent_zot.ingest.pdfium import PdfiumParser
+from agent_zot.ingest.text_version import TEXT_VERSION, StoredPdf, reads_differently
 from agent_zot.services.upkeep.reread import SCAN_META, VERSION_META, record, to_reread
 from agent_zot.state.index import AttachmentRecord, IndexState, PageRecord
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database
+from tests.pdf_factory import ABSTRACT, LICENCE, write_abstract_over_stamp
 
 # A HAL preprint's cover sheet as pdfium reads it (tests/ingest/test_ingest_text.py holds the same sheet).
 HAL_COVER = (
@@ -142,3 +144,55 @@ def test_an_index_an_earlier_release_made_reads_again_only_the_files_read_otherw
     assert all(first_pages()[key] == "" for key in sheets)
     later = runner.invoke(cli, update, env=env)
     assert later.exit_code == 0 and "Read again" not in later.output and "Indexed 0 items" in later.output
+
+
+def _without_abstract(text: str) -> str:
+    """The page as an earlier release stored it: the abstract's lines set aside with the stamp under it."""
+    return "\n".join(line for line in text.split("\n") if " ".join(line.split()[:3]) not in ABSTRACT)
+
+
+def test_a_pdf_whose_stored_text_lost_body_lines_is_told_from_its_file(tmp_path: Path) -> None:
+    path = write_abstract_over_stamp(tmp_path / "elsevier.pdf")
+    now = [page.text for page in PdfiumParser().parse(path, "ELSEVIER").pages]
+    before = [_without_abstract(now[0])]
+    assert ABSTRACT.split(". ")[1] not in " ".join(before[0].split())
+    pdf = StoredPdf(path)
+    assert reads_differently(before, since=1, pdf=pdf)
+    assert not reads_differently(now, since=1, pdf=pdf)  # this release's own text: nothing lost
+    assert not reads_differently(before, since=1)  # the stored text alone cannot tell
+    assert not reads_differently(before, since=TEXT_VERSION, pdf=pdf)
+    # a page of the reference list (stored apart from the page texts) is not looked at
+    assert not reads_differently(before, since=1, pdf=StoredPdf(path, references_page=1))
+    # the other way: a licence block this release takes for chrome, stored in the page's text
+    licensed = write_abstract_over_stamp(tmp_path / "licensed.pdf", licence=True)
+    kept = PdfiumParser().parse(licensed, "LICENSED").pages[0].text
+    assert reads_differently([kept + "\n" + "\n".join(LICENCE)], since=1, pdf=StoredPdf(licensed))
+    assert not reads_differently([kept], since=1, pdf=StoredPdf(licensed))
+
+
+@pytest.mark.slow
+def test_an_abstract_an_earlier_release_set_aside_is_read_back_by_the_next_update(tmp_path: Path) -> None:
+    b = ZoteroLibraryBuilder(tmp_path / "library", shape="z7", seed=22)
+    item = b.add_item("journalArticle", title="Automated artifact elimination", date="2018-00-00 2018")
+    b.add_attachment(
+        item, filename="e.pdf", content=write_abstract_over_stamp(tmp_path / "e.pdf").read_bytes()
+    )
+    db = guard_database(b.build())
+    env = {"AGENT_ZOT_DATA_DIR": str(tmp_path / "state"), "AGENT_ZOT_EMBEDDER": "minilm-onnx"}
+    update = ["--library", str(db.parent), "update-db"]
+    runner = CliRunner()
+    assert runner.invoke(cli, update, env=env).exit_code == 0
+    state = tmp_path / "state" / "index" / "state.sqlite"
+    with sqlite3.connect(state) as conn:  # as text version 1 stored it
+        ((key, text),) = conn.execute("SELECT attachment_key, text FROM pages WHERE number = 1").fetchall()
+        assert ABSTRACT.split(". ")[1] in " ".join(text.split())
+        conn.execute("UPDATE pages SET text = ? WHERE attachment_key = ?", (_without_abstract(text), key))
+        conn.execute("UPDATE meta SET value = '1' WHERE key = ?", (VERSION_META,))
+    conn.close()
+    again = runner.invoke(cli, update, env=env)
+    assert again.exit_code == 0 and "Read again: 1 item whose files" in again.output, again.output
+    with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as conn:
+        ((text,),) = conn.execute("SELECT text FROM pages WHERE number = 1").fetchall()
+        ((version,),) = conn.execute("SELECT value FROM meta WHERE key = ?", (VERSION_META,)).fetchall()
+    conn.close()
+    assert ABSTRACT.split(". ")[1] in " ".join(text.split()) and version == str(TEXT_VERSION)
