@@ -49,6 +49,12 @@ _FOCUS = re.compile(
     rf"(?P<naming>[^?]{{12,}}?),\s+(?P<focus>{_ASKING}\b.{{8,}})$",
     re.IGNORECASE | re.DOTALL,
 )
+# "For a given linear gain that stabilizes the linearization, what ...?": a clause opened by an indefinite
+# article sets a condition of the question; it names no paper.
+_INDEFINITE = re.compile(r"\s*(?:a|an|any|some|each|every)\b", re.IGNORECASE)
+# "When all beats from the MIMIC subjects were pooled, how strongly did ...?": what looked like a trailing
+# clause naming the paper holds the question itself.
+_ASKED_AFTER = re.compile(r",\s+(?:how|what|why|when|where|who|whom)\b", re.IGNORECASE)
 # A focus that opens with a relative clause ("which updated 450 ephemerides using ground data, ...") and
 # asks after a later comma: "which"/"who" followed by a question word's clause is the paper's description.
 _RELATIVE_THEN_ASKED = re.compile(
@@ -106,7 +112,7 @@ def split_question(query: str) -> tuple[str, str | None]:
     """(what the question asks, the words that name its paper), the second None when no clause names one."""
     text = " ".join(query.split())
     match = _FOCUS.match(text)
-    if match:
+    if match and not _INDEFINITE.match(match.group("naming")):
         focus, naming = match.group("focus"), match.group("naming").strip()
         if relative := _RELATIVE_THEN_ASKED.match(focus):
             # "In the third release of the network, which folded in TESS light curves, what shortcoming ...?":
@@ -114,7 +120,7 @@ def split_question(query: str) -> tuple[str, str | None]:
             return relative.group("asked"), f"{naming}, {relative.group('clause')}"
         return focus, naming
     match = _TRAILING.match(text)
-    if match:
+    if match and not _ASKED_AFTER.search(match.group("naming")):
         if _holds_main_verb(match.group("naming")) or _OWNERS.search(match.group("asked")):
             # the words after the break still describe the paper, but what is asked needs all of them
             return query, match.group("naming")

@@ -149,10 +149,33 @@ def is_caption_label(sentence: str) -> bool:
     return bool(_CAPTION_LABEL.match(sentence.strip()))
 
 
+# A run of names and places: title-case words with at most one lowercase word that is not a connector.
+_NAME_WORDS = re.compile(r"[^\W\d_][^\W\d_’'-]*")
+_CONNECTORS = frozenset(("of", "and", "the", "for", "in", "at", "on", "an", "de", "van", "der", "von", "la", "le",
+                         "du", "des", "di", "da", "del", "y", "e", "et", "al", "und", "für"))  # fmt: skip
+NAME_LIST_WORDS = 12  # fewer words than this are a heading's or a title's, kept as they are
+
+
+def reads_as_name_list(sentence: str) -> bool:
+    """A list of names and places rather than a statement: an author and affiliation block ("Petro Feketa,
+    Humberto Stein Shiromoto, Sergey Dashkovskiy, Department of Civil Engineering, University of Applied
+    Sciences Erfurt …"), a book series' editors, a list of observatories. Half its words or more are
+    capitalised names and at most one other is in lower case; acronyms ("PATR, PPG") count as neither."""
+    words = [word for word in _NAME_WORDS.findall(sentence) if len(word) > 1]
+    if len(words) < NAME_LIST_WORDS:
+        return False
+    titled = sum(word[0].isupper() and word[1].islower() for word in words)
+    lower = sum(
+        1 for word in words if word[0].islower() and len(word) > 2 and word.lower() not in _CONNECTORS
+    )
+    return titled >= 0.5 * len(words) and lower <= 1
+
+
 def reads_as_chrome(sentence: str) -> bool:
     """Page furniture: an arXiv stamp, a copyright or permission notice, a bare address or page number, a
-    table of contents' entries."""
-    if _CONTENTS_ENTRY.search(sentence):
+    table of contents' entries, a list of names and places (the front matter's author and affiliation block,
+    a series page)."""
+    if _CONTENTS_ENTRY.search(sentence) or reads_as_name_list(sentence):
         return True
     text = _flat(sentence)
     lower = text.lower()

@@ -408,6 +408,16 @@ def test_a_question_that_names_its_paper_is_asked_within_it_by_what_it_asks() ->
         "what shortcoming did the Kepler fits show?",
         "the third release of the transit-timing network, which for the first time folded in TESS light curves",
     )
+    # a clause with an indefinite article sets a condition and names no paper; a "trailing clause" that
+    # holds the question itself names none either
+    condition = (
+        "For a given linear gain that stabilizes the linearization, what two requirements define the problem?"
+    )
+    assert split_question(condition) == (condition, None)
+    pooled = (
+        "When all beats from the MIMIC subjects were pooled, how strongly did the best feature correlate?"
+    )
+    assert split_question(pooled) == (pooled, None)
     # "which" asking, not describing: the question it opens is what is asked
     assert focus_of("In the grazing survey, which plots lost soil carbon, and why?") == (
         "which plots lost soil carbon, and why?"

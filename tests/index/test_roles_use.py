@@ -184,6 +184,32 @@ async def _key(client: Client, query: str) -> str:
         ("The history of the method goes back to the attribution of sources in the 1950s.", "results"),
         ("The library of the hospital lent us the twelve recorders used in the study.", "results"),
         ("The series converges to 1/2 . . . and so on for every later term.", "results"),
+        # a list of names and places: the front matter's authors and affiliations, a series page, observers
+        (
+            "Petro Feketa, Humberto Stein Shiromoto, Sergey Dashkovskiy Department of Civil Engineering, "
+            "University of Applied Sciences Erfurt, Altonaer Str. 25, 99085 Erfurt, Germany",
+            "chrome",
+        ),
+        (
+            "Springer Texts in Statistics Advisors: George Casella Stephen Fienberg Ingram Olkin Springer",
+            "chrome",
+        ),
+        (
+            "Vora Cepheid Observatory, Rawatbhata, India Martin Vrastak Zilina, LSO, Slovakia David E. Wright "
+            "Yorick Observatory, Hampshire, UK",
+            "chrome",
+        ),
+        # ... but not a statement full of names or acronyms, nor a title
+        (
+            "The following methods will be discussed: Convolutional Neural Networks, Autoencoders, Recurrent "
+            "Neural Networks, Deep Reinforcement Learning and Generative Adversarial Networks.",
+            "results",
+        ),
+        (
+            "Features were taken from ECG to PPG (PATRO, PATRa, PATRb, PATRS), and from ABP to PPG (PTTS).",
+            "results",
+        ),
+        ("Evaluation of the Vibration Suppression Effect of Solar Arrays.", "results"),
         # the paper's outline of itself and its keyword lines share a question's words and answer nothing
         ("Section 3 discusses the precision of the limb-darkening calculator for transits.", "outline"),
         ("Finally, Section 5 summarizes the key points discussed in this paper.", "outline"),
