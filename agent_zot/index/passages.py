@@ -191,10 +191,14 @@ class PassagePicker:
         self.memo = memo if memo is not None else SentenceMemo(shared=False)
         # A passage to read weighs the question's words by the square of their rarity among the candidates
         # (RARITY); a claim check's passages to judge keep plain BM25, as they keep their tuned scores.
-        # "two seconds" in the question, "2 s" in the paper: a spelled-out number matches its digits too.
-        # Dev library questions 194 -> 196 of 219, held-out 228 -> 229 of 288, none lost (the same in the
-        # query that finds the papers: dev 195).
-        self.scorer = SentenceScorer(with_numerals(query), rarity=RARITY if shape == READING else 1.0)
+        # "two seconds" in the question, "2 s" in the paper: for a passage to read, a spelled-out number
+        # matches its digits too (dev library questions 194 -> 196 of 219, held-out 228 -> 229 of 288, none
+        # lost; the same in the query that finds the papers: dev 195). Not for a claim to judge: its
+        # sentence's share of the claim's words would count digits its own spelled-out words stand for.
+        to_read = shape == READING
+        self.scorer = SentenceScorer(
+            with_numerals(query) if to_read else query, rarity=RARITY if to_read else 1.0
+        )
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
         self._pages: dict[str, dict[int, str]] = {}
