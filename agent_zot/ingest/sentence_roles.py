@@ -136,7 +136,7 @@ def reads_as_thanks(sentence: str) -> bool:
 
 # A table of contents' entry: a title, dot leaders and its page number ("7.1 Philosophies . . . . . 201"); the
 # sentence splitter may cut the number off after the leaders ("3.5 Illustration ........" | "45 3.6 ...").
-_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){6,}\s*(?:\d{1,4}\b|$)")
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*(?:\d{1,4}\b|$)")
 
 
 def reads_as_caption(sentence: str) -> bool:
@@ -156,19 +156,34 @@ _CONNECTORS = frozenset(("of", "and", "the", "for", "in", "at", "on", "an", "de"
 NAME_LIST_WORDS = 12  # fewer words than this are a heading's or a title's, kept as they are
 
 
-def reads_as_name_list(sentence: str) -> bool:
-    """A list of names and places rather than a statement: an author and affiliation block ("Petro Feketa,
-    Humberto Stein Shiromoto, Sergey Dashkovskiy, Department of Civil Engineering, University of Applied
-    Sciences Erfurt …"), a book series' editors, a list of observatories. Half its words or more are
-    capitalised names and at most one other is in lower case; acronyms ("PATR, PPG") count as neither."""
-    words = [word for word in _NAME_WORDS.findall(sentence) if len(word) > 1]
-    if len(words) < NAME_LIST_WORDS:
-        return False
+def _name_words(text: str) -> tuple[int, int, int]:
+    """(words, capitalised names, lower-case words that are no connector) of ``text``."""
+    words = [word for word in _NAME_WORDS.findall(text) if len(word) > 1]
     titled = sum(word[0].isupper() and word[1].islower() for word in words)
     lower = sum(
         1 for word in words if word[0].islower() and len(word) > 2 and word.lower() not in _CONNECTORS
     )
-    return titled >= 0.5 * len(words) and lower <= 1
+    return len(words), titled, lower
+
+
+def reads_as_name_list(sentence: str) -> bool:
+    """A list of names and places rather than a statement: an author and affiliation block ("Petro Feketa,
+    Humberto Stein Shiromoto, Sergey Dashkovskiy, Department of Civil Engineering, University of Applied
+    Sciences Erfurt …"), a book series' editors, a list of observatories. Half its words or more are
+    capitalised names and at most one other is in lower case; acronyms ("PATR, PPG") count as neither. Read
+    with the title above it (no full stop between them), it is the lines that hold most of its text that
+    read so."""
+    count, titled, lower = _name_words(sentence)
+    if count < NAME_LIST_WORDS or titled < 0.5 * count:
+        return False
+    if lower <= 1:
+        return True
+    named = 0
+    for line in sentence.split("\n"):
+        words, names, others = _name_words(line)
+        if words >= 3 and names >= 0.5 * words and others <= 1:
+            named += len(line)
+    return named >= 0.6 * len(sentence)
 
 
 def reads_as_chrome(sentence: str) -> bool:

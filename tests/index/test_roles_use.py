@@ -199,7 +199,22 @@ async def _key(client: Client, query: str) -> str:
             "Yorick Observatory, Hampshire, UK",
             "chrome",
         ),
+        # the author lines read with the title above them (no full stop between): most of its text is names
+        (
+            "Almost ISS property for feedback connected systems\nPetro Feketa, Humberto Stein Shiromoto, Sergey\n"
+            "Department of Civil Engineering, University of Applied Sciences Erfurt, Altonaer Str.",
+            "chrome",
+        ),
+        (
+            "18.6.3 Pre-Conditioning for Feature Selection . . . . .",
+            "chrome",
+        ),  # a contents entry, page cut off
         # ... but not a statement full of names or acronyms, nor a title
+        (
+            "We compare several models, namely Convolutional Neural\nNetworks, Deep Belief Networks and Generative "
+            "Adversarial\nNetworks, on the same data and report their errors here.",
+            "results",
+        ),
         (
             "The following methods will be discussed: Convolutional Neural Networks, Autoencoders, Recurrent "
             "Neural Networks, Deep Reinforcement Learning and Generative Adversarial Networks.",
