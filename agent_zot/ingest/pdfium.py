@@ -64,7 +64,8 @@ def open_pdf(path: Path) -> pdfium.PdfDocument:
 
 
 def _page_lines(pdf: pdfium.PdfDocument, index: int) -> tuple[str, list[TextLine], tuple[float, float]]:
-    """The page's raw text, its lines with their geometry, and the page's size."""
+    """The page's raw text, its lines with their geometry, and the page's size; PdfiumError when pdfium
+    cannot read it."""
     page = pdf[index]
     try:
         textpage = page.get_textpage()
@@ -93,19 +94,21 @@ def read_lines(path: Path) -> tuple[list[list[TextLine]], list[tuple[float, floa
     """The lines of every page of the PDF at ``path`` with their geometry, and each page's size (a page
     pdfium cannot read has none); ParseError when the file cannot be opened."""
     pdf = open_pdf(path)
-    pages: list[list[TextLine]] = []
-    sizes: list[tuple[float, float]] = []
     try:
-        for index in range(len(pdf)):
-            try:
-                _, lines, size = _page_lines(pdf, index)
-            except pdfium.PdfiumError:
-                lines, size = [], (0.0, 0.0)
-            pages.append(lines)
-            sizes.append(size)
+        read = [_page_or_none(pdf, index) or ("", [], (0.0, 0.0)) for index in range(len(pdf))]
     finally:
         pdf.close()
-    return pages, sizes
+    return [lines for _, lines, _ in read], [size for _, _, size in read]
+
+
+def _page_or_none(
+    pdf: pdfium.PdfDocument, index: int
+) -> tuple[str, list[TextLine], tuple[float, float]] | None:
+    """``_page_lines``, or None for a page pdfium cannot read."""
+    try:
+        return _page_lines(pdf, index)
+    except pdfium.PdfiumError:
+        return None
 
 
 def read_pages(
@@ -123,11 +126,10 @@ def read_pages(
     try:
         for index in range(len(pdf)):
             labels.append(pdf.get_page_label(index) or None)
-            try:
-                raw, lines, size = _page_lines(pdf, index)
-            except pdfium.PdfiumError:
+            read = _page_or_none(pdf, index)
+            if read is None:
                 unreadable.append(index + 1)
-                raw, lines, size = "", [], (0.0, 0.0)
+            raw, lines, size = read or ("", [], (0.0, 0.0))
             texts.append(raw)
             pages.append(lines)
             sizes.append(size)
