@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,13 +69,18 @@ LABEL_WIDTH = 0.35  # a line of labels is at most this share of the page's width
 SMALL = 0.85  # type this much smaller than the body is not body type
 
 
+def _characters_by_size(lines: Iterable[TextLine]) -> Counter[float]:
+    """How many characters of ``lines`` (set across the page) are in each type size, to half a point."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        if line.box is not None and not line.vertical and line.size > 0:
+            sizes[round(line.size * 2) / 2] += len(line.text)
+    return sizes
+
+
 def body_size(pages: Sequence[Sequence[TextLine]]) -> float:
     """The set size most characters of the document have (to half a point)."""
-    sizes: Counter[float] = Counter()
-    for lines in pages:
-        for line in lines:
-            if line.box is not None and not line.vertical and line.size > 0:
-                sizes[round(line.size * 2) / 2] += len(line.text)
+    sizes = _characters_by_size(line for lines in pages for line in lines)
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
@@ -83,10 +88,7 @@ def page_body_size(lines: Sequence[TextLine], size: float) -> float:
     """The body size of one page: the document's, unless most of the page's paragraph-long lines are set
     larger. A catalogue paper whose tables and reference list outnumber its prose has a document size
     below its body text's, and every line of its prose pages would read as set apart from the body."""
-    sizes: Counter[float] = Counter()
-    for line in lines:
-        if line.box is not None and not line.vertical and line.size > 0 and _long(line.text):
-            sizes[round(line.size * 2) / 2] += len(line.text)
+    sizes = _characters_by_size(line for line in lines if _long(line.text))
     if not sizes:
         return size
     top, chars = sizes.most_common(1)[0]

@@ -42,19 +42,21 @@ def to_reread(
     state: IndexState,
     most: int,
     *,
-    files: Mapping[str, Path] | None = None,
+    files: Callable[[], Mapping[str, Path]] | None = None,
     seconds: float = SCAN_SECONDS,
     clock: Callable[[], float] = time.monotonic,
 ) -> Reread:
     """The items whose stored text this release would read differently, at most ``most`` (0: none, and the
-    look is not made), looking through the stored pages for at most ``seconds``. ``files``: each
-    attachment's file by key, for the rules told from a PDF pdfium read (without it, from stored text only)."""
+    look is not made), looking through the stored pages for at most ``seconds``. ``files``: what gives each
+    attachment's file by key (asked only when there is something to look for), for the rules told from a
+    PDF pdfium read (without it, from stored text only)."""
     since = int(state.get_meta(VERSION_META) or 0)
     if since >= TEXT_VERSION or most <= 0:
         return Reread()  # nothing to look for, or not to be looked for: nothing recorded either
     after = state.get_meta(SCAN_META) or ""
     found = Reread(through=False, last=after, since=since)
     stop = clock() + seconds
+    paths = files() if files is not None else None
     for item_key in sorted(state.attachments_by_item()):
         if item_key <= after:
             continue
@@ -62,7 +64,7 @@ def to_reread(
             return found
         if any(
             reads_differently(
-                [p.text for p in state.pages_of(record.attachment_key)], since, _pdf(record, files)
+                [p.text for p in state.pages_of(record.attachment_key)], since, _pdf(record, paths)
             )
             for record in state.attachments_of(item_key)
         ):

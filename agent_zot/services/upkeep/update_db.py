@@ -210,7 +210,10 @@ def _rereading(state: IndexState, options: UpdateOptions, most: int, library: Li
         return Reread()
     if options.force_rebuild:
         return Reread(since=-1)  # every file is read this run
-    files = {a.key: a.path for a in library.attachments if a.path is not None and a.is_pdf}
+
+    def files() -> dict[str, Path]:  # only when an earlier release's index is to be looked through
+        return {a.key: a.path for a in library.attachments if a.path is not None and a.is_pdf}
+
     return to_reread(state, most, files=files)
 
 
