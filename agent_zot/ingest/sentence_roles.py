@@ -60,10 +60,11 @@ _BACK_MATTER = re.compile(
 )
 
 # "Figure 3: ...", "TABLE II. ...", "Fig. 2 Overview ...": a caption's opening; "Figure 3 shows ..." is
-# the body talking about it. "Note: SBP refers to ..." is a table's note.
+# the body talking about it. "Note: SBP refers to ..." and "Note, SBP refers to ..." are a table's note;
+# "Note, however, that the model ..." is the body's.
 _CAPTION_START = re.compile(
     r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
-    r"(?:\s*[:.|—–]|\s+[A-Z])|^Notes?\s*[:,.]\s"
+    r"(?:\s*[:.|—–]|\s+[A-Z])|^Notes?\s*[:.]\s|^Note,\s+[A-Z]{2,}"
 )
 # A caption's label split off as a sentence of its own ("Table 5." then "The Pearson correlation ..."): the
 # sentence after it opens the caption.

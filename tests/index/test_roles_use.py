@@ -139,6 +139,11 @@ async def _key(client: Client, query: str) -> str:
         ("Data Availability Statement: The data are on PhysioNet.", "acknowledgements"),
         ("Note: SBP refers to systolic blood pressure, DBP to diastolic.", "caption"),
         ("Note that SBP was measured at the arm of each subject.", "results"),
+        # a table's note may open with a comma before the abbreviations it spells out; the body's "Note,
+        # however, ..." is the body's
+        ("Note, SBP refers to systolic blood pressure, PAT to pulse arrival time.", "caption"),
+        ("Note, however, that the model exhibits nonphysical behavior for large speeds.", "results"),
+        ("Note, we are providing the PPG segments to make comparison easier.", "results"),
         ("Funding agencies rarely pay for replication studies.", "results"),
         (
             "Faculty of Engineering, The University of Adelaide, SA 5005, Australia; derek.abbott@adelaide.edu.au",
