@@ -69,6 +69,11 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+# A title in a list of papers named without passages (the search answer's later papers): most titles whole,
+# a long one cut where its subtitle starts to run on.
+BRIEF_TITLE = 80
+
+
 def clip(text: str, chars: int) -> str:
     """The text on one line, cut to ``chars`` characters with an ellipsis when longer."""
     flat = " ".join(text.split())
@@ -85,16 +90,22 @@ def more_line(total: int, limit: int) -> str:
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""
 
 
-def item_line(item: Item, *, venue: bool = True) -> str:
-    """One compact line per item: key, first authors, year, title, venue (``venue=False``: without it)."""
+def item_line(item: Item, *, venue: bool = True, brief: bool = False) -> str:
+    """One compact line per item: key, first authors, year, title, venue (``venue=False``: without it).
+    ``brief``: a paper only named in a list (no venue, its first author, its title cut to ``BRIEF_TITLE``
+    characters): what a shown passage needs no room for, the key still fetches whole."""
     authors = item.authors
-    names = ", ".join(c.last_name for c in authors[:2]) + (" et al." if len(authors) > 2 else "")
+    if brief:
+        names = authors[0].last_name + (" et al." if len(authors) > 1 else "") if authors else ""
+    else:
+        names = ", ".join(c.last_name for c in authors[:2]) + (" et al." if len(authors) > 2 else "")
     year = item.year or "n.d."
-    venue_text = f" — {item.venue}" if item.venue and venue else ""
+    venue_text = f" — {item.venue}" if item.venue and venue and not brief else ""
     who = f"{names} ({year})" if names else f"({year})"
     flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
     read = f" ({note})" if (note := pdf_note(item)) else ""  # Zotero has no metadata for it
-    return f"[{item.key}] {flag}{who} {item.title or '(untitled)'}{venue_text}{read}"
+    title = item.title or "(untitled)"
+    return f"[{item.key}] {flag}{who} {clip(title, BRIEF_TITLE) if brief else title}{venue_text}{read}"
 
 
 class _Routed(Protocol):

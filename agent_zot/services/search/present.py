@@ -44,8 +44,9 @@ def paper_response(
     listed_papers = [(p, items[p.item_key]) for p in papers if p.item_key in items]
     # (a paper indexed but deleted from Zotero since the last update-db is left out)
     heads = [f"{n}. {item_line(item)}" for n, (_, item) in enumerate(listed_papers, 1)]
-    # A paper shown without passages is named without its venue: the budget goes to passages.
-    bare = [f"{n}. {item_line(item, venue=False)}" for n, (_, item) in enumerate(listed_papers, 1)]
+    # A paper shown without passages is named briefly (its first author, its title cut, no venue): the
+    # budget goes to passages.
+    bare = [f"{n}. {item_line(item, brief=True)}" for n, (_, item) in enumerate(listed_papers, 1)]
     left = ANSWER_BUDGET[detail]
     if left is not None:
         left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare) + reserve
