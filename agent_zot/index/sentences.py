@@ -160,9 +160,10 @@ def _holds_main_verb(naming: str) -> bool:
 # A paper named by a description anywhere in a question ("Why were the volunteers in the one-arm ECG and PPG
 # band study made to pedal ...?", "What do the authors of the two-stage clustering and belief-network identity
 # study blame ...?"): a "the" phrase headed by a work noun (more nouns than the trailing clause's, plurals
-# too), with at least one word before the noun and what follows it to the next break, at most 14 words: a
-# relative clause, a preposition or a participle ("the three-learner study estimating BP from PPG"), stopping
-# before the question's own verb ("the ... study did ...").
+# too), with words before the noun (a comma between two of them) and what follows it to the next break, at
+# most 14 words: a relative clause, a preposition or a participle ("the three-learner study estimating BP
+# from PPG"), stopping before the question's own verb ("the ... study did ..."); or the noun alone with what
+# follows it ("the work on ...", "the survey of ..."), or the authors and what they did.
 _NAMED_WORK = (
     rf"(?:{_WORK_NOUNS}|textbook|text|handbook|monograph|manual|note|edition|toolkit|comparison|app|network"
     r"|regressor|estimator|classifier|controller|prototype|refresh|proof of concept)(?:e?s)?"
@@ -172,10 +173,19 @@ _NOT_A_MODIFIER = (
     r"|do|does|did|is|are|was|were|has|have|had|can|could|would|will|should)"
 )
 _QUESTION_VERB = r"(?:do|does|did|is|are|was|were|has|have|had|can|could|would|will|should|may|might|must)"
+_NAMED_TAIL_WORDS = rf"(?:\s+(?!{_QUESTION_VERB}\b)[^\s?,;]+){{1,14}}"
 _NAMED = re.compile(
-    rf"\b(?:the|this|that|its)\s+(?:(?!{_NOT_A_MODIFIER}\b)[^\s?,;]+\s+){{1,10}}{_NAMED_WORK}\b"
+    r"\b(?:the|this|that|its)\s+(?:"
+    # "the applied, less mathematical learning textbook", "the three-learner study estimating BP from PPG"
+    rf"(?:(?!{_NOT_A_MODIFIER}\b)[^\s?,;]+,?\s+){{1,10}}{_NAMED_WORK}\b"
     r"(?:\s+(?:(?:that|which|who|whose|with|on|of|for|from|built|based|using|where|behind|about|adapted|written"
-    rf"|comparing|estimating|applying|combining)\b|\w+ing\b)(?:\s+(?!{_QUESTION_VERB}\b)[^\s?,;]+){{1,14}})?",
+    rf"|comparing|estimating|applying|combining)\b|\w+ing\b){_NAMED_TAIL_WORDS})?"
+    # "the work on globally stabilizing controllers", "the survey of deep learning on ECG": the noun alone,
+    # named by what follows it
+    rf"|{_NAMED_WORK}\s+(?:on|about|of|that|which|whose)\b{_NAMED_TAIL_WORDS}"
+    # "the authors who turn fingertip oximeter traces into continuous arterial waveforms"
+    rf"|(?:authors?|researchers?|team)\s+(?:who|that|whose)\b{_NAMED_TAIL_WORDS}"
+    ")",
     re.IGNORECASE,
 )
 

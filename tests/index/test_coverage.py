@@ -255,6 +255,18 @@ def test_the_words_naming_a_paper_are_found_wherever_the_question_puts_them() ->
         )
         == "the second-edition algorithms handbook"
     )
+    # the work noun alone, named by what follows it; adjectives with a comma between them; the authors by what
+    # they did (a verb of the question's own that is no auxiliary may run on into the phrase)
+    named = naming_phrase(
+        "Why does the work on grazing rotations with fixed rest periods pick LQ-type weights?"
+    )
+    assert named is not None and named.startswith("the work on grazing rotations with fixed rest periods")
+    assert (
+        naming_phrase("Why did the authors of the applied, less mathematical soil textbook revise its labs?")
+        == "the applied, less mathematical soil textbook"
+    )
+    named = naming_phrase("Why do the authors who turn probe traces into moisture maps distrust winter data?")
+    assert named is not None and named.startswith("the authors who turn probe traces into moisture maps")
     # no description: a bare "the study", or no work named at all
     assert naming_phrase("How many plots did the study instrument?") is None
     assert naming_phrase("Why was the large ImageNet CNN split across two GPUs?") is None
