@@ -1,5 +1,5 @@
-"""How a `zot_search` answer spends its 8,000 characters: on passages, not on the venues of papers it shows
-without any."""
+"""How a `zot_search` answer spends its 8,000 characters: on passages, not on the venues, co-authors and long
+titles of papers it shows without any."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ from agent_zot.zotero.models import Creator, Item, ZoteroDate
 VENUE = "Proceedings of the Annual International Conference on Long Venue Names in Engineering"
 
 
+LONG_TITLE = (
+    "Blood Pressure Estimation Using Photoplethysmography Only: Comparison between Different Machine Learning "
+    "Approaches"
+)
+
+
 def _item(key: str, title: str) -> Item:
     return Item(
         key=key,
@@ -21,7 +27,7 @@ def _item(key: str, title: str) -> Item:
         library_id=0,
         fields={"title": title},
         base_fields={"publicationTitle": VENUE},
-        creators=[Creator(0, "author", "Okafor")],
+        creators=[Creator(0, "author", "Okafor"), Creator(1, "author", "Lindqvist")],
         date=ZoteroDate("2021", 2021),
     )
 
@@ -35,8 +41,9 @@ def _lines(text: str) -> dict[str, str]:
     return {m.group(1): line for line in text.splitlines() if (m := re.match(r"\d+\. \[(\w+)\]", line))}
 
 
-def test_a_paper_shown_without_passages_is_named_without_its_venue() -> None:
-    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222", "CCCC3333")}
+def test_a_paper_shown_without_passages_is_named_briefly() -> None:
+    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222")}
+    items["CCCC3333"] = _item("CCCC3333", LONG_TITLE)
     budget = ANSWER_BUDGET["sentences"]
     assert budget is not None
     # the first paper's passages fill the answer: the others are listed by name only
@@ -47,9 +54,13 @@ def test_a_paper_shown_without_passages_is_named_without_its_venue() -> None:
     ]
     answer = paper_response(items, papers, scope="", query="words", detail="sentences")
     lines = _lines(answer.text)
-    assert VENUE in lines["AAAA1111"]
-    assert VENUE not in lines["BBBB2222"] and "Paper BBBB2222" in lines["BBBB2222"]
-    assert VENUE not in lines["CCCC3333"]
+    assert VENUE in lines["AAAA1111"] and "Okafor, Lindqvist (2021)" in lines["AAAA1111"]
+    # by its first author, year and title, without its venue; a long title cut where it runs on
+    assert lines["BBBB2222"] == "2. [BBBB2222] Okafor et al. (2021) Paper BBBB2222"
+    assert VENUE not in lines["CCCC3333"] and LONG_TITLE not in lines["CCCC3333"]
+    assert "Using Photoplethysmography Only: Comparison" in lines["CCCC3333"] and lines["CCCC3333"].endswith(
+        "…"
+    )
     assert len(answer.text) <= budget
     assert [bool(p["passages"]) for p in answer.data["papers"]] == [True, False, False]
 
