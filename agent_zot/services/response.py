@@ -90,17 +90,17 @@ def more_line(total: int, limit: int) -> str:
     return f"\n… {total - limit} more (raise limit)" if total > limit else ""
 
 
-def item_line(item: Item, *, venue: bool = True, brief: bool = False) -> str:
-    """One compact line per item: key, first authors, year, title, venue (``venue=False``: without it).
-    ``brief``: a paper only named in a list (no venue, its first author, its title cut to ``BRIEF_TITLE``
-    characters): what a shown passage needs no room for, the key still fetches whole."""
+def item_line(item: Item, *, brief: bool = False) -> str:
+    """One compact line per item: key, first authors, year, title, venue. ``brief``: a paper an answer only
+    names (its first author, its title cut to ``BRIEF_TITLE`` characters, no venue); its key fetches the
+    whole record."""
     authors = item.authors
     if brief:
         names = authors[0].last_name + (" et al." if len(authors) > 1 else "") if authors else ""
     else:
         names = ", ".join(c.last_name for c in authors[:2]) + (" et al." if len(authors) > 2 else "")
     year = item.year or "n.d."
-    venue_text = f" — {item.venue}" if item.venue and venue and not brief else ""
+    venue_text = f" — {item.venue}" if item.venue and not brief else ""
     who = f"{names} ({year})" if names else f"({year})"
     flag = f"[{item.retraction.flag()}] " if item.retraction else ""  # never lost in a compact list
     read = f" ({note})" if (note := pdf_note(item)) else ""  # Zotero has no metadata for it
