@@ -44,11 +44,11 @@ from agent_zot.index.sentences import (
 from agent_zot.index.shown import MID_SENTENCE, Shown
 from agent_zot.index.store import Hit
 from agent_zot.index.title_block import without_title_block
+from agent_zot.index.windows import ANNOUNCING, Chosen, Window, in_reading_order, join, joinable
 from agent_zot.index.windows import JOINED_CHARS as JOINED_CHARS
 from agent_zot.index.windows import JUDGING as JUDGING
 from agent_zot.index.windows import READING as READING
 from agent_zot.index.windows import WINDOW_CHARS as WINDOW_CHARS
-from agent_zot.index.windows import Chosen, Window, in_reading_order, join, joinable
 from agent_zot.index.windows import WindowShape as WindowShape
 from agent_zot.index.windows import windows as windows
 from agent_zot.ingest.section_kinds import payload_kind
@@ -141,6 +141,23 @@ class Passage:
             | ({"ocr": True} if self.ocr else {})
             | ({"paragraph": self.paragraph} if self.paragraph else {})
         )
+
+
+def _announcing(text: str, spans: Sequence[tuple[int, int]]) -> frozenset[int]:
+    """The sentences of a chunk that announce what follows them (``windows.ANNOUNCING``), and a label
+    standing between such a sentence and what it announces ("… may be formalized as follows. | Theorem 3. |
+    …"): a window to read that ends on one goes on."""
+    found: set[int] = set()
+    for i, (start, end) in enumerate(spans):
+        # its last words only: a search over every sentence of every candidate chunk is on the hot path
+        if ANNOUNCING.search(text[max(start, end - 16) : end]) or (
+            i - 1 in found and end - start <= _LABEL_CHARS
+        ):
+            found.add(i)
+    return frozenset(found)
+
+
+_LABEL_CHARS = 25  # "Theorem 3.", "2.4.1.", "Algorithm 1:" between an announcement and what it announces
 
 
 @dataclass(slots=True)
@@ -238,7 +255,9 @@ class PassagePicker:
             scores = self._with_dense(scores, read, [c.hit.id for c in chunks])
         candidates: list[tuple[int, Window]] = []
         for n, (found, values) in enumerate(zip(spans, scores, strict=True)):
-            candidates += [(n, w) for w in windows(found, values, self.shape, headings[n])]
+            candidates += [
+                (n, w) for w in windows(found, values, self.shape, headings[n], _announcing(texts[n], found))
+            ]
         # Scores within 1e-6 are a tie, broken by position: embeddings differ in their last digits with the
         # batch they were computed in, and an answer should not change with that.
         candidates.sort(key=lambda c: (-round(c[1].score, 6), c[0], c[1].peak))

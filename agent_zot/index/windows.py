@@ -5,6 +5,7 @@ five sentences is often chosen as two or three windows, and read whole only as o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,6 +13,9 @@ WINDOW_SENTENCES = 3  # the best sentence and its neighbours, the better one fir
 WINDOW_CHARS = 800  # a neighbour joins only while the window stays within this many characters
 JOIN_GAP = 1  # chosen windows of one chunk this many sentences apart (or fewer) are shown as one passage
 JOINED_CHARS = 1000  # ... while the joined passage stays within this many characters
+# A sentence that announces what follows it ("… three algorithms were applied in this study as follows.",
+# "the procedure is explained:"): a window to read that ends on it goes on to the sentence it announces.
+ANNOUNCING = re.compile(r"(?::|\bas follows[.:]?|\bthe following[.:]?)\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +60,13 @@ def windows(
     scores: Sequence[float],
     shape: WindowShape = READING,
     headings: frozenset[int] = frozenset(),
+    announcing: frozenset[int] = frozenset(),
 ) -> list[Window]:
     """The window around every sentence, best first: the sentence and its neighbours (the better one
     first) while the window fits the shape's sentences and characters. A heading (its index in
-    ``headings``) is never taken as a neighbour: the passage's label already names its section."""
+    ``headings``) is never taken as a neighbour: the passage's label already names its section. A window
+    to read that ends on a sentence announcing what follows (its index in ``announcing``, ``ANNOUNCING``)
+    takes the next sentence too, within ``JOINED_CHARS``."""
     found = []
     for peak, score in enumerate(scores):
         lo = hi = peak
@@ -68,6 +75,14 @@ def windows(
             first, last = min(lo, neighbour), max(hi, neighbour)
             if last - first < shape.sentences and width(spans, first, last) <= shape.chars:
                 lo, hi = first, last
+        while (
+            shape.join
+            and hi in announcing
+            and hi + 1 < len(spans)
+            and hi + 1 not in headings
+            and width(spans, lo, hi + 1) <= JOINED_CHARS
+        ):
+            hi += 1
         found.append(Window(lo, hi, peak, score))
     found.sort(key=lambda w: (-round(w.score, 6), w.peak))
     return found

@@ -38,6 +38,32 @@ def test_an_answer_told_over_three_windows_reads_as_one_passage() -> None:
     assert len(shown) == len(set(shown))  # no sentence is shown twice
 
 
+def test_a_passage_that_announces_what_follows_goes_on_to_it() -> None:
+    """A window that ends on "… as follows." takes the sentence it announces (past a label such as
+    "Theorem 3."), though that sentence holds none of the question's words."""
+    told = [
+        "The cuff was placed on the upper arm of each seated volunteer.",
+        "Readings were taken every five minutes during the morning session.",
+        "Three commonly used regression learners were applied to the pulse features in this study as follows.",
+        "2.4.1.",
+        "A linear epsilon-insensitive machine with an L1 loss was fitted first.",
+        "The lights were dimmed and the door was closed.",
+        "Breaks were offered every half hour.",
+    ]
+    payload = {
+        "text": " ".join(told),
+        "kind": "chunk",
+        "attachment_key": "ATT",
+        "page_start": 3,
+        "page_end": 3,
+    }
+    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    asked = "Which regression learners were applied to the pulse features?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
+    assert len(passages) == 1 and told[2] in passages[0].text
+    assert told[4] in passages[0].text, passages[0].text
+
+
 def test_a_pick_of_no_passages_is_none() -> None:
     text = "The signals were filtered with a band pass. They were stored for ten years. Nobody left early."
     payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 1, "page_end": 1}
