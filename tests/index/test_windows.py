@@ -8,6 +8,12 @@ from agent_zot.index.passages import ChunkHit, PassagePicker
 from agent_zot.index.store import Hit
 
 
+def _one_chunk(text: str) -> list[ChunkHit]:
+    """A candidate pool of one chunk of a PDF's page 3 holding ``text``."""
+    payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 3, "page_end": 3}
+    return [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+
+
 def test_an_answer_told_over_three_windows_reads_as_one_passage() -> None:
     """A passage grown by one chosen window grows again by the next that touches it (within the joined size)."""
     told = [
@@ -23,14 +29,7 @@ def test_an_answer_told_over_three_windows_reads_as_one_passage() -> None:
         "The recordings were stored on an encrypted drive for ten years.",
         "Nobody left before the end of the session.",
     ]
-    payload = {
-        "text": " ".join(told),
-        "kind": "chunk",
-        "attachment_key": "ATT",
-        "page_start": 3,
-        "page_end": 3,
-    }
-    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    pool = _one_chunk(" ".join(told))
     asked = "How were the electrodes placed on the chest, how were the signals filtered and where was it all stored?"
     passages = PassagePicker(None, asked, detail="sentences").pick(pool, 3)  # type: ignore[arg-type]
     assert any(all(s in p.text for s in told[2:10]) for p in passages), [p.text for p in passages]
@@ -50,14 +49,7 @@ def test_a_passage_that_announces_what_follows_goes_on_to_it() -> None:
         "The lights were dimmed and the door was closed.",
         "Breaks were offered every half hour.",
     ]
-    payload = {
-        "text": " ".join(told),
-        "kind": "chunk",
-        "attachment_key": "ATT",
-        "page_start": 3,
-        "page_end": 3,
-    }
-    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    pool = _one_chunk(" ".join(told))
     asked = "Which regression learners were applied to the pulse features?"
     passages = PassagePicker(None, asked, detail="sentences").pick(pool, 1)  # type: ignore[arg-type]
     assert len(passages) == 1 and told[2] in passages[0].text
@@ -66,8 +58,7 @@ def test_a_passage_that_announces_what_follows_goes_on_to_it() -> None:
 
 def test_a_pick_of_no_passages_is_none() -> None:
     text = "The signals were filtered with a band pass. They were stored for ten years. Nobody left early."
-    payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 1, "page_end": 1}
-    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    pool = _one_chunk(text)
     picker = PassagePicker(None, "How were the signals filtered?", detail="sentences")  # type: ignore[arg-type]
     assert picker.pick(pool, 0) == []
     assert len(picker.pick(pool, 1)) == 1
@@ -76,8 +67,7 @@ def test_a_pick_of_no_passages_is_none() -> None:
 def test_one_search_keeps_nothing_it_read_and_a_shared_memo_reads_a_chunk_once() -> None:
     """Keeping every chunk a lone search read cost it ~9 % of its time; a claim check's variants share."""
     text = "The signals were filtered with a band pass. They were stored for ten years. Nobody left early."
-    payload = {"text": text, "kind": "chunk", "attachment_key": "ATT", "page_start": 1, "page_end": 1}
-    pool = [ChunkHit(Hit(id="c1", score=1.0, payload=payload), 1.0, {"vector"})]
+    pool = _one_chunk(text)
     alone = PassagePicker(None, "How were the signals filtered?", detail="sentences")  # type: ignore[arg-type]
     assert alone.pick(pool, 1) and len(alone.memo) == 0
     memo = SentenceMemo()
