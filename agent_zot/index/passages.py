@@ -224,8 +224,13 @@ class PassagePicker:
     def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
         """Up to ``count`` passages from ``pool``, the paper's candidate chunks in rank order; no sentence
         appears in two passages."""
-        if count <= 0:
-            return []
+        return self.pick_tiers(pool, (count,))[0]
+
+    def pick_tiers(self, pool: Sequence[ChunkHit], counts: Sequence[int]) -> list[list[Passage]]:
+        """What `pick` gives for each of ``counts`` (ascending), from one choice: a deeper tier's later
+        windows join or follow the earlier ones' passages, so it is not the shallower tier plus more."""
+        if not counts or counts[-1] <= 0:
+            return [[] for _ in counts]
         unique: dict[str, ChunkHit] = {}
         for chunk in pool:
             unique.setdefault(chunk.hit.id, chunk)
@@ -234,9 +239,9 @@ class PassagePicker:
             unique.values()
         )
         if not chunks:
-            return []
+            return [[] for _ in counts]
         if self.detail == "full":  # whole chunks (less thanks, references, bios), in retrieval's order
-            return self._whole(chunks, count)
+            return [self._whole(chunks, count) for count in counts]
         read = [self.memo.of(c.hit) for c in chunks]
         texts = [r.text for r in read]
         spans = [r.spans for r in read]
@@ -267,6 +272,7 @@ class PassagePicker:
             [" ".join(text[a:b].split()) for a, b in found] for text, found in zip(texts, spans, strict=True)
         ]
         chosen: list[Chosen] = []
+        tiers: dict[int, list[Chosen]] = {}
         used = Shown()
         opened: set[int] = set()
         for n, window in candidates:
@@ -291,8 +297,29 @@ class PassagePicker:
                 continue
             used.update(keys[lo : hi + 1])
             chosen.append(Chosen(n, lo, hi, window.score, window.peak))
-            if len(chosen) == count:
+            if len(chosen) in counts:  # a tier's choice as it stands: later joins grow copies of it
+                tiers[len(chosen)] = [replace(c) for c in chosen]
+            if len(chosen) == counts[-1]:
                 break
+        return [
+            self._passages(tiers.get(count, chosen), chunks, texts, spans, sentences, sections, kinds, fits)
+            if count > 0
+            else []
+            for count in counts
+        ]
+
+    def _passages(
+        self,
+        chosen: list[Chosen],
+        chunks: list[ChunkHit],
+        texts: list[str],
+        spans: list[list[tuple[int, int]]],
+        sentences: list[list[str]],
+        sections: list[list[tuple[str | None, str | None]]],
+        kinds: list[list[str]],
+        fits: list[list[float]],
+    ) -> list[Passage]:
+        """The chosen windows as passages, in reading order."""
         passages = []
         before = Shown()  # what the passages before this one show (an answer cut short keeps a prefix)
         for c in in_reading_order(chosen):

@@ -76,6 +76,9 @@ class PaperHit:
     # The item as the index stores it (ITEM_FIELDS of its best chunk's payload; empty from a lean
     # ranking): what names the paper in an answer made before the library is read
     indexed: dict[str, Any] = field(default_factory=dict)
+    # The first paper's deeper tier (``Depth.further``), chosen together with ``passages``: more of them,
+    # some grown or followed by their next sentences; empty unless the search asked for it
+    further: list[Passage] = field(default_factory=list)
 
 
 def search_papers(
@@ -118,9 +121,13 @@ def search_papers(
         counts = [passages_per_paper]
     else:
         counts = list(passages_per_paper)
+    further = passages_per_paper.further if isinstance(passages_per_paper, Depth) else 0
     for rank, paper in enumerate(papers):
         count = counts[min(rank, len(counts) - 1)]
-        paper.passages = ranking.passages(rank, count) if count > 0 else []
+        if rank == 0 and further > count:
+            paper.passages, paper.further = ranking.passage_tiers(rank, (count, further))
+        else:
+            paper.passages = ranking.passages(rank, count) if count > 0 else []
     return papers
 
 
@@ -246,6 +253,10 @@ class Ranking:
     def passages(self, rank: int, count: int) -> list[Passage]:
         """Up to ``count`` passages of the paper at ``rank``: its chunks from the library-wide query, and
         for one of the first ``REFINED_PAPERS`` with full text, its own best chunks for the query."""
+        return self.passage_tiers(rank, (count,))[0]
+
+    def passage_tiers(self, rank: int, counts: Sequence[int]) -> list[list[Passage]]:
+        """`passages` for each of ``counts`` (ascending), from one choice (`PassagePicker.pick_tiers`)."""
         key = self.papers[rank].item_key
         pool = self._pools.get(key, [])
         if self._picking.lean:
@@ -254,7 +265,7 @@ class Ranking:
         picker = self._picker or self._make_picker()
         if rank < REFINED_PAPERS and self._full_text(key):
             pool = self._within_paper().within_paper(key, pool)
-        return picker.pick(pool, count)
+        return picker.pick_tiers(pool, counts)
 
     def _full_text(self, key: str) -> bool:
         known = self._picking.full_text
@@ -307,6 +318,7 @@ class Depth:
     by_rank: tuple[int, ...]
     shared: tuple[int, ...]
     close: float
+    further: int = 0  # the first paper's passages for an answer that reads further (`PaperHit.further`)
 
     def counts(self, scores: Sequence[float]) -> list[int]:
         if len(scores) < 2 or scores[0] <= 0:

@@ -34,8 +34,8 @@ from agent_zot.index.sentences import (
 from agent_zot.index.store import Hit
 from agent_zot.index.title_block import without_title_block
 from agent_zot.services.context import AppContext
-from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_PASSAGES_BY_RANK
-from agent_zot.services.search.present import paper_response
+from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_DEPTH, QUESTION_PASSAGES_BY_RANK
+from agent_zot.services.search.present import FURTHER_CHARS, paper_response
 from agent_zot.state.index import IndexState, PageRecord
 from agent_zot.text import with_numerals
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
@@ -113,32 +113,54 @@ def test_an_answer_told_over_several_sentences_reads_as_one_passage() -> None:
     assert len(shown) == len(set(shown))  # no sentence is shown twice
 
 
+# One answer told over two sentences, each too long to share a passage with the other, and a passage from
+# elsewhere that scores between them.
+TOLD_FIRST = (
+    "First, the heart rate model was trained on the grouped subjects, because grouping by resting heart rate "
+    "removed most of the spread between people, "
+    + "and the bands were chosen so that each held the same number of subjects and the same share of older "
+    "volunteers " * 4 + "."
+)
+TOLD_SECOND = (
+    "Second, the heart rate model was checked on the held-out half, "
+    + "which had never been seen in training and which was recorded on a different day with a different "
+    "probe operator " * 4 + "."
+)
+TOLD_ELSEWHERE = (
+    "The heart rate model of the earlier pilot study was trained on ungrouped subjects and did worse."
+)
+TOLD_ASKED = (
+    "Why was the heart rate model trained on grouped subjects and how was the heart rate model checked?"
+)
+
+
+def _told_pool() -> list[ChunkHit]:
+    filler = " ".join(["The recordings were stored on an encrypted laboratory server for later review."] * 5)
+    return _chunks(f"{filler} {TOLD_FIRST} {TOLD_SECOND} {filler}", TOLD_ELSEWHERE)
+
+
 def test_an_answer_too_long_to_join_reads_on_in_the_next_passage() -> None:
     """Two sentences of one answer, each too long to share a passage with the other: the second is shown right
     after the first, not after a passage from elsewhere that scored between them."""
-    filler = " ".join(["The recordings were stored on an encrypted laboratory server for later review."] * 5)
-    first = (
-        "First, the heart rate model was trained on the grouped subjects, because grouping by resting heart rate "
-        "removed most of the spread between people, "
-        + "and the bands were chosen so that each held the same number of subjects and the same share of older "
-        "volunteers " * 4 + "."
-    )
-    second = (
-        "Second, the heart rate model was checked on the held-out half, "
-        + "which had never been seen in training and which was recorded on a different day with a different "
-        "probe operator " * 4 + "."
-    )
-    elsewhere = (
-        "The heart rate model of the earlier pilot study was trained on ungrouped subjects and did worse."
-    )
-    asked = (
-        "Why was the heart rate model trained on grouped subjects and how was the heart rate model checked?"
-    )
-    pool = _chunks(f"{filler} {first} {second} {filler}", elsewhere)
-    passages = PassagePicker(None, asked, detail="sentences").pick(pool, 5)  # type: ignore[arg-type]
+    passages = PassagePicker(None, TOLD_ASKED, detail="sentences").pick(_told_pool(), 5)  # type: ignore[arg-type]
     texts = [p.text for p in passages]
-    assert len(texts) == 3 and texts[0].endswith(first), texts
-    assert texts[1] == second and texts[2] == elsewhere, texts  # by score alone: first, elsewhere, second
+    assert len(texts) == 3 and texts[0].endswith(TOLD_FIRST), texts
+    assert texts[1] == TOLD_SECOND and texts[2] == TOLD_ELSEWHERE, texts  # by score: first, elsewhere, second
+
+
+def test_a_deeper_tier_leaves_the_shallower_one_as_pick_alone_gives_it() -> None:
+    """An answer that may read further is chosen once for both depths: the later windows of the deeper one
+    join or follow earlier passages (here the second half of an answer moves up beside its first), so the
+    shallower tier is kept as it stood, not cut from the deeper one."""
+    pool = _told_pool()
+    picker = PassagePicker(None, TOLD_ASKED, detail="sentences")  # type: ignore[arg-type]
+    tiers = [[p.text for p in tier] for tier in picker.pick_tiers(pool, (1, 2, 5))]
+    for count, tier in zip((1, 2, 5), tiers, strict=True):
+        alone = PassagePicker(None, TOLD_ASKED, detail="sentences").pick(pool, count)  # type: ignore[arg-type]
+        assert tier == [p.text for p in alone]
+    # the deeper tier is not the shallower plus more
+    assert tiers[1][1] == TOLD_ELSEWHERE and tiers[2][1] == TOLD_SECOND
+    assert picker.pick_tiers(pool, (0, 2))[0] == []
 
 
 def test_a_heading_is_neither_a_neighbour_nor_a_passage() -> None:
@@ -432,6 +454,40 @@ async def test_a_question_naming_its_paper_finds_the_answer_inside_it(client: Cl
     )
     text, data = await call(client, "zot_search", query=named)
     assert data["papers"][0]["title"] == "Listening to Whales" and ANSWER in text.splitlines()[2]
+
+
+@pytest.fixture(scope="module")
+def long_paper(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """One field-recording paper of eight pages: more windows than an answer shows."""
+    root = tmp_path_factory.mktemp("long_paper")
+    b = ZoteroLibraryBuilder(root / "library", shape="z7", seed=8)
+    seasons = b.add_item("journalArticle", title="Eight Seasons of Field Recordings", date="2022-00-00 2022")
+    pages = [
+        [f"In season {n}, site {site}, {s[0].lower()}{s[1:]}" for site in "ABCD" for s in FILLER]
+        for n in range(1, 9)
+    ]
+    b.add_attachment(seasons, filename="seasons.pdf", content=_pdf(root / "seasons.pdf", pages))
+    db = guard_database(b.build())
+    return index_library(library_settings(db.parent, root), root / "home")
+
+
+@pytest.mark.slow
+async def test_a_question_its_shown_passages_leave_unanswered_reads_further_in_its_paper(
+    long_paper: Settings, tmp_path: Path
+) -> None:
+    """No shown passage holds more than one of "team", "drink" and "wait": the answer goes on to the
+    paper's further passages, within 3,000 characters more; a question whose words a passage holds stops at
+    the usual depth and budget."""
+    async with connect(long_paper, home=tmp_path / "home") as client:
+        held, answered = await call(
+            client, "zot_search", query="How were disagreements between volunteers settled?"
+        )
+        missed, unanswered = await call(
+            client, "zot_search", query="What did the team drink while they waited?"
+        )
+    assert len(answered["papers"][0]["passages"]) == QUESTION_DEPTH.by_rank[0] and len(held) <= 8000
+    assert len(unanswered["papers"][0]["passages"]) == QUESTION_DEPTH.further
+    assert len(missed) <= 8000 + FURTHER_CHARS
 
 
 @pytest.mark.slow

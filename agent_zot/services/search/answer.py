@@ -38,7 +38,8 @@ QUESTION_PASSAGES_BY_RANK = (14, 1)
 # ...unless the next papers score close to the first: then which paper holds the answer is a close call,
 # and the depth is shared between them (dev questions: the right paper was second or lower only when the
 # next score was within 0.875 of the first).
-QUESTION_DEPTH = Depth(by_rank=QUESTION_PASSAGES_BY_RANK, shared=(8, 5, 5, 1), close=0.85)
+# An answer that reads further in its first paper (`present.reads_further`) has this many of its passages.
+QUESTION_DEPTH = Depth(by_rank=QUESTION_PASSAGES_BY_RANK, shared=(8, 5, 5, 1), close=0.85, further=20)
 
 
 def run_search(
@@ -117,6 +118,10 @@ def run_search(
     response = present.paper_response(
         items, papers, scope=filters.describe(), query=wanted, detail=detail, reserve=noted
     )
+    if present.reads_further(wanted, response, papers):
+        response = present.paper_response(
+            items, papers, scope=filters.describe(), query=wanted, detail=detail, reserve=noted, further=True
+        )
     response.data["quality"] = quality.to_dict()
     response.data.update(search.extras)
     if filters.left_out or filters.unmatched:

@@ -12,7 +12,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from agent_zot.index.passages import Passage
 from agent_zot.index.retrieval import PaperHit
+from agent_zot.index.sentences import focus_of
+from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.services.query_text import PASSAGE_CHARS, locator, passage_label
 from agent_zot.services.response import ToolResponse, clip, estimate_tokens, item_line, plural, quoted
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
@@ -20,7 +23,13 @@ from agent_zot.zotero.models import Creator, Item, ZoteroDate
 # A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
 # passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
 ANSWER_BUDGET = {"sentences": 8000, "full": None}
+# A question whose first paper's shown passages hold at most half of its words (`asked_words_held`) reads
+# further in that paper (`PaperHit.further`), this many characters more: its answer is most often there,
+# in other words.
+FURTHER_CHARS = 3000
+ASKED_WORDS_HELD = 0.5
 _FRAME_CHARS = 450  # the head line and the "More:" footer
+_TERMS = Bm25Encoder()  # presence of stemmed terms only: the BM25 parameters do not matter here
 
 
 def paper_response(
@@ -31,9 +40,11 @@ def paper_response(
     query: str,
     detail: str,
     reserve: int = 0,
+    further: bool = False,
 ) -> ToolResponse:
     """The papers found, each named by its item in ``items`` (the library's, or as indexed); ``reserve``:
-    characters of the budget kept for what follows the papers (the mode's notes)."""
+    characters of the budget kept for what follows the papers (the mode's notes); ``further``: the first
+    paper's further passages, `FURTHER_CHARS` more."""
     where = f" within {scope}" if scope else ""
     if not papers:
         return ToolResponse(
@@ -47,29 +58,35 @@ def paper_response(
     # A paper shown without passages is named briefly (its first author, its title cut, no venue): the
     # budget goes to passages.
     bare = [f"{n}. {item_line(item, brief=True)}" for n, (_, item) in enumerate(listed_papers, 1)]
+    venues = [len(h) - len(b) for h, b in zip(heads, bare, strict=True)]
     left = ANSWER_BUDGET[detail]
     if left is not None:
         left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare) + reserve
+    first_room = None
+    if further and left is not None and listed_papers and listed_papers[0][0].further:
+        # The first paper reads on by FURTHER_CHARS; the papers after it keep what they had.
+        first = listed_papers[0][0]
+        first_room = _fit(_lines(first.passages, detail), venues[0], left)[1] + FURTHER_CHARS
+        left += FURTHER_CHARS
+        listed_papers[0] = (replace(first, passages=first.further), listed_papers[0][1])
     trimmed = 0
-    for paper_line, bare_line, (paper, item) in zip(heads, bare, listed_papers, strict=True):
-        shown = [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in paper.passages]
+    for rank, (paper_line, bare_line, venue, (paper, item)) in enumerate(
+        zip(heads, bare, venues, listed_papers, strict=True)
+    ):
+        shown = _lines(paper.passages, detail)
         if left is not None:
-            venue = len(paper_line) - len(bare_line)
-            if shown and len(shown[0]) + venue < left:
-                left -= venue
-            else:
+            room = min(left, first_room) if rank == 0 and first_room is not None else left
+            capped = room < left  # by the first paper's own room, not by the answer's
+            kept, used, named = _fit(shown, venue, room)
+            if not named:
                 paper_line = bare_line
-            kept = []
-            for line in shown:
-                if len(line) > left:
-                    break
-                kept.append(line)
-                left -= len(line) + 1
-            if len(kept) < len(shown):
-                left = 0  # what follows gets no passage: the answer keeps its order
+            left -= used
+            if kept < len(shown):
+                if not capped:
+                    left = 0  # what follows gets no passage: the answer keeps its order
                 trimmed += 1
-                paper = replace(paper, passages=paper.passages[: len(kept)])
-            shown = kept
+                paper = replace(paper, passages=paper.passages[:kept])
+            shown = shown[:kept]
         body.append(paper_line)
         body += shown
         rows.append(
@@ -97,6 +114,44 @@ def paper_response(
             break
         tokens = estimate_tokens(text)
     return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
+
+
+def _lines(passages: list[Passage], detail: str) -> list[str]:
+    return [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in passages]
+
+
+def _fit(lines: list[str], venue: int, room: int) -> tuple[int, int, bool]:
+    """(how many, characters taken, named in full) of a paper's passage ``lines`` that fit in ``room``, in
+    order: a paper shown with a passage is named in full (``venue`` characters more)."""
+    named = bool(lines) and len(lines[0]) + venue < room
+    used = venue if named else 0
+    kept = 0
+    for line in lines:
+        if len(line) > room - used:
+            break
+        kept += 1
+        used += len(line) + 1
+    return kept, used, named
+
+
+def reads_further(question: str, response: ToolResponse, papers: list[PaperHit]) -> bool:
+    """Whether the answer to ``question`` should read further in its first paper: it has further passages
+    and none of those ``response`` shows holds more than `ASKED_WORDS_HELD` of the question's words."""
+    rows = response.data.get("papers") or []
+    first = next((p for p in papers if rows and p.item_key == rows[0]["key"]), None)
+    if first is None or not first.further or not rows[0]["passages"]:
+        return False
+    return asked_words_held(question, first.passages[: len(rows[0]["passages"])]) <= ASKED_WORDS_HELD
+
+
+def asked_words_held(question: str, shown: list[Passage]) -> float:
+    """The largest share of ``question``'s words (stemmed; common words and the clause that names its paper
+    left out) that one passage of ``shown`` holds; 1.0 for a question with no such words."""
+    asked = set(_TERMS.encode_query(focus_of(question)).indices)
+    if not asked:
+        return 1.0
+    held = (len(asked & set(_TERMS.encode_document(p.text).indices)) for p in shown)
+    return max(held, default=0) / len(asked)
 
 
 def listed(item: Item) -> dict[str, Any]:

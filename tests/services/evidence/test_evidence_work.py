@@ -1,6 +1,6 @@
 """What a claim check costs: the claim and its refutation variants rank more papers than the answer shows,
 and passages (sentences split and scored, page texts read) are picked only for the papers it shows. Real
-library, real index; the picker's work is counted by wrapping the real `PassagePicker.pick`."""
+library, real index; the picker's work is counted by wrapping the real `PassagePicker.pick_tiers`."""
 
 from __future__ import annotations
 
@@ -69,13 +69,13 @@ def test_passages_are_picked_only_for_the_papers_the_claim_check_shows(
     trials: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     picked: Counter[str] = Counter()
-    real_pick = PassagePicker.pick
+    real_pick = PassagePicker.pick_tiers  # every choice of passages goes through it
 
-    def counted(self: PassagePicker, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
+    def counted(self: PassagePicker, pool: Sequence[ChunkHit], counts: Sequence[int]) -> list[list[Passage]]:
         picked.update({chunk.hit.payload["item_key"] for chunk in pool})
-        return real_pick(self, pool, count)
+        return real_pick(self, pool, counts)
 
-    monkeypatch.setattr(PassagePicker, "pick", counted)
+    monkeypatch.setattr(PassagePicker, "pick_tiers", counted)
     ctx = AppContext(trials, home=tmp_path / "home")
     try:
         limit = 3

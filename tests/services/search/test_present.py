@@ -7,7 +7,13 @@ import re
 
 from agent_zot.index.passages import Passage
 from agent_zot.index.retrieval import PaperHit
-from agent_zot.services.search.present import ANSWER_BUDGET, paper_response
+from agent_zot.services.search.present import (
+    ANSWER_BUDGET,
+    FURTHER_CHARS,
+    asked_words_held,
+    paper_response,
+    reads_further,
+)
 from agent_zot.zotero.models import Creator, Item, ZoteroDate
 
 VENUE = "Proceedings of the Annual International Conference on Long Venue Names in Engineering"
@@ -91,3 +97,50 @@ def test_the_notes_that_follow_the_papers_fit_in_the_same_budget() -> None:
     assert len(answer.text) + 1 + len(notes) <= budget
     alone = paper_response(items, papers, scope="", query="words", detail="sentences")
     assert len(alone.data["papers"][0]["passages"]) > len(answer.data["papers"][0]["passages"])
+
+
+QUESTION = "In the vehicle-platoon paper, how long did solving the feasibility problem take?"
+
+
+def _said(words: str, page: int) -> Passage:
+    return Passage(f"{words} " + "filler " * 60, "chunk", "ATT1", page, page, None, 1.0)
+
+
+def test_a_passage_holding_the_questions_own_words_answers_it() -> None:
+    # the words that name the paper ("vehicle-platoon") are not what is asked
+    assert asked_words_held(QUESTION, [_said("The platoon of vehicles was long.", 1)]) == 0.2
+    assert asked_words_held(QUESTION, [_said("Solving this feasibility problem took 9 s.", 1)]) == 0.6
+    assert asked_words_held("the?", [_said("Anything.", 1)]) == 1.0  # no words to hold
+
+
+def test_an_answer_whose_shown_passages_miss_the_question_reads_further_in_its_first_paper() -> None:
+    """The first paper's further passages take up to `FURTHER_CHARS` more; the papers after it keep at
+    least what they showed (the first paper may be the wrong one)."""
+    items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222", "CCCC3333")}
+    shallow = [_said("The platoon had ten vehicles.", n) for n in range(1, 15)]
+    deeper = [*shallow, *(_said("Each run took long to solve.", n) for n in range(15, 21))]
+    papers = [
+        PaperHit("AAAA1111", 1.0, shallow, further=deeper),
+        PaperHit("BBBB2222", 0.9, [_said("A second paper.", 1)]),
+        PaperHit("CCCC3333", 0.8, [_said("A third paper.", 1)]),
+    ]
+    usual = paper_response(items, papers, scope="", query=QUESTION, detail="sentences")
+    assert reads_further(QUESTION, usual, papers)
+    further = paper_response(items, papers, scope="", query=QUESTION, detail="sentences", further=True)
+    shown = [len(p["passages"]) for p in further.data["papers"]]
+    assert shown[0] > len(usual.data["papers"][0]["passages"])
+    kept = [len(p["passages"]) for p in usual.data["papers"]]
+    assert kept[1] == 1 and all(f >= k for f, k in zip(shown[1:], kept[1:], strict=True))
+    assert len(usual.text) <= 8000 < len(further.text) <= 8000 + FURTHER_CHARS
+    # a shown passage that holds the question's words: the usual answer stands
+    papers[0] = PaperHit(
+        "AAAA1111", 1.0, [_said("Solving the feasibility problem took 9 s.", 1)], further=deeper
+    )
+    assert not reads_further(
+        QUESTION, paper_response(items, papers, scope="", query=QUESTION, detail="sentences"), papers
+    )
+    # nothing further to read (a topic search): the usual answer stands
+    papers[0] = PaperHit("AAAA1111", 1.0, shallow)
+    assert not reads_further(
+        QUESTION, paper_response(items, papers, scope="", query=QUESTION, detail="sentences"), papers
+    )
