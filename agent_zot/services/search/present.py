@@ -23,7 +23,7 @@ from agent_zot.zotero.models import Creator, Item, ZoteroDate
 # A default (sentence) answer, all of it: its papers' lines, head and footer first, then the first papers'
 # passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
 ANSWER_BUDGET = {"sentences": 8000, "full": None}
-# A question whose first paper's shown passages hold at most half of its words (`asked_words_held`) reads
+# A question none of whose first paper's shown passages holds half of its words (`asked_words_held`) reads
 # further in that paper (`PaperHit.further`), this many characters more: its answer is most often there,
 # in other words.
 FURTHER_CHARS = 3000
@@ -136,12 +136,12 @@ def _fit(lines: list[str], venue: int, room: int) -> tuple[int, int, bool]:
 
 def reads_further(question: str, response: ToolResponse, papers: list[PaperHit]) -> bool:
     """Whether the answer to ``question`` should read further in its first paper: it has further passages
-    and none of those ``response`` shows holds more than `ASKED_WORDS_HELD` of the question's words."""
+    and none of those ``response`` shows holds `ASKED_WORDS_HELD` of the question's words."""
     rows = response.data.get("papers") or []
     first = next((p for p in papers if rows and p.item_key == rows[0]["key"]), None)
     if first is None or not first.further or not rows[0]["passages"]:
         return False
-    return asked_words_held(question, first.passages[: len(rows[0]["passages"])]) <= ASKED_WORDS_HELD
+    return asked_words_held(question, first.passages[: len(rows[0]["passages"])]) < ASKED_WORDS_HELD
 
 
 def asked_words_held(question: str, shown: list[Passage]) -> float:
