@@ -76,8 +76,8 @@ class PaperHit:
     # The item as the index stores it (ITEM_FIELDS of its best chunk's payload; empty from a lean
     # ranking): what names the paper in an answer made before the library is read
     indexed: dict[str, Any] = field(default_factory=dict)
-    # The first paper's deeper tier (``Depth.further``), chosen together with ``passages``: more of them,
-    # some grown or followed by their next sentences; empty unless the search asked for it
+    # A deeper tier (``Depth.further``) of one of the first papers, chosen together with ``passages``: more
+    # of them, some grown or followed by their next sentences; empty unless the search asked for it
     further: list[Passage] = field(default_factory=list)
 
 
@@ -121,11 +121,11 @@ def search_papers(
         counts = [passages_per_paper]
     else:
         counts = list(passages_per_paper)
-    further = passages_per_paper.further if isinstance(passages_per_paper, Depth) else 0
+    further = passages_per_paper.further if isinstance(passages_per_paper, Depth) else ()
     for rank, paper in enumerate(papers):
         count = counts[min(rank, len(counts) - 1)]
-        if rank == 0 and further > count:
-            paper.passages, paper.further = ranking.passage_tiers(rank, (count, further))
+        if rank < len(further) and further[rank] > count:
+            paper.passages, paper.further = ranking.passage_tiers(rank, (count, further[rank]))
         else:
             paper.passages = ranking.passages(rank, count) if count > 0 else []
     return papers
@@ -318,7 +318,8 @@ class Depth:
     by_rank: tuple[int, ...]
     shared: tuple[int, ...]
     close: float
-    further: int = 0  # the first paper's passages for an answer that reads further (`PaperHit.further`)
+    # The first papers' passages by rank for an answer that reads further (`PaperHit.further`)
+    further: tuple[int, ...] = ()
 
     def counts(self, scores: Sequence[float]) -> list[int]:
         if len(scores) < 2 or scores[0] <= 0:

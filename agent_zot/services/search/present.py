@@ -24,9 +24,9 @@ from agent_zot.zotero.models import Creator, Item, ZoteroDate
 # passages while they fit, so a long answer loses the lowest papers' passages (their titles stay).
 ANSWER_BUDGET = {"sentences": 8000, "full": None}
 # A question none of whose first paper's shown passages holds half of its words (`asked_words_held`) reads
-# further in that paper (`PaperHit.further`), this many characters more: its answer is most often there,
-# in other words.
-FURTHER_CHARS = 3000
+# further (`PaperHit.further`) in that paper, where its answer most often is in other words, and in the
+# second, in case the first is the wrong one: this many characters more for each, by rank.
+FURTHER_CHARS = (3000, 2500)
 ASKED_WORDS_HELD = 0.5
 _FRAME_CHARS = 450  # the head line and the "More:" footer
 _TERMS = Bm25Encoder()  # presence of stemmed terms only: the BM25 parameters do not matter here
@@ -44,7 +44,7 @@ def paper_response(
 ) -> ToolResponse:
     """The papers found, each named by its item in ``items`` (the library's, or as indexed); ``reserve``:
     characters of the budget kept for what follows the papers (the mode's notes); ``further``: the first
-    paper's further passages, `FURTHER_CHARS` more."""
+    papers' further passages, `FURTHER_CHARS` more."""
     where = f" within {scope}" if scope else ""
     if not papers:
         return ToolResponse(
@@ -62,21 +62,17 @@ def paper_response(
     left = ANSWER_BUDGET[detail]
     if left is not None:
         left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare) + reserve
-    first_room = None
-    if further and left is not None and listed_papers and listed_papers[0][0].further:
-        # The first paper reads on by FURTHER_CHARS; the papers after it keep what they had.
-        first = listed_papers[0][0]
-        first_room = _fit(_lines(first.passages, detail), venues[0], left)[1] + FURTHER_CHARS
-        left += FURTHER_CHARS
-        listed_papers[0] = (replace(first, passages=first.further), listed_papers[0][1])
+    rooms: dict[int, int] = {}  # by rank, a paper that reads further: the room it may take
+    if further and left is not None:
+        rooms, left = _reading_further(listed_papers, venues, detail, left)
     trimmed = 0
     for rank, (paper_line, bare_line, venue, (paper, item)) in enumerate(
         zip(heads, bare, venues, listed_papers, strict=True)
     ):
         shown = _lines(paper.passages, detail)
         if left is not None:
-            room = min(left, first_room) if rank == 0 and first_room is not None else left
-            capped = room < left  # by the first paper's own room, not by the answer's
+            room = min(left, rooms[rank]) if rank in rooms else left
+            capped = room < left  # by the paper's own room, not by the answer's
             kept, used, named = _fit(shown, venue, room)
             if not named:
                 paper_line = bare_line
@@ -116,6 +112,25 @@ def paper_response(
     return ToolResponse(text, {"total": len(rows), "papers": rows, "tokens": tokens, "detail": detail})
 
 
+def _reading_further(
+    listed_papers: list[tuple[PaperHit, Item]], venues: list[int], detail: str, left: int
+) -> tuple[dict[int, int], int]:
+    """(the room of each paper that reads further, the answer's room): such a paper shows its further
+    passages (``listed_papers`` is changed so) in the room it took before and ``FURTHER_CHARS`` more; the
+    papers after it keep what they had."""
+    rooms = {}
+    usual = left  # what the answer gave each paper before it read further
+    for rank, (paper, item) in enumerate(listed_papers[: len(FURTHER_CHARS)]):
+        lines = _lines(paper.passages, detail)
+        kept, used, _ = _fit(lines, venues[rank], usual)
+        usual = 0 if kept < len(lines) else usual - used
+        if paper.further:
+            rooms[rank] = used + FURTHER_CHARS[rank]
+            left += FURTHER_CHARS[rank]
+            listed_papers[rank] = (replace(paper, passages=paper.further), item)
+    return rooms, left
+
+
 def _lines(passages: list[Passage], detail: str) -> list[str]:
     return [f"   [{passage_label(p)}] {clip(p.text, PASSAGE_CHARS[detail])}" for p in passages]
 
@@ -135,7 +150,7 @@ def _fit(lines: list[str], venue: int, room: int) -> tuple[int, int, bool]:
 
 
 def reads_further(question: str, response: ToolResponse, papers: list[PaperHit]) -> bool:
-    """Whether the answer to ``question`` should read further in its first paper: it has further passages
+    """Whether the answer to ``question`` should read further: its first paper has further passages
     and none of those ``response`` shows holds `ASKED_WORDS_HELD` of the question's words."""
     rows = response.data.get("papers") or []
     first = next((p for p in papers if rows and p.item_key == rows[0]["key"]), None)

@@ -113,25 +113,38 @@ def test_a_passage_holding_the_questions_own_words_answers_it() -> None:
     assert asked_words_held("the?", [_said("Anything.", 1)]) == 1.0  # no words to hold
 
 
-def test_an_answer_whose_shown_passages_miss_the_question_reads_further_in_its_first_paper() -> None:
-    """The first paper's further passages take up to `FURTHER_CHARS` more; the papers after it keep at
-    least what they showed (the first paper may be the wrong one)."""
+def test_an_answer_whose_shown_passages_miss_the_question_reads_further_in_its_first_two_papers() -> None:
+    """The first paper's further passages take up to `FURTHER_CHARS[0]` more, the second's (the first may be
+    the wrong one) `FURTHER_CHARS[1]` more; the papers after them keep at least what they showed."""
     items = {key: _item(key, f"Paper {key}") for key in ("AAAA1111", "BBBB2222", "CCCC3333")}
-    shallow = [_said("The platoon had ten vehicles.", n) for n in range(1, 15)]
-    deeper = [*shallow, *(_said("Each run took long to solve.", n) for n in range(15, 21))]
+    shallow = [_said("The platoon had ten vehicles.", n) for n in range(1, 13)]
+    deeper = [*shallow, *(_said("Each run took long to solve.", n) for n in range(13, 21))]
+    second = [_said("A second paper.", 1)]
+    second_deeper = [*second, *(_said("Its own runs.", n) for n in range(2, 9))]
     papers = [
         PaperHit("AAAA1111", 1.0, shallow, further=deeper),
-        PaperHit("BBBB2222", 0.9, [_said("A second paper.", 1)]),
+        PaperHit("BBBB2222", 0.9, second, further=second_deeper),
         PaperHit("CCCC3333", 0.8, [_said("A third paper.", 1)]),
     ]
     usual = paper_response(items, papers, scope="", query=QUESTION, detail="sentences")
     assert reads_further(QUESTION, usual, papers)
     further = paper_response(items, papers, scope="", query=QUESTION, detail="sentences", further=True)
     shown = [len(p["passages"]) for p in further.data["papers"]]
-    assert shown[0] > len(usual.data["papers"][0]["passages"])
     kept = [len(p["passages"]) for p in usual.data["papers"]]
-    assert kept[1] == 1 and all(f >= k for f, k in zip(shown[1:], kept[1:], strict=True))
-    assert len(usual.text) <= 8000 < len(further.text) <= 8000 + FURTHER_CHARS
+    assert shown[0] > kept[0] and shown[1] > kept[1] == 1 and shown[2] >= kept[2] == 1
+    assert len(usual.text) <= 8000 < len(further.text) <= 8000 + sum(FURTHER_CHARS)
+    # many long further passages of the second paper take no more than its share: the others' stay
+    wordy = [_said("Its own runs. " + "more words " * 40, n) for n in range(2, 20)]
+    papers[1] = PaperHit("BBBB2222", 0.9, second, further=[*second, *wordy])
+    crowded = paper_response(items, papers, scope="", query=QUESTION, detail="sentences", further=True)
+    assert [len(p["passages"]) for p in crowded.data["papers"]] == [shown[0], 3, shown[2]]
+
+    def second_paper(text: str) -> int:
+        return sum(len(line) + 1 for line in text.splitlines() if "A second" in line or "Its own" in line)
+
+    assert (
+        second_paper(usual.text) < second_paper(crowded.text) <= second_paper(usual.text) + FURTHER_CHARS[1]
+    )
     # a shown passage that holds the question's words: the usual answer stands
     papers[0] = PaperHit(
         "AAAA1111", 1.0, [_said("Solving the feasibility problem took 9 s.", 1)], further=deeper
