@@ -58,6 +58,18 @@ _BACK_MATTER = re.compile(
     r"|Abbreviations|Supplementary\s+Materials)\s*[:.]",
     re.IGNORECASE,
 )
+# An author-contributions statement's sentences after its head, which the splitter may leave as sentences of
+# their own: authors by their initials doing a part of the work ("D.A., N.H., and R.W. conceived the study"),
+# or all of them approving it ("All authors approved the final manuscript.").
+_INITIALS = r"[A-Z]\.(?:\s?-?[A-Z][a-z]?\.){1,3}"
+_CONTRIBUTED = re.compile(
+    rf"^{_INITIALS}(?:\s*,\s*{_INITIALS})*(?:,?\s+(?:and|&)\s+{_INITIALS})?\s+(?:also\s+|jointly\s+)?"
+    r"(?:conceived|conceptuali[sz]ed|designed|performed|wrote|drafted|edited|revised|reviewed|supervised|led"
+    r"|analy[sz]ed|collected|acquired|curated|contributed|carried\s+out|prepared|implemented|interpreted"
+    r"|administered|developed|provided|secured|obtained)\b"
+    r"|^All\s+authors\s+(?:have\s+)?(?:read|approved|agreed|contributed|reviewed|revised|discussed)\b.*"
+    r"\b(?:manuscript|paper|article|submission|version)\b"
+)
 
 # "Figure 3: ...", "TABLE II. ...", "Fig. 2 Overview ...": a caption's opening; "Figure 3 shows ..." is
 # the body talking about it. "Note: SBP refers to ..." and "Note, SBP refers to ..." are a table's note;
@@ -127,7 +139,7 @@ def reads_as_thanks(sentence: str) -> bool:
     """Thanks, funding, or a journal's back-matter statement (author contributions, conflicts of interest,
     data availability)."""
     text = _flat(sentence)
-    if _BACK_MATTER.match(text):
+    if _BACK_MATTER.match(text) or _CONTRIBUTED.match(text):
         return True
     lower = text.lower()
     return any(word in lower for word in _THANKS_WORDS) and bool(

@@ -136,6 +136,18 @@ async def _key(client: Client, query: str) -> str:
         ("[12] showed that clusters of commodity machines fail often.", "results"),
         ("Author Contributions: Y.L. and M.E. performed the statistical analysis.", "acknowledgements"),
         ("Conflicts of Interest: The authors declare no conflict of interest.", "acknowledgements"),
+        # the statement's sentences after its head, on their own
+        (
+            "D.A., N.H., K.L., and R.W. conceived the study, provided directions, supervision, and/or revised "
+            "the manuscript.",
+            "acknowledgements",
+        ),
+        ("M.E. designed the study and led the investigation.", "acknowledgements"),
+        ("Y.-T.Z. and K.L. analyzed the data.", "acknowledgements"),
+        ("All authors approved the final manuscript.", "acknowledgements"),
+        ("All authors have read and agreed to the published version of the manuscript.", "acknowledgements"),
+        ("M.E. Smith et al. designed a cuffless monitor in 2015.", "results"),
+        ("All authors of the cited trials used the same cuff.", "results"),
         ("Data Availability Statement: The data are on PhysioNet.", "acknowledgements"),
         ("Note: SBP refers to systolic blood pressure, DBP to diastolic.", "caption"),
         ("Note that SBP was measured at the arm of each subject.", "results"),
