@@ -64,7 +64,7 @@ def paper_response(
         left -= _FRAME_CHARS + len(quoted(query)) + len(where) + sum(len(h) + 1 for h in bare) + reserve
     rooms: dict[int, int] = {}  # by rank, a paper that reads further: the room it may take
     if further and left is not None:
-        rooms, left = _reading_further(listed_papers, venues, detail, left)
+        listed_papers, rooms, left = _reading_further(listed_papers, venues, detail, left)
     trimmed = 0
     for rank, (paper_line, bare_line, venue, (paper, item)) in enumerate(
         zip(heads, bare, venues, listed_papers, strict=True)
@@ -114,10 +114,11 @@ def paper_response(
 
 def _reading_further(
     listed_papers: list[tuple[PaperHit, Item]], venues: list[int], detail: str, left: int
-) -> tuple[dict[int, int], int]:
-    """(the room of each paper that reads further, the answer's room): such a paper shows its further
-    passages (``listed_papers`` is changed so) in the room it took before and ``FURTHER_CHARS`` more; the
+) -> tuple[list[tuple[PaperHit, Item]], dict[int, int], int]:
+    """(the papers, those that read further showing their further passages; the room of each of those;
+    the answer's room): such a paper may take the room it took before and ``FURTHER_CHARS`` more; the
     papers after it keep what they had."""
+    listed = list(listed_papers)
     rooms = {}
     usual = left  # what the answer gave each paper before it read further
     for rank, (paper, item) in enumerate(listed_papers[: len(FURTHER_CHARS)]):
@@ -127,8 +128,8 @@ def _reading_further(
         if paper.further:
             rooms[rank] = used + FURTHER_CHARS[rank]
             left += FURTHER_CHARS[rank]
-            listed_papers[rank] = (replace(paper, passages=paper.further), item)
-    return rooms, left
+            listed[rank] = (replace(paper, passages=paper.further), item)
+    return listed, rooms, left
 
 
 def _lines(passages: list[Passage], detail: str) -> list[str]:
