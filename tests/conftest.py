@@ -176,8 +176,15 @@ def zotero_databases_unchanged() -> Iterator[None]:
     for folder in shared_libraries():
         guard_database(folder / "zotero.sqlite")
     yield
+    assert_unchanged(list(_GUARDED))
+
+
+def assert_unchanged(paths: list[Path]) -> None:
+    """Fail if a guarded database's bytes or mtime changed or a sidecar appeared; the paths are checked
+    once (a test's own folder is removed when it passes: tmp_path_retention_policy)."""
     problems = []
-    for path, before in _GUARDED.items():
+    for path in paths:
+        before = _GUARDED.pop(path)
         if fingerprint(path) != before:
             problems.append(f"{path} changed (bytes or mtime)")
         problems.extend(f"{path}{s} was created" for s in SIDECARS if Path(f"{path}{s}").exists())
@@ -185,8 +192,9 @@ def zotero_databases_unchanged() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the developer's own config, environment or Zotero folder."""
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No test reads the developer's own config, environment or Zotero folder. The databases a test made in
+    its own folder are checked when it ends, before the folder goes."""
     for name in list(os.environ):
         if name.startswith("AGENT_ZOT_"):
             monkeypatch.delenv(name)
@@ -194,6 +202,9 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home" / ".local" / "share"))
     monkeypatch.setenv("XDG_DOCUMENTS_DIR", str(tmp_path / "home" / "Documents"))
+    yield
+    own = tmp_path.resolve()
+    assert_unchanged([path for path in _GUARDED if path.is_relative_to(own)])
 
 
 @pytest.fixture(scope="session")
