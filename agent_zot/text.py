@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from rapidfuzz import fuzz
+
 # Letters NFKD does not decompose into a base letter plus marks.
 _FOLD_EXTRA = str.maketrans(
     {"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D",
@@ -15,6 +17,7 @@ _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]")
 # Scripts written without spaces between words: Han ideographs (Chinese, Japanese kanji), kana.
 _UNSPACED_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+")
+_WHOLE_TITLE = 95  # rapidfuzz partial ratio of a title within a request that holds it
 
 
 def fold(text: str) -> str:
@@ -57,6 +60,12 @@ def has_cjk(text: str) -> bool:
 def words(text: str) -> list[str]:
     """The folded words of ``text``."""
     return _WORD.findall(fold(text))
+
+
+def holds_title(text: str, title: str) -> bool:
+    """Whether ``text`` holds the whole of ``title`` (both folded), give or take a typo: a request that
+    gives a paper's title names that paper. The caller decides how long a title must be to count."""
+    return bool(title) and len(title) <= len(text) + 2 and fuzz.partial_ratio(title, text) >= _WHOLE_TITLE
 
 
 STOPWORDS = frozenset(

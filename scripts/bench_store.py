@@ -34,7 +34,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_zot.index.retrieval import CHUNKS_PER_PAPER, MIN_FETCH, fuse, papers_only
+from agent_zot.index.query_vectors import papers_only
+from agent_zot.index.retrieval import CHUNKS_PER_PAPER, MIN_FETCH, fuse
 from agent_zot.index.store import Point, SearchFilter, SparseVector, VectorStore
 from agent_zot.index.store_choice import open_store
 from agent_zot.services.resolve.scope import Filters

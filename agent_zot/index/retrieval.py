@@ -1,10 +1,12 @@
-"""Retrieval core: dense and sparse queries over the index's chunks, fused, grouped into papers with
-their best page-cited passages and the channels that found them.
+"""Retrieval core: dense and sparse queries over the index's chunks (query_vectors.py), fused, grouped into
+papers with their best page-cited passages and the channels that found them.
 
-The two channels run as separate store queries (filters applied in the engine) and are fused here
-(fusion.py), which gives the same ranking as the engine's prefetch fusion and also tells which channel found
-each chunk (the provenance `zot_search` reports). Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because one
-paper usually owns several of the best chunks; a paper's score is its best chunk's score.
+The two channels run as separate store queries (filters applied in the engine) and are fused (fusion.py),
+which gives the same ranking as the engine's prefetch fusion and also tells which channel found each chunk
+(the provenance `zot_search` reports). Chunks are over-fetched (``CHUNKS_PER_PAPER`` per wanted paper) because
+one paper usually owns several of the best chunks; a paper's score is its best chunk's score. Which of close
+papers a question describes is weighed by coverage.py; a paper the query names by its title comes first
+(titled.py).
 """
 
 from __future__ import annotations
@@ -23,8 +25,7 @@ from agent_zot.index.coverage import (
     described_by,
     nearest_sentences,
 )
-from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
-from agent_zot.index.fusion import CHANNEL_NAMES, FUSIONS, best_first, fuse
+from agent_zot.index.fusion import fuse
 from agent_zot.index.passages import (
     DETAILS,
     READING,
@@ -34,21 +35,23 @@ from agent_zot.index.passages import (
     WindowShape,
     passage_of,
 )
+from agent_zot.index.query_vectors import QueryVectors, search_chunks
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
 from agent_zot.index.sentences import focus_of, naming_phrase
-from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
-from agent_zot.text import has_cjk
+from agent_zot.index.store import Hit, SearchFilter
+from agent_zot.index.titled import titled, titles_requests
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
 # What ranking and grouping read of a hit's payload (``lean`` rankings read no more from the store).
 RANKING_FIELDS = ("item_key", "page_start")
 ITEM_FIELDS = ("title", "creators", "year", "item_type")  # of item_payload: what an answer names a paper by
-# Papers whose passages come from a query of their own (more candidates than the library-wide list gives).
+# Papers whose passages come from a query of their own (query_vectors.PAPER_CANDIDATES of them).
 REFINED_PAPERS = 10
-PAPER_CANDIDATES = 16
+# A paper the query names by its title leads the next by this much (no close call shares its depth).
+TITLED_LEAD = 1.5
 
 __all__ = [
     "ChunkHit",
@@ -199,12 +202,16 @@ def rank_many(
         v.requests(fetch, search_filter, payload=RANKING_FIELDS if lean else None)
         for v, fetch in zip(vectors, fetches, strict=True)
     ]
-    found = iter(resources.store.search_batch([r for asked in wanted for r in asked.values()]))
+    # A query that gives a paper's title names it (titled.py); a lean ranking (a claim check's) names none.
+    titles = [[] if lean else titles_requests(v.dense, v.sparse, search_filter) for v in vectors]
+    batch = [r for asked, named in zip(wanted, titles, strict=True) for r in [*asked.values(), *named]]
+    found = iter(resources.store.search_batch(batch))
     memo = memo if memo is not None else SentenceMemo(shared=False)
     full_text: dict[str, bool] = {}  # the rankings find the same papers: each is looked up once
     rankings = []
-    for (query, limit), v, fetch, asked in zip(queries, vectors, fetches, wanted, strict=True):
+    for (query, limit), v, fetch, asked, named in zip(queries, vectors, fetches, wanted, titles, strict=True):
         chunks = v.fused({channel: next(found) for channel in asked}, fetch)
+        records = [hit for _ in named for hit in next(found)]
         if reranker is not None and chunks:
             chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
         papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)
@@ -213,6 +220,8 @@ def rank_many(
             pools.setdefault(chunk.hit.payload["item_key"], []).append(chunk)
         if not lean and asks_about_a_paper(query, [p.score for p in papers]):  # which one? (coverage.py)
             papers = _covered(resources, papers, pools, query, v.dense)
+        if record := titled(query, records, [p.item_key for p in papers]):
+            papers = _titled_first(papers, pools, record, limit)
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings
@@ -339,101 +348,6 @@ def _has_full_text(resources: IndexResources, item_key: str) -> bool:
     return any(r.chunks > 0 for r in resources.state.attachments_of(item_key))
 
 
-class QueryVectors:
-    """One query's dense and sparse vectors, computed once and reused by every store query it makes."""
-
-    def __init__(
-        self, resources: IndexResources, query: str, fusion: str, *, dense: np.ndarray | None = None
-    ) -> None:
-        if fusion not in FUSIONS:
-            raise ValueError(f"unknown fusion {fusion!r}")
-        if fusion != "dense" and _unreadable_for(resources, query):
-            fusion = "sparse"  # the embedding model cannot read this query: its vector would only add noise
-        resources.open()
-        self.resources, self.fusion = resources, fusion
-        self.dense: np.ndarray | None = None
-        if fusion != "sparse":
-            self.dense = dense if dense is not None else resources.embedder.embed_query(query)
-        self.sparse = resources.sparse_query(query) if fusion != "dense" else None
-
-    def search(
-        self,
-        fetch: int,
-        search_filter: SearchFilter | None,
-        *,
-        fusion: str | None = None,
-        payload: Sequence[str] | None = None,
-    ) -> list[ChunkHit]:
-        """Chunk hits, best first, fused from the channels the fusion asks for (``payload``: only these
-        fields of each hit's payload). A filter that names no kinds searches the papers' points only
-        (notes and annotations share the store)."""
-        asked = self.requests(fetch, search_filter, payload=payload)
-        found = self.resources.store.search_batch(list(asked.values()))
-        return self.fused(dict(zip(asked, found, strict=True)), fetch, fusion=fusion)
-
-    def requests(
-        self, fetch: int, search_filter: SearchFilter | None, *, payload: Sequence[str] | None = None
-    ) -> dict[str, SearchRequest]:
-        """The store query of each channel (``search`` sends them; a caller may batch them with others')."""
-        search_filter = papers_only(search_filter)
-        asked: dict[str, SearchRequest] = {}
-        if self.dense is not None:
-            asked["dense"] = SearchRequest(self.dense, None, fetch, search_filter, payload=payload)
-        if self.sparse is not None:  # one with no terms finds nothing (the store answers it so)
-            asked["sparse"] = SearchRequest(None, self.sparse, fetch, search_filter, payload=payload)
-        return asked
-
-    def fused(self, lists: dict[str, list[Hit]], fetch: int, *, fusion: str | None = None) -> list[ChunkHit]:
-        """The channels' hits (``requests`` answered) as one ranking."""
-        if len(lists) == 1:
-            ((channel, hits),) = lists.items()
-            return [ChunkHit(h, h.score, {CHANNEL_NAMES[channel]}) for h in hits]
-        return fuse(lists, method=fusion or self.fusion)[:fetch]
-
-    def within_paper(self, item_key: str, found: list[ChunkHit]) -> list[ChunkHit]:
-        """The paper's best full-text chunks for this query, ranked within the paper, then any of ``found``
-        (e.g. its metadata record) the paper query did not return. With both channels this is one query
-        the engine fuses itself (RRF): within one paper no channel provenance is needed, and on the passage
-        benchmark it chose passages as well as fusing here did, with one engine call instead of two."""
-        wanted = SearchFilter(item_keys=(item_key,), kinds=("chunk",))
-        if self.dense is not None and self.sparse is not None and self.sparse.indices:
-            hits = self.resources.store.search(
-                self.dense,
-                self.sparse,
-                limit=PAPER_CANDIDATES,
-                filter=wanted,
-                fusion="rrf",
-                prefetch=PAPER_CANDIDATES,
-            )
-            own = best_first([ChunkHit(h, h.score, {"vector", "sparse"}) for h in hits])
-        else:
-            own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
-        seen = {c.hit.id for c in own}
-        return own + [c for c in found if c.hit.id not in seen]
-
-
-def papers_only(search_filter: SearchFilter | None) -> SearchFilter:
-    """``search_filter`` limited to the papers' chunks and metadata points, unless it names its kinds."""
-    if search_filter is None:
-        return SearchFilter(kinds=PAPER_KINDS)
-    return search_filter if search_filter.kinds else replace(search_filter, kinds=PAPER_KINDS)
-
-
-def _unreadable_for(resources: IndexResources, query: str) -> bool:
-    """A query mostly in Chinese or Japanese, for an English-only embedding model."""
-    if resources.settings.embedder in MULTILINGUAL_EMBEDDERS:
-        return False
-    letters = [c for c in query if c.isalpha()]
-    return bool(letters) and sum(1 for c in letters if has_cjk(c)) / len(letters) >= 0.5
-
-
-def search_chunks(
-    resources: IndexResources, query: str, *, fetch: int, search_filter: SearchFilter | None, fusion: str
-) -> list[ChunkHit]:
-    """Chunk hits, best first, fused from the channels ``fusion`` asks for."""
-    return QueryVectors(resources, query, fusion).search(fetch, search_filter)
-
-
 def rerank(reranker: Reranker, query: str, chunks: list[ChunkHit], *, candidates: int) -> list[ChunkHit]:
     """The top ``candidates`` chunks ordered by the cross-encoder (its scores replace the fused ones);
     the rest keep their order after them."""
@@ -477,6 +391,23 @@ def _covered(
         sentences=nearest_sentences(dense, pools, stored, first),
     )
     return [replace(by_key[c.item_key], score=c.score) for c in ordered]
+
+
+def _titled_first(
+    papers: list[PaperHit], pools: dict[str, list[ChunkHit]], record: Hit, limit: int
+) -> list[PaperHit]:
+    """``papers`` with the paper the query names by its title (``record``: its metadata point) first and
+    clearly leading (``TITLED_LEAD`` times the best score), brought in with its record when the passages
+    left it out."""
+    key = record.payload["item_key"]
+    top = max((p.score for p in papers), default=record.score)
+    named = next((p for p in papers if p.item_key == key), None)
+    if named is None:
+        indexed = {name: record.payload[name] for name in ITEM_FIELDS if name in record.payload}
+        named = PaperHit(key, top, found_by={"sparse"}, indexed=indexed)
+        pools[key] = [ChunkHit(record, record.score, {"sparse"})]
+    rest = [p for p in papers if p.item_key != key]
+    return [replace(named, score=TITLED_LEAD * top), *rest][:limit]
 
 
 def group_by_paper(chunks: list[ChunkHit], *, limit: int, passages_per_paper: int) -> list[PaperHit]:

@@ -33,7 +33,7 @@ from agent_zot.services.resolve.clues import (
 from agent_zot.services.resolve.library import resolve_item
 from agent_zot.services.resolve.paper_index import ARXIV, PaperIndex, citation_keys, paper_index, words
 from agent_zot.services.response import quoted
-from agent_zot.text import STOPWORDS, fold
+from agent_zot.text import STOPWORDS, fold, holds_title
 from agent_zot.zotero.models import Item, Library
 
 _CITE_KEY = re.compile(r"\b[A-Za-z][A-Za-z_-]*\d{4}[\w:-]*\b")
@@ -152,7 +152,7 @@ def _names_a_paper(index: PaperIndex, clues: Clues, ranked: list[Scored]) -> boo
         return False
     text = fold(clues.text)
     title = fold(index.items[ranked[0].keys[0]].title)
-    if len(title) >= 12 and len(title) <= len(text) + 2 and fuzz.partial_ratio(title, text) >= 95:
+    if len(title) >= 12 and holds_title(text, title):
         return True
     total = sum(t.weight for t in clues.tokens if not t.bonus)
     if _ONE_DOCUMENT.search(clues.text) and ranked[0].score >= 0.6 * total:
@@ -319,7 +319,7 @@ def _whole_title(index: PaperIndex, clues: Clues, scores: dict[str, float]) -> N
     for key in top:
         title = fold(index.items[key].title)
         long_enough = len([w for w in words(title) if w not in STOPWORDS]) >= 3
-        if long_enough and len(title) <= len(text) + 2 and fuzz.partial_ratio(title, text) >= 95:
+        if long_enough and holds_title(text, title):
             scores[key] += 0.3 * scores[key]
 
 

@@ -16,6 +16,7 @@ from agent_zot.index.integrity import update_running
 from agent_zot.index.rerank import make_reranker
 from agent_zot.index.retrieval import Depth, PaperHit, search_papers
 from agent_zot.index.sentences import asks_a_question
+from agent_zot.index.titled import title_named
 from agent_zot.services.answer_notes import note_library_pending
 from agent_zot.services.context import AppContext
 from agent_zot.services.paper_reading.roles import answer_kind
@@ -210,6 +211,9 @@ class _Search:
     def run(self, route: Route, wanted: str, topic: str) -> tuple[list[PaperHit], Route]:
         # An escalated run replaces the first one's answer, and with it the notes and extras it made.
         self.extras, self.notes = {}, []
+        if route.subqueries and self._titled(wanted):
+            reason = f"{route.reason}; the words are a paper's title → searched whole"
+            route = replace(route, compound=False, subqueries=(), reason=reason)
         if route.subqueries:
             papers, info = modes.merge_subqueries(
                 topic, route.subqueries, lambda part: self.core(part, self.size * 3), limit=self.size
@@ -234,6 +238,14 @@ class _Search:
             found = modes.metadata_matches(self.read_library(), topic or wanted, limit=self.size)
             papers = modes.merge_backends(papers, [p for p in found if self._admits(p)], limit=self.size * 2)
         return papers, route
+
+    def _titled(self, text: str) -> bool:
+        """Whether ``text``, read as several parts, is one paper's title ("X and Y: Z"): then it is searched
+        whole, and that paper comes first."""
+        index = self.ctx.index()
+        return (
+            title_named(index, text, self.filters.store_filter(), self.ctx.settings.search_fusion) is not None
+        )
 
     def _expanded(self, route: Route, wanted: str) -> tuple[Route, str]:
         """Short, vague queries (one or two content words) get terms mined from this library."""

@@ -4,6 +4,8 @@ not at startup."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent_zot.services.catalog import SearchRequest
 from agent_zot.services.context import AppContext
 from agent_zot.services.response import ToolResponse, with_route
@@ -26,6 +28,12 @@ def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
         "tags": req.tags,
         "item_type": req.item_type,
     }
+    if decision.mode == "evidence" and not decision.forced and _is_a_title(ctx, req.query):
+        # Titles often read as claims ("Density, not radius, separates rocky and water-rich small planets"):
+        # whoever types one wants the paper
+        decision = replace(
+            decision, mode="fast", reason=f"{decision.reason}; the words are a paper's title → search"
+        )
     if decision.mode == "evidence":
         from agent_zot.services.evidence.claim_check import run_evidence
 
@@ -37,3 +45,12 @@ def handle(ctx: AppContext, req: SearchRequest, decision: Route) -> ToolResponse
         ctx, decision, req.query, limit=req.limit, escalate=not decision.forced, detail=req.detail, **filters
     )
     return with_route(response, ran)
+
+
+def _is_a_title(ctx: AppContext, query: str) -> bool:
+    """Whether the query is a paper's title, nothing more (index/titled.py); not before an index is built."""
+    if not ctx.index_ready():
+        return False
+    from agent_zot.index.titled import title_named
+
+    return title_named(ctx.index(), query, None, ctx.settings.search_fusion, alone=True) is not None
