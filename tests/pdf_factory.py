@@ -393,3 +393,14 @@ def write_catalogue_paper(path: Path, prose_pages: int = 2, table_pages: int = 6
         pdf.cell(170, 5, str(page), align="C")
     pdf.output(str(path))
     return path
+
+
+def pages_pdf(path: Path, pages: list[str]) -> bytes:
+    """A PDF with one page of plain text for each of ``pages``, written to ``path``; its bytes."""
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    pdf.output(str(path))
+    return path.read_bytes()

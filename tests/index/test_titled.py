@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from fpdf import FPDF
 
 from agent_zot.config import Settings
 from agent_zot.index.store import Hit
 from agent_zot.index.titled import titled
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
+from tests.pdf_factory import pages_pdf
 
 ONLY_PPG = "Blood Pressure Estimation Using Photoplethysmography Only: A Comparison of Three Learners"
 AND_TITLE = "Photoplethysmography and Deep Learning: Ranking Hypertension Risk"
@@ -63,16 +63,6 @@ def test_a_claim_is_a_title_only_when_it_is_the_title_alone() -> None:
     assert titled(f"Does the evidence say that {CLAIM_TITLE.lower()}?", records) == records[0]
 
 
-def _pdf(path: Path, paragraphs: list[str]) -> bytes:
-    pdf = FPDF(format="A4")
-    pdf.set_font("Helvetica", size=11)
-    for paragraph in paragraphs:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, paragraph)
-    pdf.output(str(path))
-    return path.read_bytes()
-
-
 # Neighbours whose every page says the words of the titles asked for below, far more often than the papers
 # that bear those titles do.
 _NEIGHBOUR = (
@@ -102,7 +92,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     ):
         item = b.add_item("journalArticle", title=title, date=f"201{n}-00-00 201{n}", abstractNote=_NEIGHBOUR)
         pages = [f"{_NEIGHBOUR} Study {n}, part {part}." for part in range(3)]
-        b.add_attachment(item, filename=f"n{n}.pdf", content=_pdf(root / f"n{n}.pdf", pages))
+        b.add_attachment(item, filename=f"n{n}.pdf", content=pages_pdf(root / f"n{n}.pdf", pages))
     papers = {
         ONLY_PPG: "Three learners were compared on 32 surgical cases: a regression tree, a support vector "
         "machine and linear regression. The regression tree met the accuracy standard for devices.",
@@ -115,7 +105,7 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Settings:
         # a long structured abstract, as journals print them, that barely says the title's words
         abstract = "\n\n".join(f"{head}\n{text} {_ASIDE}" for head in ("Introduction", "Methods", "Results"))
         item = b.add_item("journalArticle", title=title, date=f"202{n}-00-00 202{n}", abstractNote=abstract)
-        b.add_attachment(item, filename=f"p{n}.pdf", content=_pdf(root / f"p{n}.pdf", [text, text]))
+        b.add_attachment(item, filename=f"p{n}.pdf", content=pages_pdf(root / f"p{n}.pdf", [text, text]))
     db = guard_database(b.build())
     return index_library(library_settings(db.parent, root), root / "home")
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fpdf import FPDF
 
 from agent_zot.cli.main import cli
 from agent_zot.ingest.pdfium import PdfiumParser
@@ -16,7 +15,7 @@ from agent_zot.services.upkeep.reread import SCAN_META, VERSION_META, record, to
 from agent_zot.state.index import AttachmentRecord, IndexState, PageRecord
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import guard_database
-from tests.pdf_factory import ABSTRACT, LICENCE, write_abstract_over_stamp
+from tests.pdf_factory import ABSTRACT, LICENCE, pages_pdf, write_abstract_over_stamp
 
 # A HAL preprint's cover sheet as pdfium reads it (tests/ingest/test_ingest_text.py holds the same sheet).
 HAL_COVER = (
@@ -78,16 +77,6 @@ def test_none_is_read_again_when_the_setting_says_so_and_the_look_keeps_to_its_t
     state.close()
 
 
-def _pdf(path: Path, pages: list[str]) -> bytes:
-    pdf = FPDF()
-    pdf.set_font("Helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    pdf.output(str(path))
-    return path.read_bytes()
-
-
 @pytest.mark.slow
 def test_an_index_an_earlier_release_made_reads_again_only_the_files_read_otherwise(tmp_path: Path) -> None:
     """Two preprints were indexed with their cover sheets by an earlier release, a third paper has none: the
@@ -101,7 +90,7 @@ def test_an_index_an_earlier_release_made_reads_again_only_the_files_read_otherw
     }
     for n, (title, pages) in enumerate(papers.items()):
         item = b.add_item("journalArticle", title=title, date="2013-00-00 2013")
-        b.add_attachment(item, filename=f"p{n}.pdf", content=_pdf(tmp_path / f"p{n}.pdf", pages))
+        b.add_attachment(item, filename=f"p{n}.pdf", content=pages_pdf(tmp_path / f"p{n}.pdf", pages))
     db = guard_database(b.build())
     env = {"AGENT_ZOT_DATA_DIR": str(tmp_path / "state"), "AGENT_ZOT_EMBEDDER": "minilm-onnx"}
     update = ["--library", str(db.parent), "update-db"]
