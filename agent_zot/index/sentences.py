@@ -34,11 +34,17 @@ _STUB_WORDS = 6  # a line this short with no end mark is a running title or a la
 
 
 def is_stub(sentence: str) -> bool:
-    """A fragment that says nothing on its own ("Lo et al. - 2020 - S2ORC" above an abstract): kept out of
-    passages, as headings are."""
+    """A fragment that says nothing on its own ("Lo et al. - 2020 - S2ORC" above an abstract; a number or
+    marks alone, "17." left by a contents line, ". . .", a table's row of numbers): kept out of passages,
+    as headings are."""
+    if not _A_WORD.search(sentence):
+        return True
     return not sentence.rstrip().endswith((".", "!", "?", ":", ";", '"', "”", ")")) and (
         len(re.findall(r"\w+", sentence)) < _STUB_WORDS
     )
+
+
+_A_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: a sentence without is no statement
 
 
 # "In the study that used a deep belief network on ICU recordings, how many subjects were used for

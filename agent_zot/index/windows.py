@@ -75,11 +75,12 @@ def windows(
             first, last = min(lo, neighbour), max(hi, neighbour)
             if last - first < shape.sentences and width(spans, first, last) <= shape.chars:
                 lo, hi = first, last
+        # past a label ("2.4.1.", a stub) standing before what is announced: it is announcing too
         while (
             shape.join
             and hi in announcing
             and hi + 1 < len(spans)
-            and hi + 1 not in headings
+            and (hi + 1 not in headings or hi + 1 in announcing)
             and width(spans, lo, hi + 1) <= JOINED_CHARS
         ):
             hi += 1

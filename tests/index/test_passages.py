@@ -192,6 +192,26 @@ def test_a_running_title_left_alone_by_a_heading_is_no_passage() -> None:
     assert passages and all("2019 - SciBERT" not in p.text for p in passages), [p.text for p in passages]
 
 
+_GROWN = "We grew 500 trees for each of the 32 data sets. Each tree saw a bootstrap sample of the rows."
+
+
+@pytest.mark.parametrize(
+    ("stray", "text"),
+    [
+        ("17.", f"Random forests average many decorrelated trees.\n17.\n{_GROWN}"),
+        (". . .", f". . .\n{_GROWN}"),
+        ("-0.23 -0.27 0.01 4.", f"-0.23 -0.27 0.01 4.\n{_GROWN}"),
+    ],
+)
+def test_a_number_or_marks_alone_are_no_passage_nor_part_of_one(stray: str, text: str) -> None:
+    """A contents line's page number left on its own ("17."), leader dots, a table's row of numbers without
+    its labels: no word in them, so never a passage, and a passage does not run across them."""
+    asked = "how many trees were grown for each data set?"
+    passages = PassagePicker(None, asked, detail="sentences").pick(_chunks(text), 10)  # type: ignore[arg-type]
+    assert passages[0].text.startswith("We grew 500 trees"), [p.text for p in passages]
+    assert all(stray not in p.text for p in passages), [p.text for p in passages]
+
+
 def test_a_sentence_two_overlapping_chunks_hold_is_shown_once() -> None:
     """Consecutive chunks overlap: the second opens inside a sentence the first holds whole. That piece is
     the same sentence: another window is shown in its place."""
