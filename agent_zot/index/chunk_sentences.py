@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from agent_zot.index.sections import sentence_kinds, sentence_sections
-from agent_zot.index.sentences import NUMBERED_HEADING, is_stub, prose_share, sentence_spans
+from agent_zot.index.sentences import NUMBERED_HEADING, is_stub, names_a_section, prose_share, sentence_spans
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit, SparseVector, VectorStore
-from agent_zot.ingest.headings import heading_lines
+from agent_zot.ingest.headings import heading_lines, section_name
 from agent_zot.ingest.section_kinds import payload_kind
 
 
@@ -28,13 +28,21 @@ class ChunkSentences:
         spans = sentence_spans(text, lines)
         self.text, self.spans = text, spans
         self._sentences = [text[a:b] for a, b in spans]
+        # a heading line the sentence split cut in two ("2." | "Data Description") is one heading
+        line_of = [next((line for line in lines if line[0] <= a and b <= line[1]), None) for a, b in spans]
         self.headings = frozenset(
             i
             for i, (a, b) in enumerate(spans)
-            if (a, b) in lines or NUMBERED_HEADING.match(text[a:b]) or is_stub(text[a:b])
+            if line_of[i] or NUMBERED_HEADING.match(text[a:b]) or is_stub(text[a:b])
         )
-        section = payload.get("section")
-        self.sections = sentence_sections(section, text, spans, self.headings)
+        labels: dict[int, str] = {}
+        for i in sorted(self.headings):
+            line = line_of[i]
+            label = text[line[0] : line[1]] if line else self._sentences[i]
+            if (line is None or i == 0 or line_of[i - 1] != line) and names_a_section(label):
+                labels[i] = label
+        section = section_name(payload.get("section"))
+        self.sections = sentence_sections(section, labels, len(spans))
         self.kinds = sentence_kinds(self.sections, self._sentences, (section, payload_kind(payload)))
         self._prose: list[float] | None = None
         self._terms: dict[tuple[float, float, float], list[SparseVector]] = {}

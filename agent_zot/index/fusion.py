@@ -6,9 +6,10 @@ list's scores normalised by mean ± 3 standard deviations, then summed); chosen 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from agent_zot.index.passages import ChunkHit
+from agent_zot.index.store import RRF_K as STORE_RRF_K
 from agent_zot.index.store import Hit
 
 # Tuned on SciFact train (scripts/bench_retrieval.py), checked on both halves of the queries separately:
@@ -22,17 +23,30 @@ CHANNEL_NAMES = {"dense": "vector", "sparse": "sparse"}
 
 def fuse(lists: dict[str, list[Hit]], *, method: str) -> list[ChunkHit]:
     """Combine ranked lists of the same points: RRF on ranks, or DBSF on normalised scores."""
+
+    def scored(channel: str, hits: list[Hit]) -> list[float]:
+        raw = _rrf_scores(hits) if method == "rrf" else _dbsf_scores(hits)
+        return [CHANNEL_WEIGHTS[channel] * s for s in raw]
+
+    return _merged(lists, scored)
+
+
+def fuse_as_the_store(lists: dict[str, list[Hit]]) -> list[ChunkHit]:
+    """RRF as the vector stores compute it for a fused query (``store.RRF_K``, ranks from 0, the channels
+    weighted alike), here so that a tie is broken by ``best_first``: the engine returns tied points in the
+    order its threads finish, and a tie at the cut of a short list changed which chunks a paper's passages
+    came from between two runs of one question."""
+    return _merged(lists, lambda _, hits: [1.0 / (STORE_RRF_K + rank) for rank in range(len(hits))])
+
+
+def _merged(lists: dict[str, list[Hit]], scored: Callable[[str, list[Hit]], list[float]]) -> list[ChunkHit]:
+    """One hit per point, its channels' scores (``scored``: a channel's list's) summed, best first."""
     merged: dict[str, ChunkHit] = {}
     for channel, hits in lists.items():
-        raw = _rrf_scores(hits) if method == "rrf" else _dbsf_scores(hits)
-        scores = [CHANNEL_WEIGHTS[channel] * s for s in raw]
-        for hit, score in zip(hits, scores, strict=True):
-            entry = merged.get(hit.id)
-            if entry is None:
-                merged[hit.id] = ChunkHit(hit, score, {CHANNEL_NAMES[channel]})
-            else:
-                entry.score += score
-                entry.channels.add(CHANNEL_NAMES[channel])
+        for hit, score in zip(hits, scored(channel, hits), strict=True):
+            entry = merged.setdefault(hit.id, ChunkHit(hit, 0.0, set()))
+            entry.score += score
+            entry.channels.add(CHANNEL_NAMES[channel])
     return best_first(merged.values())
 
 

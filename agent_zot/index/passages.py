@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from agent_zot.index.chunk_sentences import ChunkSentences, SentenceMemo
-from agent_zot.index.chunking import paragraph_at
+from agent_zot.index.page_texts import PageTexts
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import (
@@ -51,9 +51,9 @@ from agent_zot.index.windows import READING as READING
 from agent_zot.index.windows import WINDOW_CHARS as WINDOW_CHARS
 from agent_zot.index.windows import WindowShape as WindowShape
 from agent_zot.index.windows import windows as windows
+from agent_zot.ingest.headings import section_name
 from agent_zot.ingest.section_kinds import payload_kind
-from agent_zot.ingest.sentence_roles import UNCITED, reading
-from agent_zot.state.index import PageRecord
+from agent_zot.ingest.sentence_roles import UNCITED
 from agent_zot.text import with_numerals
 
 SENTENCE_WEIGHT = 1.0  # the sentence's BM25, normalised by the best sentence of the paper's candidates
@@ -79,11 +79,6 @@ RARITY = 2.0
 RERANK_WINDOWS = 12  # candidate windows per paper a configured cross-encoder re-scores
 _PRIOR_K = 10
 
-# Where a sentence starts in running text: after an end mark (and a closing quote or bracket).
-_SENTENCE_START = re.compile(r"[.!?][\"')\]]?\s+(?=[A-Z(\[\"])")
-# Characters looked back for that sentence's start: passages are clipped at 1,000 characters, and a longer
-# run before the cut is more likely a table or a list than half a sentence.
-SENTENCE_REACH = 250
 _QUANTITY_QUESTION = re.compile(
     r"\b(?:how\s+(?:many|much|large|long|big|fast|often|high|low|small|far|old)"
     r"|what\s+(?:share|percentage|percent|fraction|proportion|number|accuracy|score|rate|size|value|range)"
@@ -175,7 +170,7 @@ def passage_of(hit: Hit, score: float) -> Passage:
         attachment_key=payload.get("attachment_key"),
         page_start=payload.get("page_start"),
         page_end=payload.get("page_end"),
-        section=payload.get("section"),
+        section=section_name(payload.get("section")),
         score=score,
         ocr=bool(payload.get("ocr", False)),
         paragraph=payload.get("paragraph"),
@@ -218,8 +213,7 @@ class PassagePicker:
         )
         self.quantity = bool(_QUANTITY_QUESTION.search(query))
         self.definition = bool(_DEFINITION_QUESTION.search(query))
-        self._pages: dict[str, dict[int, str]] = {}
-        self._sections: dict[str, dict[int, PageRecord]] = {}
+        self.pages = PageTexts(resources)
 
     def pick(self, pool: Sequence[ChunkHit], count: int) -> list[Passage]:
         """Up to ``count`` passages from ``pool``, the paper's candidate chunks in rank order; no sentence
@@ -282,7 +276,7 @@ class PassagePicker:
                 # sentence is what it shows, and what another chunk that holds it whole must not show again.
                 opened.add(n)
                 if keys and MID_SENTENCE.match(keys[0]):
-                    keys[0] = " ".join(f"{self._cut_start(chunks[n].hit, keys[0])} {keys[0]}".split())
+                    keys[0] = " ".join(f"{self.pages.cut_start(chunks[n].hit, keys[0])} {keys[0]}".split())
             if keys[window.peak] in used or window.peak in headings[n]:  # a heading alone answers nothing
                 continue
             lo, hi = window.first, window.last
@@ -443,11 +437,11 @@ class PassagePicker:
         first, last, key = payload.get("page_start"), payload.get("page_end"), payload.get("attachment_key")
         taken = ""
         if MID_SENTENCE.match(text):
-            start = self._cut_start(hit, text)
+            start = self.pages.cut_start(hit, text)
             if len(start) + len(text) <= self.shape.chars * 5 // 4:  # never at the cost of the window's end
                 taken = start
         elif first is not None and key and before_cut:
-            start = self._sentence_start(key, first, text, payload.get("paragraph") is None)
+            start = self.pages.sentence_start(key, first, text, payload.get("paragraph") is None)
             whole = start.rstrip().endswith((".", "!", "?"))  # a sentence, not a heading run into it
             again = shown is not None and start in shown  # a passage before it shows it
             if whole and not again and len(start) + len(text) <= self.shape.chars:
@@ -456,72 +450,13 @@ class PassagePicker:
                     shown.update([start])
         if taken and first is not None and key:
             text = taken + text
-            if " ".join(taken.split()[:6]) not in self._page_texts(key).get(first, ""):
+            if " ".join(taken.split()[:6]) not in self.pages.texts(key).get(first, ""):
                 first -= 1  # the words taken in begin on the page before: cited from there
         if first is not None and last not in (None, first) and key:
-            first, last = self._pages_of(key, text, first, last)
+            first, last = self.pages.pages_of(key, text, first, last)
         passage = passage_of(hit, score)
         passage.text, passage.page_start, passage.page_end = text, first, last
         if passage.paragraph is not None and first is not None and key:
-            passage.paragraph = self._paragraph_of(key, first, text) or passage.paragraph
+            passage.paragraph = self.pages.paragraph_of(key, first, text) or passage.paragraph
         passage.text = without_title_block(text, payload.get("title"), payload.get("creators") or ())
         return passage
-
-    def _cut_start(self, hit: Hit, text: str) -> str:
-        """The words before ``text``, a window of ``hit``'s chunk that begins inside a sentence, that start
-        that sentence on the page (empty when they are not found nearby)."""
-        payload = hit.payload
-        page, key = payload.get("page_start"), payload.get("attachment_key")
-        if page is None or not key:
-            return ""
-        return self._sentence_start(key, page, text, payload.get("paragraph") is None)  # a web page: no turns
-
-    def _paragraph_of(self, attachment_key: str, number: int, text: str) -> int | None:
-        """The paragraph of a web page's section where a window of a chunk begins (the chunk's own
-        paragraph is where the chunk begins, often the heading)."""
-        if attachment_key not in self._sections:
-            self._sections[attachment_key] = {
-                p.number: p for p in self.resources.state.pages_of(attachment_key)
-            }
-        page = self._sections[attachment_key].get(number)
-        words = text.split()[:8]
-        if page is None or not words:
-            return None
-        found = re.search(r"\s+".join(map(re.escape, words)), page.text)
-        return paragraph_at(page, found.start()) if found else None
-
-    def _sentence_start(self, attachment_key: str, page: int, text: str, turn: bool = True) -> str:
-        """The words of the sentence a window begins inside of (a chunk cut mid-sentence: "respectively
-        (Table 4). Artifacts …"), taken from the page text before it, the previous page's end included
-        when the window opens its page and ``turn`` (a PDF's); empty when they are not found nearby."""
-        pages = self._page_texts(attachment_key)
-        words = pages.get(page, "")
-        at = words.find(" ".join(text.split()[:8]))
-        if turn and 0 <= at < SENTENCE_REACH and page - 1 in pages:  # a sentence cut by the page's turn
-            words, at = f"{pages[page - 1]} {words}", at + len(pages[page - 1]) + 1
-        if at <= 0:
-            return ""
-        before = words[max(0, at - SENTENCE_REACH) : at]
-        starts = list(_SENTENCE_START.finditer(before))
-        if not starts:
-            return ""
-        words = before[starts[-1].end() :]
-        # a footnote or an address the page text holds between the halves is no part of the sentence
-        return words if reading(words) is None else ""
-
-    def _page_texts(self, attachment_key: str) -> dict[int, str]:
-        if attachment_key not in self._pages:
-            # a picker given no index (the scoring's own tests) has no page texts to widen a window from
-            pages = self.resources.state.pages_of(attachment_key) if self.resources is not None else []
-            self._pages[attachment_key] = {p.number: " ".join(p.text.split()) for p in pages}
-        return self._pages[attachment_key]
-
-    def _pages_of(self, attachment_key: str, text: str, first: int, last: int) -> tuple[int, int]:
-        """The pages a window of a chunk spanning ``first``..``last`` lies on, found in the page texts."""
-        pages = self._page_texts(attachment_key)
-        words = text.split()
-        head, tail = " ".join(words[:8]), " ".join(words[-8:])
-        span = range(first, last + 1)
-        start = next((n for n in span if head in pages.get(n, "")), first)
-        end = next((n for n in reversed(span) if tail in pages.get(n, "")), last)
-        return start, max(start, end)

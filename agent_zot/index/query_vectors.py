@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from agent_zot.index.embed import MULTILINGUAL_EMBEDDERS
-from agent_zot.index.fusion import CHANNEL_NAMES, FUSIONS, best_first, fuse
+from agent_zot.index.fusion import CHANNEL_NAMES, FUSIONS, fuse, fuse_as_the_store
 from agent_zot.index.passages import ChunkHit
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import PAPER_KINDS, Hit, SearchFilter, SearchRequest
@@ -33,7 +33,7 @@ class QueryVectors:
         self.resources, self.fusion = resources, fusion
         self.dense: np.ndarray | None = None
         if fusion != "sparse":
-            self.dense = dense if dense is not None else resources.embedder.embed_query(query)
+            self.dense = dense if dense is not None else resources.query_vector(query)
         self.sparse = resources.sparse_query(query) if fusion != "dense" else None
 
     def search(
@@ -72,22 +72,14 @@ class QueryVectors:
 
     def within_paper(self, item_key: str, found: list[ChunkHit]) -> list[ChunkHit]:
         """The paper's best full-text chunks for this query, ranked within the paper, then any of ``found``
-        (e.g. its metadata record) the paper query did not return. With both channels this is one query
-        the engine fuses itself (RRF): within one paper no channel provenance is needed, and on the passage
-        benchmark it chose passages as well as fusing here did, with one engine call instead of two."""
+        (e.g. its metadata record) the paper query did not return. Both channels go in one store call and
+        are fused as the store fuses them (``fuse_as_the_store``, the ranking the passage benchmarks were
+        tuned on), a tie broken the same way every time."""
         wanted = SearchFilter(item_keys=(item_key,), kinds=("chunk",))
-        if self.dense is not None and self.sparse is not None and self.sparse.indices:
-            hits = self.resources.store.search(
-                self.dense,
-                self.sparse,
-                limit=PAPER_CANDIDATES,
-                filter=wanted,
-                fusion="rrf",
-                prefetch=PAPER_CANDIDATES,
-            )
-            own = best_first([ChunkHit(h, h.score, {"vector", "sparse"}) for h in hits])
-        else:
-            own = self.search(PAPER_CANDIDATES, wanted, fusion="rrf")
+        asked = self.requests(PAPER_CANDIDATES, wanted)
+        lists = dict(zip(asked, self.resources.store.search_batch(list(asked.values())), strict=True))
+        fused = fuse_as_the_store(lists) if len(lists) > 1 else self.fused(lists, PAPER_CANDIDATES)
+        own = fused[:PAPER_CANDIDATES]
         seen = {c.hit.id for c in own}
         return own + [c for c in found if c.hit.id not in seen]
 

@@ -8,9 +8,13 @@ store until `close`.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agent_zot.config import Settings
 from agent_zot.errors import AgentZotError
@@ -25,6 +29,9 @@ from agent_zot.index.store_choice import open_store
 from agent_zot.state.index import IndexState
 
 DEFAULT_BGE_M3 = "BAAI/bge-m3"
+# Query vectors kept: one request may embed its query in more than one step (a title lookup, then the
+# search it decides; a claim's check after the question whether it is a title).
+QUERY_VECTORS_KEPT = 16
 
 
 class IndexResources:
@@ -49,6 +56,8 @@ class IndexResources:
         self._store: VectorStore | None = None
         self._embedder_lock = threading.Lock()  # likewise: two embedders would each load their model
         self._embedder: Embedder | None = None
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_lock = threading.Lock()
         self._opened: IndexInfo | None = None
         self._hold: GenerationHold | None = None
         if models_from is not None:
@@ -83,6 +92,31 @@ class IndexResources:
             if self._embedder is None:
                 self._embedder = self._make_embedder()
             return self._embedder
+
+    def query_vector(self, text: str) -> np.ndarray:
+        """The embedder's query vector of ``text``, computed once for the last few queries (read-only)."""
+        return self.query_vectors([text])[0]
+
+    def query_vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """The query vectors of ``texts`` (one row each): those of the last few queries kept, the others
+        embedded in one run."""
+        with self._query_lock:
+            kept = {text: self._query_vectors[text] for text in texts if text in self._query_vectors}
+            for text in kept:
+                self._query_vectors.move_to_end(text)
+        missing = list(dict.fromkeys(text for text in texts if text not in kept))
+        if missing:
+            found = self.embedder.embed_queries(missing)
+            with self._query_lock:
+                for text, vector in zip(missing, found, strict=True):
+                    vector = np.array(vector)
+                    vector.setflags(write=False)
+                    kept[text] = self._query_vectors[text] = vector
+                while len(self._query_vectors) > QUERY_VECTORS_KEPT:
+                    self._query_vectors.popitem(last=False)
+        rows = np.stack([kept[text] for text in texts])
+        rows.setflags(write=False)
+        return rows
 
     def _make_embedder(self) -> Embedder:
         options: dict[str, Any] = {}

@@ -41,7 +41,7 @@ from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
 from agent_zot.index.sentences import focus_of, naming_phrase
 from agent_zot.index.store import Hit, SearchFilter
-from agent_zot.index.titled import titled, titles_requests
+from agent_zot.index.titled import channels_finding, titled, titles_requests
 
 CHUNKS_PER_PAPER = 8
 MIN_FETCH = 50
@@ -203,15 +203,18 @@ def rank_many(
         for v, fetch in zip(vectors, fetches, strict=True)
     ]
     # A query that gives a paper's title names it (titled.py); a lean ranking (a claim check's) names none.
-    titles = [[] if lean else titles_requests(v.dense, v.sparse, search_filter) for v in vectors]
-    batch = [r for asked, named in zip(wanted, titles, strict=True) for r in [*asked.values(), *named]]
+    titles = [{} if lean else titles_requests(v.dense, v.sparse, search_filter) for v in vectors]
+    batch = [
+        r for asked, named in zip(wanted, titles, strict=True) for r in [*asked.values(), *named.values()]
+    ]
     found = iter(resources.store.search_batch(batch))
     memo = memo if memo is not None else SentenceMemo(shared=False)
     full_text: dict[str, bool] = {}  # the rankings find the same papers: each is looked up once
     rankings = []
     for (query, limit), v, fetch, asked, named in zip(queries, vectors, fetches, wanted, titles, strict=True):
         chunks = v.fused({channel: next(found) for channel in asked}, fetch)
-        records = [hit for _ in named for hit in next(found)]
+        by_channel = {channel: next(found) for channel in named}
+        records = [hit for hits in by_channel.values() for hit in hits]
         if reranker is not None and chunks:
             chunks = rerank(reranker, query, chunks, candidates=rerank_candidates)
         papers = group_by_paper(chunks, limit=limit, passages_per_paper=0)
@@ -221,7 +224,9 @@ def rank_many(
         if not lean and asks_about_a_paper(query, [p.score for p in papers]):  # which one? (coverage.py)
             papers = _covered(resources, papers, pools, query, v.dense)
         if record := titled(query, records, [p.item_key for p in papers]):
-            papers = _titled_first(papers, pools, record, limit)
+            papers = _titled_first(
+                papers, pools, record, limit, channels_finding(record.payload["item_key"], by_channel)
+            )
         picking = _Picking(detail, reranker, shape, hint, memo, lean, full_text)
         rankings.append(Ranking(resources, query, fusion, v, papers, pools, picking))
     return rankings
@@ -382,7 +387,7 @@ def _covered(
     # The papers' own descriptions are matched by the words that describe the paper asked about, when the
     # question has them (coverage.py, DESCRIBED_WEIGHT)
     naming = naming_phrase(query) if dense is not None and len(first) > 1 else None
-    describing = resources.embedder.embed_query(naming) if naming else dense
+    describing = resources.query_vector(naming) if naming else dense
     ordered = by_coverage(
         [(p.item_key, p.score) for p in papers],
         pools,
@@ -394,18 +399,18 @@ def _covered(
 
 
 def _titled_first(
-    papers: list[PaperHit], pools: dict[str, list[ChunkHit]], record: Hit, limit: int
+    papers: list[PaperHit], pools: dict[str, list[ChunkHit]], record: Hit, limit: int, channels: set[str]
 ) -> list[PaperHit]:
-    """``papers`` with the paper the query names by its title (``record``: its metadata point) first and
-    clearly leading (``TITLED_LEAD`` times the best score), brought in with its record when the passages
-    left it out."""
+    """``papers`` with the paper the query names by its title (``record``: its metadata point, found by
+    ``channels``) first and clearly leading (``TITLED_LEAD`` times the best score), brought in with its
+    record when the passages left it out."""
     key = record.payload["item_key"]
     top = max((p.score for p in papers), default=record.score)
     named = next((p for p in papers if p.item_key == key), None)
     if named is None:
         indexed = {name: record.payload[name] for name in ITEM_FIELDS if name in record.payload}
-        named = PaperHit(key, top, found_by={"sparse"}, indexed=indexed)
-        pools[key] = [ChunkHit(record, record.score, {"sparse"})]
+        named = PaperHit(key, top, found_by=set(channels), indexed=indexed)
+        pools[key] = [ChunkHit(record, record.score, set(channels))]
     rest = [p for p in papers if p.item_key != key]
     return [replace(named, score=TITLED_LEAD * top), *rest][:limit]
 

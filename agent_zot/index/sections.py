@@ -11,7 +11,7 @@ only name the paper (its title's words, "paper", "study") match every heading of
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_zot.index.sparse import Bm25Encoder
@@ -89,15 +89,16 @@ _BIO_GOES_ON = re.compile(r"(?:He|She|They|His|Her|Their|Dr\.|Prof\.)\s")
 
 
 def sentence_sections(
-    section: str | None, text: str, spans: Sequence[tuple[int, int]], headings: frozenset[int]
+    section: str | None, headings: Mapping[int, str], count: int
 ) -> list[tuple[str | None, str | None]]:
-    """(heading, parent heading) of each sentence of a chunk whose payload section is ``section``;
-    ``headings`` are the indices of the sentences that are headings (each is under itself)."""
+    """(heading, parent heading) of each of the ``count`` sentences of a chunk whose payload section is
+    ``section``; ``headings``: the sentences that open a section, by index, with the heading each gives
+    (each is under itself)."""
     stack: list[tuple[int, str]] = [(heading_level(section), section)] if section else []
     found: list[tuple[str | None, str | None]] = []
-    for index, (start, end) in enumerate(spans):
+    for index in range(count):
         if index in headings:
-            heading = " ".join(text[start:end].split())
+            heading = " ".join(headings[index].split())
             level = heading_level(heading)
             while stack and stack[-1][0] >= level:
                 stack.pop()

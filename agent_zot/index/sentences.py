@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SparseVector
+from agent_zot.ingest.headings import names_no_section
 
 SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
 
@@ -45,6 +46,23 @@ def is_stub(sentence: str) -> bool:
 
 
 _A_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: a sentence without is no statement
+
+
+def names_a_section(sentence: str) -> bool:
+    """Whether a sentence kept out of passages (see ``is_stub``) may cite those after it: it has words
+    ("2.", "[34]." have none), is no line broken off a list ("Ludi Wang ,"), no author or affiliation line,
+    no publisher's stamp and no line that opens with a quantity."""
+    number = _LEADING_NUMBER.match(sentence)
+    return (
+        _A_WORD.search(sentence) is not None
+        and not sentence.rstrip().endswith(",")
+        and not names_no_section(sentence)
+        and (number is None or int(number.group(1)) <= _MAX_SECTION_NUMBER)  # "125 Hz, 125 samples …"
+    )
+
+
+_LEADING_NUMBER = re.compile(r"(\d{1,6})\b")
+_MAX_SECTION_NUMBER = 20
 
 
 # "In the study that used a deep belief network on ICU recordings, how many subjects were used for

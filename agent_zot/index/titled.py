@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from rapidfuzz import fuzz
 
+from agent_zot.index.fusion import CHANNEL_NAMES
 from agent_zot.index.query_vectors import QueryVectors
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.store import DenseVector, Hit, SearchFilter, SearchRequest, SparseVector
@@ -39,16 +40,23 @@ _EDGES = " \t\n\"'“”‘’.?!"
 
 def titles_requests(
     dense: DenseVector | None, sparse: SparseVector | None, search_filter: SearchFilter | None
-) -> list[SearchRequest]:
-    """The store queries for the records a query finds, by its words and by its meaning apart
-    (``search_filter`` narrowed to records); none for a search that is not of papers."""
+) -> dict[str, SearchRequest]:
+    """The store queries for the records a query finds, by its meaning ("dense") and by its words
+    ("sparse") apart (``search_filter`` narrowed to records); none for a search that is not of papers."""
     if search_filter is not None and search_filter.kinds and "metadata" not in search_filter.kinds:
-        return []  # a search of notes or annotations
+        return {}  # a search of notes or annotations
     wanted = replace(search_filter or SearchFilter(), kinds=("metadata",))
-    requests = [] if dense is None else [SearchRequest(dense, None, TITLE_CANDIDATES, wanted)]
+    requests = {} if dense is None else {"dense": SearchRequest(dense, None, TITLE_CANDIDATES, wanted)}
     if sparse is not None and sparse.indices:
-        requests.append(SearchRequest(None, sparse, TITLE_CANDIDATES, wanted))
+        requests["sparse"] = SearchRequest(None, sparse, TITLE_CANDIDATES, wanted)
     return requests
+
+
+def channels_finding(key: str, records: dict[str, list[Hit]]) -> set[str]:
+    """The channels ("vector", "sparse") whose records include paper ``key``'s."""
+    return {
+        CHANNEL_NAMES[c] for c, hits in records.items() if any(h.payload["item_key"] == key for h in hits)
+    }
 
 
 def titled(query: str, records: list[Hit], ranked: Sequence[str] = (), *, alone: bool = False) -> Hit | None:
@@ -108,7 +116,7 @@ def title_named(
     before a query that reads as several ("Photoplethysmography and Deep Learning: Enhancing Hypertension Risk
     Stratification") is split into its parts, or one that reads as a claim is checked."""
     vectors = QueryVectors(resources, query, fusion)
-    requests = titles_requests(vectors.dense, vectors.sparse, search_filter)
+    requests = list(titles_requests(vectors.dense, vectors.sparse, search_filter).values())
     found = resources.store.search_batch(requests) if requests else []
     record = titled(query, [hit for hits in found for hit in hits], alone=alone)
     return None if record is None else str(record.payload["item_key"])

@@ -7,6 +7,12 @@ from collections import Counter
 from collections.abc import Sequence
 
 _NUMBERED = re.compile(r"(\d{1,2})(?:\.\d{1,2}){0,3}\.?\s+(\S.*)")
+# A run-in heading: the number, a few words and a full stop, then its section's first sentence.
+_RUN_IN = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+([A-Z][^.!?:;,]{1,70}?)[.:])\s+[A-Z(\"“]")
+# A numbered reference entry: a surname and initials ("12. Wang L. A novel …", "3. Smith JA, Roe K.")
+_REFERENCE_ENTRY = re.compile(r"\d{1,3}\.?\s+[A-Z][\w'’-]+,?(?:\s+[A-Z]{1,2}\.?)+[,.]?\s")
+_RUN_IN_SENTENCE_CASE_WORDS = 3  # "2.1. Data collection. We …"; "1. We propose it. …" is a list item
+_NOT_A_HEADING_START = frozenset({"we", "our", "it", "its", "this", "these", "they", "i", "he", "she"})
 _ROMAN_NUMBERED = re.compile(r"[IVX]{1,5}\.\s+(\S.*)")
 # A lettered subsection under a Roman-numbered section, as IEEE sets them ("B. Spectrum Analysis").
 _LETTERED = re.compile(r"[A-H]\.\s+([A-Z][A-Za-z-]*(?: [A-Za-z][A-Za-z-]*){0,6})")
@@ -50,6 +56,32 @@ PARAGRAPH_LEVEL = 9
 # Equations set on their own line with their number ("7 SBP = a PTT −2 + b"), and a kernel's definition,
 # look like short headings; no section heading holds an operator ("C++" does: a plus needs spaces around it).
 _FORMULA = re.compile(r"[=<>≤≥±×·∑∏∫√−^|\[\]{}]|\s\+\s")
+# A first page numbers its affiliations and marks its authors with them ("2 Indian Institute of Technology
+# Madras, Chennai", "1 Personal Health, Philips Research, Royal Philips, Eindhoven", "1 Wei Zhou,2 Ying Xing ,1
+# and …"): such a line reads as a numbered heading and is kept apart as one, but starts no section.
+_AFFILIATION_WORD = re.compile(
+    r"\b(?:universit|institut|department|dept\b|laborator|faculty|college|hospital|school of|academy"
+    r"|research\b)",
+    re.IGNORECASE,
+)
+_AUTHOR_MARK = re.compile(r"[^\W\d_]\s?,\s?\d{1,2}\b")  # "Zhou,2", "Xing ,1"
+_PLACE_COMMAS = 3
+# A publisher's stamp on the first page, set like a heading over the title or the abstract: kept apart, no
+# section's name.
+_STAMPS = frozenset(
+    {
+        "accepted manuscript",
+        "author manuscript",
+        "article in press",
+        "research article",
+        "original article",
+        "review article",
+        "original research",
+        "research",
+        "open access",
+        "preprint",
+    }
+)  # "Unit, Department, College, London, United Kingdom": no heading lists that much
 _ACRONYM_CHARS = 4  # a table's column header row is short capitalised abbreviations ("SBP DBP MAP HR")
 _SMALL_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via"}
@@ -71,6 +103,25 @@ def _title_like(words: Sequence[str]) -> bool:
     return not long_words or sum(word[0].isupper() for word in long_words) >= 0.7 * len(long_words)
 
 
+def names_no_section(line: str) -> bool:
+    """A line kept apart as a heading is that starts no section: an affiliation, an author line with
+    affiliation marks, a publisher's stamp."""
+    return (
+        line.lower() in _STAMPS
+        or _AUTHOR_MARK.search(line) is not None
+        or line.count(",") >= _PLACE_COMMAS
+        or ("," in line and _AFFILIATION_WORD.search(line) is not None)
+    )
+
+
+def section_name(heading: str | None) -> str | None:
+    """What a chunk's stored section heading cites its words by: a run-in heading's own words, nothing for
+    a line that starts no section (indexes made before these were told apart keep both)."""
+    if not heading or names_no_section(heading):
+        return None
+    return _run_in_heading(heading) or heading
+
+
 def _numbered_heading(line: str) -> bool:
     rest = _heading_text(line)
     if rest is None:
@@ -90,7 +141,7 @@ def _numbered_heading(line: str) -> bool:
 def _unnumbered_heading(line: str, next_line: str) -> bool:
     if len(next_line) < _BODY_LINE_CHARS:
         return False
-    if line.lower() in _SECTION_NAMES:
+    if line.lower().rstrip(".:") in _SECTION_NAMES:  # "Abstract." over the abstract
         return True
     return len(line.split()) <= _MAX_HEADING_WORDS and _ALL_CAPS.fullmatch(line) is not None
 
@@ -108,17 +159,34 @@ def _paragraph_heading(previous: str, line: str, next_line: str) -> bool:
     )
 
 
+def _run_in_heading(line: str) -> str | None:
+    """A numbered heading that its section's first sentence runs on from ("2.1. Online Database. The
+    University of Queensland …", "3. Interpolation and Extrapolation: Interpolation is …"), or None."""
+    run_in = _RUN_IN.match(line)
+    if run_in is None:
+        return None
+    words = run_in.group(2).split()
+    if words[0].lower() in _NOT_A_HEADING_START or _REFERENCE_ENTRY.match(line):
+        return None
+    long_words = [word for word in words if len(word) >= 4]
+    max_words = _MAX_HEADING_WORDS if long_words and _title_like(words) else _RUN_IN_SENTENCE_CASE_WORDS
+    return run_in.group(1) if len(words) <= max_words and _numbered_heading(run_in.group(1)[:-1]) else None
+
+
 def heading_lines(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the heading lines of ``text`` (a page, or a chunk of pages), by the rules
-    of ``find_headings``."""
+    of ``find_headings``; of a run-in heading, the heading alone."""
     found, offset, previous = [], 0, ""
     lines = text.split("\n")
     for i, raw in enumerate(lines):
         line = raw.strip()
         next_line = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if line and len(line) <= 80 and _is_heading(previous, line, next_line):
+        heading = _run_in_heading(line) if line[:1].isdigit() else None
+        if heading is None and line and len(line) <= 80 and _is_heading(previous, line, next_line):
+            heading = line
+        if heading is not None:
             start = offset + raw.index(line)
-            found.append((start, start + len(line)))
+            found.append((start, start + len(heading)))
         offset += len(raw) + 1
         previous = line or previous
     return found
@@ -165,7 +233,11 @@ def heading_level(heading: str) -> int:
         return numbered.group(1).count(".") + 1
     if _LETTERED.fullmatch(heading):
         return 2
-    known = heading.isupper() or heading.lower() in _SECTION_NAMES or _ROMAN_NUMBERED.fullmatch(heading)
+    known = (
+        heading.isupper()
+        or heading.lower().rstrip(".:") in _SECTION_NAMES
+        or _ROMAN_NUMBERED.fullmatch(heading)
+    )
     return 1 if known else PARAGRAPH_LEVEL
 
 
@@ -177,4 +249,8 @@ def find_headings(pages: Sequence[str], numbers: Sequence[int]) -> list[tuple[in
         headings += [(number, page[start:end]) for start, end in heading_lines(page)]
     # The same "heading" three times over is a figure or table label ("1 Trace", "LPTF").
     counts = Counter(text for _, text in headings)
-    return [(number, text) for number, text in headings if counts[text] < _REPEATED_LABEL]
+    return [
+        (number, text)
+        for number, text in headings
+        if counts[text] < _REPEATED_LABEL and not names_no_section(text)
+    ]

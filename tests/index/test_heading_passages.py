@@ -12,6 +12,7 @@ import pytest
 from fastmcp import Client
 
 from agent_zot.config import Settings
+from agent_zot.index.chunk_sentences import ChunkSentences
 from agent_zot.index.sections import sentence_sections
 from agent_zot.index.sentences import sentence_spans
 from agent_zot.ingest.headings import find_headings, heading_lines
@@ -131,8 +132,8 @@ def test_a_sentence_is_under_the_last_heading_before_it_and_that_heading_under_i
         "The master writes checkpoints.\n3.4 Locality\nBandwidth is scarce."
     )
     spans = sentence_spans(text, heading_lines(text))
-    heads = frozenset(i for i, span in enumerate(spans) if span in heading_lines(text))
-    under = sentence_sections("3.3 Fault Tolerance", text, spans, heads)
+    heads = {i: text[a:b] for i, (a, b) in enumerate(spans) if (a, b) in heading_lines(text)}
+    under = sentence_sections("3.3 Fault Tolerance", heads, len(spans))
     assert under == [
         ("3.3 Fault Tolerance", None),
         ("Worker Failure", "3.3 Fault Tolerance"),
@@ -142,6 +143,33 @@ def test_a_sentence_is_under_the_last_heading_before_it_and_that_heading_under_i
         ("3.4 Locality", None),
         ("3.4 Locality", None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("strays", "label"),
+    [
+        # a first page's author lines, one with affiliation marks that reads as a numbered heading
+        ("Ludi Wang ,\n1 Wei Zhou,2 Ying Xing ,1 and Xiaoguang Zhou 1\n", None),
+        # a citation mark or a section number left alone on its line: no words
+        ("[34].\n2.3.\n", "1. Introduction"),
+    ],
+)
+def test_a_stray_kept_out_of_the_words_is_no_heading_to_cite_them_by(strays: str, label: str | None) -> None:
+    """Author lines, citation marks and bare numbers are never a passage's words, and the sentences after
+    them are still cited by the heading they are under."""
+    section = label and "1. Introduction"
+    text = (
+        f"{strays}The prevention of hypertension has attracted increasing attention in recent years.\n"
+        "2. Data Description\nThe database holds recordings from over ninety patients."
+    )
+    sentences = ChunkSentences({"text": text, "section": section})
+    said = sentences.sentences().index(
+        "The prevention of hypertension has attracted increasing attention in recent years."
+    )
+    assert set(range(said)) <= sentences.headings
+    labels = [section for section, _ in sentences.sections]
+    assert labels[said] == label
+    assert labels[-1] == "2. Data Description"
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from agent_zot.errors import AgentZotError
+from agent_zot.index.fusion import fuse_as_the_store
 from agent_zot.index.shared import SharedIndex
 from agent_zot.index.store import (
     NOTE_KINDS,
@@ -403,6 +404,19 @@ def test_hybrid_search_fuses_both_lists(store: VectorStore, fusion: str, top3: l
     assert ids(hits[:3]) == [pid(name) for name in top3]
     assert len(hits) == 5
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_fusing_the_two_lists_here_as_the_store_does_gives_the_stores_own_scores(store: VectorStore) -> None:
+    """A paper's passages come from its chunks fused by ``fusion.fuse_as_the_store`` (so a tie is broken the
+    same way on every run): its scores are the store's own fused query's."""
+    every = len(ALL_POINTS) + 5
+    fused = store.search(HYBRID_DENSE, HYBRID_SPARSE, limit=every, fusion="rrf", prefetch=every)
+    lists = {
+        "dense": store.search(HYBRID_DENSE, None, limit=every),
+        "sparse": store.search(None, HYBRID_SPARSE, limit=every),
+    }
+    ours = {c.hit.id: c.score for c in fuse_as_the_store(lists)}
+    assert {h.id: h.score for h in fused} == pytest.approx(ours, rel=1e-5)
 
 
 def test_hybrid_search_respects_filter_and_limit(store: VectorStore) -> None:

@@ -13,7 +13,7 @@ from fastmcp import Client
 
 from agent_zot.config import Settings
 from agent_zot.index.store import Hit
-from agent_zot.index.titled import titled
+from agent_zot.index.titled import channels_finding, titled
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 from tests.pdf_factory import pages_pdf
@@ -25,6 +25,13 @@ CLAIM_TITLE = "Grazing Lowers Soil Carbon in Dry Grasslands"
 
 def record(key: str, title: str) -> Hit:
     return Hit(id=key, score=0.5, payload={"item_key": key, "title": title, "kind": "metadata"})
+
+
+def test_a_paper_brought_in_by_its_record_is_found_by_the_channels_that_found_the_record() -> None:
+    by_channel = {"dense": [record("A", ONLY_PPG)], "sparse": [record("B", AND_TITLE), record("A", ONLY_PPG)]}
+    assert channels_finding("A", by_channel) == {"vector", "sparse"}
+    assert channels_finding("B", by_channel) == {"sparse"}
+    assert channels_finding("A", {"dense": [record("A", ONLY_PPG)]}) == {"vector"}
 
 
 def test_a_query_holding_a_whole_title_names_its_paper() -> None:

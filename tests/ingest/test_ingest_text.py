@@ -310,3 +310,31 @@ def test_formulas_and_table_header_rows_are_not_headings() -> None:
         (4, "3 C++ Implementation"),
         (4, "DATA AND CODE"),
     ]
+
+
+def test_a_first_pages_affiliations_author_marks_and_stamps_are_not_headings() -> None:
+    """A first page numbers its affiliations and marks its authors with the numbers; publishers stamp it.
+    None of those lines starts a section; "Abstract." over the abstract does."""
+    body = "Objective: evaluate a method for estimating the nocturnal dip from wrist-worn sensors."
+    page = "\n".join(
+        [
+            "ACCEPTED MANUSCRIPT",
+            "Estimating Blood Pressure Trends from Photoplethysmography at Night",
+            "1 Wei Zhou,2 Ying Xing ,1 and Xiaoguang Zhou 1",
+            "1 Personal Health, Philips Research, Royal Philips, Eindhoven, The Netherlands",
+            "2 Signal Processing Systems, Eindhoven University of Technology",
+            "4 Faculty of Health and Life Sciences, Coventry University, Coventry, United",
+            "Abstract.",
+            body,
+            "1. Introduction",
+            body,
+            "2 Hospital Recordings",  # a numbered heading may name a hospital: no comma, no place list
+            body,
+        ]
+    )
+    assert find_headings([page], [1]) == [
+        (1, "Abstract."),
+        (1, "1. Introduction"),
+        (1, "2 Hospital Recordings"),
+    ]
+    assert heading_level("Abstract.") == 1

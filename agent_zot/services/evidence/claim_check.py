@@ -160,7 +160,7 @@ def gather_evidence(
     memo = SentenceMemo()  # the variants find the same papers: each chunk's sentences are read once
     fusion = ctx.settings.search_fusion
     # One run of the model for the claim and its variants (the same vectors as one by one, in less time).
-    dense = resources.embedder.embed_queries([v.text for v in variants]) if fusion != "sparse" else None
+    dense = resources.query_vectors([v.text for v in variants]) if fusion != "sparse" else None
     # Every variant's dense and sparse store queries go to the store as one batch.
     ranked = rank_many(
         resources,
