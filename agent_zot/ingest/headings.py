@@ -65,7 +65,7 @@ _AFFILIATION_WORD = re.compile(
     re.IGNORECASE,
 )
 _AUTHOR_MARK = re.compile(r"[^\W\d_]\s?,\s?\d{1,2}\b")  # "Zhou,2", "Xing ,1"
-_PLACE_COMMAS = 3
+_PLACE_COMMAS = 3  # "Unit, Department, College, London, United Kingdom": no heading lists that much
 # A publisher's stamp on the first page, set like a heading over the title or the abstract: kept apart, no
 # section's name.
 _STAMPS = frozenset(
@@ -81,7 +81,7 @@ _STAMPS = frozenset(
         "open access",
         "preprint",
     }
-)  # "Unit, Department, College, London, United Kingdom": no heading lists that much
+)
 _ACRONYM_CHARS = 4  # a table's column header row is short capitalised abbreviations ("SBP DBP MAP HR")
 _SMALL_WORDS = frozenset(
     {"a", "an", "and", "as", "at", "by", "for", "in", "of", "on", "or", "the", "to", "vs", "via"}
@@ -104,7 +104,7 @@ def _title_like(words: Sequence[str]) -> bool:
 
 
 def names_no_section(line: str) -> bool:
-    """A line kept apart as a heading is that starts no section: an affiliation, an author line with
+    """Whether a line kept apart as a heading starts no section: an affiliation, an author line with
     affiliation marks, a publisher's stamp."""
     return (
         line.lower() in _STAMPS
