@@ -2,10 +2,14 @@
 and the role each is under, how much of each is prose, and its BM25 terms. None of it depends on the
 question, so the searches of one request that pick passages from the same chunks (a claim check's
 refutation variants find the same papers) read each chunk once: a ``SentenceMemo`` shared between them.
+Across requests, the chunks read last are kept (``ReadChunks``): an assistant asks its next question of the
+papers it just asked about, and reading a chunk's sentences is most of what picking passages costs.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from agent_zot.index.sections import sentence_kinds, sentence_sections
@@ -63,14 +67,52 @@ class ChunkSentences:
         return self._terms[key]
 
 
+# Chunks whose reading is kept across requests: a question's first paper read in depth takes up to 48
+# (query_vectors.DEEP_CANDIDATES) and the others 16 each, so this is some ten answers' worth (a kept reading
+# with its terms and prose shares is about 13 KiB: 1,426 chunks of the z5 library took 18.4 MiB, so about
+# 26 MiB when full).
+CHUNKS_KEPT = 2048
+
+_Key = tuple[str, str, Any, Any]
+
+
+class ReadChunks:
+    """The last ``CHUNKS_KEPT`` chunks read, by point id, text and section (what the reading depends on);
+    shared by the threads of one index (a kept reading only ever fills in what it computes the same way)."""
+
+    def __init__(self, size: int = CHUNKS_KEPT) -> None:
+        self.size = size
+        self._kept: OrderedDict[_Key, ChunkSentences] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def of(self, hit: Hit) -> ChunkSentences:
+        payload = hit.payload
+        key = (hit.id, payload.get("text", ""), payload.get("section"), payload.get("section_kind"))
+        with self._lock:
+            found = self._kept.get(key)
+            if found is not None:
+                self._kept.move_to_end(key)
+                return found
+        found = ChunkSentences(payload)
+        with self._lock:
+            self._kept[key] = found
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return found
+
+
 class SentenceMemo:
     """Chunks read once per request, by point id and text: a hit whose text was made of several chunks
     (a run read as one) is not the chunk its id names. Also the whole payloads read for hits that came
     with a few fields (``whole``)."""
 
-    def __init__(self, *, shared: bool = True) -> None:
-        # One search alone reads each chunk once: keeping what it read would only cost memory and time.
-        self.shared = shared
+    def __init__(self, *, shared: bool = True, kept: ReadChunks | None = None) -> None:
+        # One search alone reads each chunk once: keeping what it read would only cost memory and time
+        # (``kept``, the index's readings kept across requests, does that for it).
+        self.shared, self.kept = shared, kept
         self._chunks: dict[tuple[str, str], ChunkSentences] = {}
         self._payloads: dict[str, dict[str, Any]] = {}
 
@@ -86,6 +128,8 @@ class SentenceMemo:
         return [Hit(hit.id, hit.score, self._payloads.get(hit.id, hit.payload)) for hit in hits]
 
     def of(self, hit: Hit) -> ChunkSentences:
+        if self.kept is not None:
+            return self.kept.of(hit)
         if not self.shared:
             return ChunkSentences(hit.payload)
         key = (hit.id, hit.payload.get("text", ""))

@@ -200,7 +200,8 @@ class PassagePicker:
         self.query_vector = query_vector  # the question's dense vector: sentences are scored by it too
         self.shape, self.hint = shape, hint
         # shared when a request's searches read the same chunks (a claim check's variants)
-        self.memo = memo if memo is not None else SentenceMemo(shared=False)
+        kept = resources.read_chunks if resources is not None else None
+        self.memo = memo if memo is not None else SentenceMemo(shared=False, kept=kept)
         # A passage to read weighs the question's words by the square of their rarity among the candidates
         # (RARITY); a claim check's passages to judge keep plain BM25, as they keep their tuned scores.
         # "two seconds" in the question, "2 s" in the paper: for a passage to read, a spelled-out number

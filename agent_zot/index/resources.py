@@ -19,6 +19,7 @@ import numpy as np
 from agent_zot.config import Settings
 from agent_zot.errors import AgentZotError
 from agent_zot.hardware import torch_device
+from agent_zot.index.chunk_sentences import ReadChunks
 from agent_zot.index.embed import Embedder, make_embedder
 from agent_zot.index.generations import Generation, GenerationHold, IndexLayout
 from agent_zot.index.shared import SharedIndex
@@ -58,6 +59,7 @@ class IndexResources:
         self._embedder: Embedder | None = None
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._query_lock = threading.Lock()
+        self.read_chunks = ReadChunks()  # chunks' sentences read by recent requests (chunk_sentences.py)
         self._opened: IndexInfo | None = None
         self._hold: GenerationHold | None = None
         if models_from is not None:

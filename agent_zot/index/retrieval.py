@@ -35,7 +35,7 @@ from agent_zot.index.passages import (
     WindowShape,
     passage_of,
 )
-from agent_zot.index.query_vectors import QueryVectors, search_chunks
+from agent_zot.index.query_vectors import DEEP_CANDIDATES, PAPER_CANDIDATES, QueryVectors, search_chunks
 from agent_zot.index.rerank import Reranker
 from agent_zot.index.resources import IndexResources
 from agent_zot.index.sections import KindHint
@@ -50,6 +50,8 @@ RANKING_FIELDS = ("item_key", "page_start")
 ITEM_FIELDS = ("title", "creators", "year", "item_type")  # of item_payload: what an answer names a paper by
 # Papers whose passages come from a query of their own (query_vectors.PAPER_CANDIDATES of them).
 REFINED_PAPERS = 10
+# A paper shown with this many passages or more is read in depth: its own query looks further (DEEP_CANDIDATES).
+DEEP_PASSAGES = 8
 # A paper the query names by its title leads the next by this much (no close call shares its depth).
 TITLED_LEAD = 1.5
 
@@ -208,7 +210,7 @@ def rank_many(
         r for asked, named in zip(wanted, titles, strict=True) for r in [*asked.values(), *named.values()]
     ]
     found = iter(resources.store.search_batch(batch))
-    memo = memo if memo is not None else SentenceMemo(shared=False)
+    memo = memo if memo is not None else SentenceMemo(shared=False, kept=resources.read_chunks)
     full_text: dict[str, bool] = {}  # the rankings find the same papers: each is looked up once
     rankings = []
     for (query, limit), v, fetch, asked, named in zip(queries, vectors, fetches, wanted, titles, strict=True):
@@ -278,7 +280,8 @@ class Ranking:
             pool = [ChunkHit(hit, c.score, c.channels) for hit, c in zip(whole, pool, strict=True)]
         picker = self._picker or self._make_picker()
         if rank < REFINED_PAPERS and self._full_text(key):
-            pool = self._within_paper().within_paper(key, pool)
+            deep = counts[-1] >= DEEP_PASSAGES
+            pool = self._within_paper().within_paper(key, pool, DEEP_CANDIDATES if deep else PAPER_CANDIDATES)
         return picker.pick_tiers(pool, counts)
 
     def _full_text(self, key: str) -> bool:

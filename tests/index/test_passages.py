@@ -14,6 +14,7 @@ from fastmcp import Client
 from fpdf import FPDF
 
 from agent_zot.config import Settings
+from agent_zot.index.chunk_sentences import ReadChunks
 from agent_zot.index.passages import (
     JOINED_CHARS,
     JUDGING,
@@ -247,7 +248,8 @@ def test_a_window_opening_at_a_citations_year_reads_its_sentence_from_the_start(
     asked = (
         "Do most planets already meet that aim?"  # the chunk's second sentence: its window opens the chunk
     )
-    picker = PassagePicker(SimpleNamespace(state=state), asked, detail="sentences")  # type: ignore[arg-type]
+    resources = SimpleNamespace(state=state, read_chunks=ReadChunks())  # the parts the picker reads
+    picker = PassagePicker(resources, asked, detail="sentences")  # type: ignore[arg-type]
     shown = picker.pick(_chunks(chunk), 1)[0].text
     state.close()
     assert "Most planets already meet that aim." in shown

@@ -157,7 +157,8 @@ def gather_evidence(
     (``ask_client`` False: never by the client's model, whatever the stance setting)."""
     variants = refutation_variants(claim)
     resources = ctx.index()
-    memo = SentenceMemo()  # the variants find the same papers: each chunk's sentences are read once
+    # the variants find the same papers: each chunk is read once (and kept for later requests)
+    memo = SentenceMemo(kept=resources.read_chunks)
     fusion = ctx.settings.search_fusion
     # One run of the model for the claim and its variants (the same vectors as one by one, in less time).
     dense = resources.query_vectors([v.text for v in variants]) if fusion != "sparse" else None

@@ -136,6 +136,15 @@ _THANKS_QUESTION = re.compile(
     re.IGNORECASE,
 )
 OTHER = QuestionKind("other", "", None, early=0.0, late=0.0)
+# How a sentence that gives a reason reads ("... is chosen to lower the computation load", "because ...",
+# "could be caused by ..."): what a why-question is answered by, in whatever section the reason is given.
+REASON_CUES = _cue(
+    r"\b(?:because|due\s+to|owing\s+to|as\s+a\s+result|in\s+order\s+to|so\s+as\s+to|so\s+that|since\s+(?!\d)"
+    r"|(?:the|one|main|this)\s+reasons?|this\s+is\s+why|(?:caused|explained|motivated|driven)\s+by"
+    r"|attribut\w+\s+to|(?:leads?|led)\s+to|results?\s+(?:in|from)|(?:is|was|are|were)\s+(?:chosen|selected"
+    r"|preferred|used|adopted)\s+(?:to|because|since|for)|to\s+(?:reduce|lower|avoid|prevent|minimi[sz]e|limit"
+    r"|ensure|allow|enable|overcome|compensate|account\s+for|make\s+sure))"
+)
 
 # Things a review counts, and the words papers count them with (singular stems; plurals match).
 _NOUN_GROUPS: tuple[tuple[str, ...], ...] = (

@@ -21,7 +21,9 @@ from tests.conftest import SectionedPaper, call_tool, sectioned_library, text_of
         ("How many participants were recorded?", "count"),
         ("What method was used to segment the beats?", "method"),
         ("Which colour was the device?", None),  # no known kind: no section is preferred
-        ("Why can't the earlier result be applied in the compact region?", None),  # a reason, any section
+        # a reason, given in any section: read by how it is worded ("because", "is chosen to")
+        ("Why can't the earlier result be applied in the compact region?", "reason"),
+        ("In the arm-band study, why does the SVM use a linear kernel?", "reason"),
         ("Who funded the wrist-worn sensor study?", "thanks"),
         ("Which grant supported the wavelet scalogram work?", "thanks"),
         ("Whom do the authors of the scalogram paper thank?", "thanks"),
@@ -47,6 +49,26 @@ def test_only_the_thanks_kind_admits_a_role_passages_never_show() -> None:
     ):
         hint = answer_kind(question)
         assert hint is not None and hint.admits == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reads"),
+    [
+        ("A linear kernel is chosen to lower the computation load for wearable applications.", True),
+        ("This difference could be caused by the geometric distortions at longer wavelengths.", True),
+        ("The index tracked diastolic pressure poorly because the pulsatile part follows systole.", True),
+        ("In order to reduce the influence of breathing, PTT was averaged over ten cycles.", True),
+        ("Since 2015 the cohort has grown.", False),  # a date, not a reason
+        ("The SVM was trained on 26 features of each heartbeat candidate.", False),
+    ],
+)
+def test_a_why_question_weighs_the_sentences_that_give_a_reason(sentence: str, reads: bool) -> None:
+    hint = answer_kind("In the arm-band study, why does the SVM use a linear kernel?")
+    assert hint is not None and hint.name == "reason"
+    # a reason is given beside what it explains, in any section; no role passages never show is admitted
+    assert hint.sections == frozenset() and hint.admits == frozenset()
+    assert hint.reads_as(sentence) is reads
+    assert (hint.bonus(sentence, "methods") > 0) is reads
 
 
 def test_a_kind_names_the_sections_that_answer_it() -> None:
