@@ -4,6 +4,7 @@
     .venv/bin/python scripts/bench_answers.py dump --split test [--batch NAME] --work DIR --out OUT
     .venv/bin/python scripts/bench_answers.py score --answers OUT/with.jsonl --split test [--batch NAME] \\
         [--skip-batch NAME ...] [--compare OUT/without.jsonl] [--json]
+    .venv/bin/python scripts/bench_answers.py shown --dump OUT --work DIR --split test [--compare OUT2] [--json]
 
 ``dump`` indexes the shared libraries of ../shared/data/zotero the questions are about, the way
 ``scripts/bench_passages.py --library-questions`` does (the indexes are kept under ``--work`` and reused),
@@ -17,6 +18,11 @@ The prompts go to a model that sees nothing else (a fresh, blind session per pro
 collected as jsonl ``{"id", "letter"}`` and ``score`` prints, overall and per kind of question: accuracy
 (right / all questions), precision (right / answered A–D), the share answered E; ``--compare`` puts a
 second file beside it and counts the questions one gets right and the other not.
+
+``shown`` reads a dump without a model: per question, whether the answer names the right paper first
+("first"), shows its answering sentence(s) whole ("held": bench_passages' fuzzy match, on the right page)
+and shows at least one sentence of a several-sentence answer ("part"); a reader mostly answers E where
+"part" fails (dev, session 42: 24 of its 25 misses), so it tells what a change does before a reading.
 
 Data: scripts/data/library_questions.jsonl (written from the PDFs, each with its verbatim answering
 sentence(s)) and scripts/data/library_choices.jsonl (per question four options, one a paraphrase of that
@@ -33,14 +39,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_zot.config import Settings
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_passages import LIBRARY_QUESTIONS, load_questions, prepare_corpus
+from bench_passages import (
+    _PAPER_LINE,
+    LIBRARY_QUESTIONS,
+    SHARED_ZOTERO,
+    answers,
+    item_keys_by_path,
+    load_questions,
+    parse_text,
+    prepare_corpus,
+)
 
 CHOICES = Path(__file__).resolve().parent / "data" / "library_choices.jsonl"
 OPTION_LETTERS = frozenset("ABCD")
@@ -150,6 +168,46 @@ def dump(split: str, work: Path, out: Path, batch: str | None = None) -> dict[st
     return summary
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+_PART_CHARS = 25  # a piece of an answer shorter than this ("Table 3.") tells nothing on its own
+
+
+def shown_in(text: str, question: dict[str, Any], key: str) -> dict[str, bool]:
+    """What an answer's ``text`` shows of ``question``, whose paper is the item ``key``: the paper first,
+    the answer held whole, a part of it (one of its sentences) held."""
+    papers = [m.group(1) for line in text.splitlines() if (m := _PAPER_LINE.match(line))]
+    passages = parse_text(text)
+    held = any(answers(p, question, key) for p in passages)
+    pieces = [s for a in question["answer"] for s in _SENTENCE_END.split(a) if len(s) > _PART_CHARS]
+    part = held or any(answers(p, question | {"answer": [s]}, key) for p in passages for s in pieces)
+    return {"first": bool(papers) and papers[0] == key, "held": held, "part": part}
+
+
+def shown(dump_dir: Path, work: Path, questions: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """``shown_in`` for each question a dump in ``dump_dir`` answered, counted overall and per kind."""
+    keys: dict[str, dict[str, str]] = {}
+    groups: dict[str, dict[str, int]] = {}
+    for question in questions:
+        answer = dump_dir / f"{question['id']}.txt"
+        if not answer.is_file():
+            continue
+        corpus = question["corpus"]
+        if corpus not in keys:
+            settings = Settings(
+                zotero_data_dir=SHARED_ZOTERO / corpus,
+                data_dir=work / corpus / "state",
+                export_dir=work / "exports",
+            )
+            keys[corpus] = item_keys_by_path(settings)
+        found = shown_in(answer.read_text(encoding="utf-8"), question, keys[corpus][question["file"]])
+        for name in ("all", question["kind"]):
+            row = groups.setdefault(name, {"n": 0, "first": 0, "held": 0, "part": 0})
+            row["n"] += 1
+            for measure, value in found.items():
+                row[measure] += value
+    return groups
+
+
 def read_letters(path: Path) -> dict[str, str]:
     """The letter of each answer, upper-cased; anything not A–E is kept as given and scored as wrong."""
     letters = {}
@@ -226,7 +284,29 @@ def main() -> None:
     scoring.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s33"')
     scoring.add_argument("--skip-batch", action="append", default=[], help="leave out a batch (repeatable)")
     scoring.add_argument("--json", action="store_true")
+    showing = commands.add_parser("shown", help="what the dumped answers show, without a model")
+    showing.add_argument("--dump", type=Path, required=True, help="a dump's OUT folder")
+    showing.add_argument("--work", type=Path, required=True, help="the --work the dump indexed under")
+    showing.add_argument("--compare", type=Path, default=None, help="a second dump beside it")
+    showing.add_argument("--split", choices=("test", "dev", "all"), default="test")
+    showing.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.command == "shown":
+        asked = load_questions(args.split, LIBRARY_QUESTIONS)
+        found = {
+            str(d): shown(d, args.work, asked) for d in [args.dump, *([args.compare] if args.compare else [])]
+        }
+        if args.json:
+            print(json.dumps(found, indent=2))
+            return
+        for name, groups in found.items():
+            print(name)
+            for kind in ["all", *sorted(k for k in groups if k != "all")]:
+                row = groups[kind]
+                print(
+                    f"  {kind:<11}{row['n']:>4}  first {row['first']:>4}  held {row['held']:>4}  part {row['part']:>4}"
+                )
+        return
     if args.command == "dump":
         summary = dump(args.split, args.work, args.out, args.batch)
         summary.pop("answer_chars_by_id")

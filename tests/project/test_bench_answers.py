@@ -111,3 +111,43 @@ def test_a_batch_is_kept_or_left_out(bench: ModuleType) -> None:
     assert [q["id"] for q in bench.in_batch(asked, "s33")] == ["b"]
     assert [q["id"] for q in bench.in_batch(asked, None, ("s33", "s34"))] == ["a"]  # the first held-out set
     assert [q["id"] for q in bench.in_batch(asked, None)] == ["a", "b", "c"]
+
+
+SHOWN_QUESTION = {
+    "id": "q9",
+    "kind": "reason",
+    "page": 7,
+    "answer": [
+        "A linear kernel is chosen to lower the computation load for wearable applications. "
+        "The kernel keeps the classifier small enough for the band's microcontroller."
+    ],
+}
+
+
+def _answer_text(first: str, passage: str, page: int = 7) -> str:
+    other = "OTHERKEY" if first == "ABCD1234" else "ABCD1234"
+    return (
+        f"2 papers for 'why a linear kernel?', best first (best sentences, PDF pages) ≈100 tokens:\n"
+        f"1. [{first}] Zhang et al. (2017) A wearable band\n"
+        f"   [p. {page} · Background] {passage}\n"
+        f"2. [{other}] Someone (2019) Another paper\n"
+    )
+
+
+def test_shown_tells_the_paper_first_the_answer_whole_and_a_part_of_it(bench: ModuleType) -> None:
+    whole = SHOWN_QUESTION["answer"][0]
+    assert bench.shown_in(_answer_text("ABCD1234", whole), SHOWN_QUESTION, "ABCD1234") == {
+        "first": True,
+        "held": True,
+        "part": True,
+    }
+    one = "A linear kernel is chosen to lower the computation load for wearable applications."
+    assert bench.shown_in(_answer_text("ABCD1234", one), SHOWN_QUESTION, "ABCD1234") == {
+        "first": True,
+        "held": False,
+        "part": True,
+    }
+    # the right words on another page, or in another paper, are no answer
+    assert not bench.shown_in(_answer_text("ABCD1234", whole, page=3), SHOWN_QUESTION, "ABCD1234")["part"]
+    found = bench.shown_in(_answer_text("OTHERKEY", whole), SHOWN_QUESTION, "ABCD1234")
+    assert found == {"first": False, "held": False, "part": False}
