@@ -46,14 +46,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_zot.config import Settings
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_passages import (
     _PAPER_LINE,
     LIBRARY_QUESTIONS,
-    SHARED_ZOTERO,
     answers,
+    corpus_settings,
     item_keys_by_path,
     load_questions,
     parse_text,
@@ -193,12 +191,7 @@ def shown(dump_dir: Path, work: Path, questions: list[dict[str, Any]]) -> dict[s
             continue
         corpus = question["corpus"]
         if corpus not in keys:
-            settings = Settings(
-                zotero_data_dir=SHARED_ZOTERO / corpus,
-                data_dir=work / corpus / "state",
-                export_dir=work / "exports",
-            )
-            keys[corpus] = item_keys_by_path(settings)
+            keys[corpus] = item_keys_by_path(corpus_settings(corpus, work))
         found = shown_in(answer.read_text(encoding="utf-8"), question, keys[corpus][question["file"]])
         for name in ("all", question["kind"]):
             row = groups.setdefault(name, {"n": 0, "first": 0, "held": 0, "part": 0})

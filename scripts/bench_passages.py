@@ -97,12 +97,16 @@ def load_questions(split: str, source: Path = QUESTIONS) -> list[dict[str, Any]]
     return [q for q in rows if split == "all" or q["split"] == split]
 
 
+def corpus_settings(corpus: str, work: Path) -> Settings:
+    """Settings over a real library of ../shared/data/zotero, read in place, its index kept under work."""
+    return Settings(
+        zotero_data_dir=SHARED_ZOTERO / corpus, data_dir=work / corpus / "state", export_dir=work / "exports"
+    )
+
+
 def prepare_corpus(corpus: str, work: Path) -> Settings:
     """The index of a real library of ../shared/data/zotero, read in place (read-only), kept under work."""
-    library = SHARED_ZOTERO / corpus
-    settings = Settings(
-        zotero_data_dir=library, data_dir=work / corpus / "state", export_dir=work / "exports"
-    )
+    settings = corpus_settings(corpus, work)
     ctx = AppContext(settings, home=work / "home")
     try:
         # as `agent-zot update-db` builds it: with the graph, which the entity and graph modes answer from
