@@ -9,6 +9,7 @@ papers it just asked about, and reading a chunk's sentences is most of what pick
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections import OrderedDict
 from typing import Any
 
@@ -18,6 +19,12 @@ from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import Hit, SparseVector, VectorStore
 from agent_zot.ingest.headings import heading_lines, section_name
 from agent_zot.ingest.section_kinds import payload_kind
+
+
+def _line_holding(lines: list[tuple[int, int]], starts: list[int], a: int, b: int) -> tuple[int, int] | None:
+    """The line of ``lines`` (in order, apart; ``starts`` their starts) that holds ``a``-``b``, if any."""
+    i = bisect_right(starts, a) - 1
+    return lines[i] if i >= 0 and b <= lines[i][1] else None
 
 
 class ChunkSentences:
@@ -33,7 +40,8 @@ class ChunkSentences:
         self.text, self.spans = text, spans
         self._sentences = [text[a:b] for a, b in spans]
         # a heading line the sentence split cut in two ("2." | "Data Description") is one heading
-        line_of = [next((line for line in lines if line[0] <= a and b <= line[1]), None) for a, b in spans]
+        starts = [start for start, _ in lines]
+        line_of = [_line_holding(lines, starts, a, b) for a, b in spans]
         self.headings = frozenset(
             i
             for i, (a, b) in enumerate(spans)

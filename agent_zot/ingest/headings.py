@@ -193,14 +193,13 @@ def heading_lines(text: str) -> list[tuple[int, int]]:
 
 
 def _is_heading(previous: str, line: str, next_line: str) -> bool:
-    if _FORMULA.search(line) or _column_header_row(line):
-        return False
+    # What a heading looks like first, then what it may not hold: most lines fail the first cheaply.
     return (
         _numbered_heading(line)
         or _unnumbered_heading(line, next_line)
         or _paragraph_heading(previous, line, next_line)
         or _lettered_heading(previous, line, next_line)
-    )
+    ) and not (_FORMULA.search(line) or _column_header_row(line))
 
 
 def _column_header_row(line: str) -> bool:

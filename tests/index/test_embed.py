@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -29,7 +30,7 @@ from agent_zot.index.embed import (
 from agent_zot.index.embed_bge_m3 import BgeM3Embedder
 from agent_zot.index.embed_local import OnnxEmbedder, SentenceTransformerEmbedder
 from agent_zot.index.embed_remote import OllamaEmbedder
-from agent_zot.index.sparse import BM25_B, BM25_K1, Bm25Encoder
+from agent_zot.index.sparse import BM25_B, BM25_K1, Bm25Encoder, _convert
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["st_embedder", "onnx_embedder"]
@@ -339,6 +340,14 @@ def test_bm25_indices_are_deterministic_across_processes() -> None:
     )
     assert json.loads(out.stdout) == [local.indices, local.values]
     assert local.indices == sorted(local.indices) and all(0 <= i < 2**32 for i in local.indices)
+
+
+def test_bm25_vectors_are_sorted_whatever_order_the_model_gives() -> None:
+    # The encoder's model gives sorted indices today; the conversion checks rather than trusts it.
+    shuffled = _convert(SimpleNamespace(indices=[9, 2, 5], values=[0.9, 0.2, 0.5]))
+    assert shuffled.indices == [2, 5, 9] and shuffled.values == [0.2, 0.5, 0.9]
+    ordered = _convert(SimpleNamespace(indices=[2, 5, 9], values=[0.2, 0.5, 0.9]))
+    assert (ordered.indices, ordered.values) == (shuffled.indices, shuffled.values)
 
 
 def test_bm25_drops_stopwords_and_stems() -> None:
