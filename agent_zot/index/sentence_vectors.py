@@ -8,12 +8,14 @@ sentence alone loses what it refers to ("This initialization ..."); pooling the 
 sentence keeps it, and costs no extra model run: the indexer already computes those states.
 
 Stored once per chunk in the index state (8 bits a dimension, ~0.4 KB a sentence), keyed by each
-sentence's character span in the chunk's text, so a sentence split that changes later loses the dense
-score of the sentences it moved, never gives a sentence another one's vector.
+sentence's character span in the chunk's text, so a sentence split that changes later never gives a
+sentence another one's vector: a sentence cut out of a stored one takes its vector, one that crosses
+stored sentences gets none.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -96,8 +98,17 @@ class SentenceVectors:
         return self.vectors @ query.astype(np.float32)
 
     def similarities(self, query: np.ndarray, spans: Sequence[tuple[int, int]]) -> list[float] | None:
-        """The cosine of ``query`` (a unit vector) with the sentence at each of ``spans``; None when the
-        stored sentences are not these (the chunk was split otherwise when it was indexed)."""
-        if tuple(spans) != self.spans or self.vectors.shape[1] != query.shape[0]:
+        """The cosine of ``query`` (a unit vector) with the sentence at each of ``spans``. A chunk split more
+        finely than when it was indexed (Chinese sentences were one paragraph before they were cut at 。)
+        gives each sentence the cosine of the stored sentence holding it; None when the stored sentences
+        are cut otherwise (a sentence spans two of them)."""
+        if not self.spans or self.vectors.shape[1] != query.shape[0]:
             return None
-        return [float(v) for v in self.vectors @ query.astype(np.float32)]
+        cosines = [float(v) for v in self.vectors @ query.astype(np.float32)]
+        if tuple(spans) == self.spans:
+            return cosines
+        starts = [start for start, _ in self.spans]
+        rows = [bisect_right(starts, a) - 1 for a, _ in spans]
+        if any(row < 0 or b > self.spans[row][1] for row, (_, b) in zip(rows, spans, strict=True)):
+            return None
+        return [cosines[row] for row in rows]

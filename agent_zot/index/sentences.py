@@ -20,7 +20,10 @@ _PUNCTUATION = ".,;:()[]\"'“”‘’!?"
 
 # A sentence ends at . ! ? (optionally closed by a quote or bracket) before whitespace and a capital, digit,
 # quote or bracket; a blank line or a short heading-like line also ends one.
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"”’')\]]?\s+(?=[A-Z0-9\"“‘(\[])|\n[^\S\n]*\n")
+# Chinese and Japanese end a sentence at 。！？ with no space or capital after it (a closing quote stays with it).
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])[\"”’')\]]?\s+(?=[A-Z0-9\"“‘(\[])|\n[^\S\n]*\n|(?<=[。！？])[”’」』）]?\s*(?=[^\s”’」』）])"
+)
 # "e.g. The", "Fig. 3", "et al. 2019", "vs. B": not sentence ends.
 _ABBREVIATIONS = re.compile(
     r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Figs|Eq|Eqs|Sec|Tab|No|Nos|Dr|Mr|Ms|Prof|approx|resp|al|ca|Ch|pp|p|vol)"
@@ -40,9 +43,9 @@ def is_stub(sentence: str) -> bool:
     as headings are."""
     if not _A_WORD.search(sentence):
         return True
-    return not sentence.rstrip().endswith((".", "!", "?", ":", ";", '"', "”", ")")) and (
-        len(re.findall(r"\w+", sentence)) < _STUB_WORDS
-    )
+    return not sentence.rstrip().endswith(
+        (".", "!", "?", ":", ";", '"', "”", ")", "。", "！", "？", "：", "；")
+    ) and (len(re.findall(r"\w+", sentence)) < _STUB_WORDS)
 
 
 _A_WORD = re.compile(r"[^\W\d_]{2}")  # two letters in a row: a sentence without is no statement

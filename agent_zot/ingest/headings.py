@@ -56,6 +56,23 @@ PARAGRAPH_LEVEL = 9
 # Equations set on their own line with their number ("7 SBP = a PTT −2 + b"), and a kernel's definition,
 # look like short headings; no section heading holds an operator ("C++" does: a plus needs spaces around it).
 _FORMULA = re.compile(r"[=<>≤≥±×·∑∏∫√−^|\[\]{}]|\s\+\s")
+# Chinese and Japanese headings. A line of CJK prose wraps as short as a heading, so a heading is told by
+# its frame: a chapter ("第 4 章 机器人运动学建模与状态观测"), a section number before CJK words with no
+# punctuation ("4.1 本章简述", "1．1．2 经典力学分析", "2.2.2目标识别算法"), or a section's name alone ("摘 要",
+# "参考文献"). A figure's or table's label set the same way has its English caption after it ("18 机器人离地"
+# over "Fig．18 Robot off the ground").
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAPTER = re.compile(rf"第\s*[0-9一二三四五六七八九十]{{1,3}}\s*[章节篇](?:\s*[{_CJK}].*)?")
+_CJK_NUMBERED = re.compile(rf"(\d{{1,2}})(?:[.．]\d{{1,2}}){{0,3}}[.．]?\s*[{_CJK}].*")
+_CAPTION_AFTER = re.compile(r"(?:fig(?:ure)?|tab(?:le)?)\s*[.．]?\s*\d", re.IGNORECASE)
+_CJK_PUNCTUATION = re.compile(r"[，。；：！？、,;:!?]")
+_CJK_HEADING_CHARS = 30
+CJK_SECTION_NAMES = frozenset(
+    {"摘要", "中文摘要", "英文摘要", "引言", "绪论", "前言", "参考文献", "致谢", "结论", "结语", "总结",
+     "结论与展望", "总结与展望", "附录", "讨论", "作者简介"}
+)  # fmt: skip
+_CJK_NUMBER_SPACE = re.compile(rf"(\d{{1,2}}(?:[.．]\d{{1,2}}){{0,3}})[.．]?(?:\s|(?=[{_CJK}]))")
+
 # A first page numbers its affiliations and marks its authors with them ("2 Indian Institute of Technology
 # Madras, Chennai", "1 Personal Health, Philips Research, Royal Philips, Eindhoven", "1 Wei Zhou,2 Ying Xing ,1
 # and …"): such a line reads as a numbered heading and is kept apart as one, but starts no section.
@@ -138,6 +155,18 @@ def _numbered_heading(line: str) -> bool:
     )
 
 
+def _cjk_heading(line: str, next_line: str) -> bool:
+    """A Chinese or Japanese chapter, numbered section or section name on its own line (see ``_CJK``)."""
+    if line.isascii():  # most lines
+        return False
+    if "".join(line.split()).rstrip("：:") in CJK_SECTION_NAMES:
+        return True
+    if len(line) > _CJK_HEADING_CHARS or _CJK_PUNCTUATION.search(line) or _CAPTION_AFTER.match(next_line):
+        return False
+    numbered = _CJK_NUMBERED.fullmatch(line)
+    return _CJK_CHAPTER.fullmatch(line) is not None or (numbered is not None and int(numbered.group(1)) <= 20)
+
+
 def _unnumbered_heading(line: str, next_line: str) -> bool:
     if len(next_line) < _BODY_LINE_CHARS:
         return False
@@ -199,6 +228,7 @@ def _is_heading(previous: str, line: str, next_line: str) -> bool:
         or _unnumbered_heading(line, next_line)
         or _paragraph_heading(previous, line, next_line)
         or _lettered_heading(previous, line, next_line)
+        or _cjk_heading(line, next_line)
     ) and not (_FORMULA.search(line) or _column_header_row(line))
 
 
@@ -227,9 +257,11 @@ def _lettered_heading(previous: str, line: str, next_line: str) -> bool:
 def heading_level(heading: str) -> int:
     """1 for "3 Implementation", "INTRODUCTION" or "Related Work", 2 for "3.3 Fault Tolerance", deeper than
     any numbered heading for a paragraph heading ("Worker Failure")."""
-    numbered = re.match(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s", heading)
+    numbered = _CJK_NUMBER_SPACE.match(heading)
     if numbered:
-        return numbered.group(1).count(".") + 1
+        return len(re.findall(r"[.．]", numbered.group(1))) + 1
+    if _CJK_CHAPTER.fullmatch(heading) or "".join(heading.split()).rstrip("：:") in CJK_SECTION_NAMES:
+        return 1
     if _LETTERED.fullmatch(heading):
         return 2
     known = (

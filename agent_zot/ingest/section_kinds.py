@@ -102,6 +102,30 @@ _NOT_MODIFIER = re.compile(
 # "3.2", "IV.", "A." or "Appendix"-less letters before the words; "Section 5:" too.
 _NUMBER = re.compile(r"^(?:section\s+)?(?:\d{1,2}(?:\.\d{1,2}){0,3}|[ivx]{1,5}|[a-h])[.:)]?\s+")
 
+# A Chinese heading names its kind by a word anywhere in it ("实验结果与分析", "系统设计与实现"); the first
+# kind that matches wins. A chapter's own summary ("本章小结") is no conclusion of the paper.
+_CJK_KINDS = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("acknowledgements", "致谢|鸣谢"),
+        ("references", "参考文献"),
+        ("biography", "作者简介"),
+        ("appendix", "^附录"),
+        ("abstract", "摘要"),
+        ("introduction", "引言|绪论|前言"),
+        ("background", "研究现状|相关工作|文献综述|理论基础|基础理论|相关技术"),
+        ("conclusion", "结论|结语|总结"),
+        ("limitations", "不足|局限"),
+        ("methods", "实验设计|实验方案|方法|设计|实现|建模|模型|算法"),
+        ("results", "实验|结果|仿真|测试|验证|评估|性能"),
+        ("discussion", "讨论"),
+    )
+)
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_NUMBER = re.compile(
+    r"^(?:第[0-9一二三四五六七八九十]{1,3}[章节篇]|\d{1,2}(?:[.．]\d{1,2}){0,3}[.．]?|[一二三四五六七八九十]{1,3}、)"
+)
+
 # An author biography without a heading: "Jeffrey Dean (jeff@google.com) is a Google Fellow ...",
 # "Sanjay Ghemawat is a Distinguished Engineer at Google.", or "He received his Ph.D. from ...".
 _ROLE = (
@@ -125,6 +149,8 @@ def section_kind(heading: str | None) -> str:
     ``KINDS``. The whole-heading patterns decide first; a short heading they miss is read by its head words."""
     if not heading:
         return "body"
+    if _CJK_CHAR.search(heading):
+        return _cjk_kind(heading)
     words = " ".join(heading.split()).lower().rstrip(" .:")
     words = _NUMBER.sub("", words, count=1) if not words.startswith(("appendix", "annex")) else words
     words = words.replace("&", "and")
@@ -132,6 +158,14 @@ def section_kind(heading: str | None) -> str:
         if pattern.fullmatch(words):
             return kind
     return _kind_by_head(words)
+
+
+def _cjk_kind(heading: str) -> str:
+    """The kind of a Chinese heading (see ``_CJK_KINDS``); "body" for a chapter's own summary."""
+    words = _CJK_NUMBER.sub("", "".join(heading.split()).rstrip("：:"), count=1)
+    if words.startswith("本章"):
+        return "body"
+    return next((kind for kind, pattern in _CJK_KINDS if pattern.search(words)), "body")
 
 
 def _kind_by_head(words: str) -> str:

@@ -56,6 +56,13 @@ def test_packed_vectors_keep_their_spans_and_meet_only_the_same_sentences() -> N
     found = back.similarities(query, list(spans))
     assert found is not None and found[1] == pytest.approx(1.0, abs=0.01) and max(found) == found[1]
     assert back.similarities(query, [(0, 40), (41, 130)]) is None  # split otherwise since: none of them
+    # split more finely since (a paragraph of Chinese sentences cut at 。): each takes the vector holding it
+    finer = back.similarities(query, [(0, 40), (41, 60), (62, 90), (91, 130)])
+    assert (
+        finer is not None
+        and finer[1] == finer[2] == found[1]
+        and (finer[0], finer[3]) == (found[0], found[2])
+    )
 
 
 def _pdf(path: Path, text: str) -> bytes:

@@ -155,6 +155,54 @@ def test_headings() -> None:
     ]
 
 
+def test_chinese_chapters_numbered_sections_and_section_names_are_headings() -> None:
+    """A line of Chinese prose wraps as short as a heading; a heading is told by its number or chapter
+    mark before words with no punctuation, or by a section's name alone (spaced or with its colon)."""
+    journal = "\n".join(
+        [
+            "基于运动学建模的自动瞄准系统",
+            "摘要：",
+            "本文介绍一种基于运动学建模的自动瞄准系统，能够有效地弥补传统自瞄系统的缺陷。",
+            "0 引言",
+            "在 RoboMaster 机器人比赛中，机器人的前后左右",
+            "获得一等奖",  # a paragraph's last, short line
+            "1 基础模型",
+            "1.1 目标检测",
+            "2 到 4 圈的速度自转，且由于采用了麦克纳姆轮",  # a wrapped line that opens with a number
+            "图 4.1 静态目标击打与动态目标击打",  # a figure's caption
+            "2.2.2目标识别算法",
+            "目标检测是通过对摄像头捕获的图像进行处理，",
+            "18 机器人离地",  # a figure's label over its English caption
+            "Fig．18 Robot off the ground",
+            "1．1．2 经典力学分析",  # full-width full stops
+            "对驱动轮的受力进行分析。",
+        ]
+    )
+    thesis = "\n".join(
+        ["第 4 章 机器人运动学建模与状态观测", "4.1 本章简述", "在上一章，通过 PNP 进行三维重建。"]
+    )
+    back = "\n".join(["致 谢", "感谢导师的悉心指导。"])
+    assert [text for _, text in find_headings([journal, thesis, back], [1, 31, 60])] == [
+        "摘要：",
+        "0 引言",
+        "1 基础模型",
+        "1.1 目标检测",
+        "2.2.2目标识别算法",
+        "1．1．2 经典力学分析",
+        "第 4 章 机器人运动学建模与状态观测",
+        "4.1 本章简述",
+        "致 谢",
+    ]
+    levels = {
+        "第 4 章 机器人运动学建模与状态观测": 1,
+        "1 基础模型": 1,
+        "1.1 目标检测": 2,
+        "2.2.2目标识别算法": 3,
+        "1．1．2 经典力学分析": 3,
+    }
+    assert {heading: heading_level(heading) for heading in levels} == levels
+
+
 def test_lettered_subsections_under_roman_sections_are_headings() -> None:
     body = "The recordings were taken at rest in a quiet room for ten minutes."
     page = "\n".join(

@@ -51,6 +51,20 @@ from tests.conftest import (
         ("Future Work", "limitations"),
         ("3.3 Fault Tolerance", "body"),
         ("Worker Failure", "body"),
+        # Chinese theses and journal papers
+        ("摘要：", "abstract"),
+        ("摘 要", "abstract"),
+        ("0 引言", "introduction"),
+        ("第 1 章 绪 论", "introduction"),
+        ("1.2 国内外研究现状", "background"),
+        ("第 4 章 机器人运动学建模与状态观测", "methods"),
+        ("第五章 实验结果与分析", "results"),
+        ("4.1 本章简述", "body"),
+        ("2.5 本章小结", "body"),  # a chapter's own summary is no conclusion of the paper
+        ("结论与展望", "conclusion"),
+        ("参 考 文 献", "references"),
+        ("致 谢", "acknowledgements"),
+        ("附录 A 程序清单", "appendix"),
         (None, "body"),
     ],
 )
