@@ -25,6 +25,10 @@ _NAMED_END = re.compile(
     re.IGNORECASE,
 )
 _LETTERED_END = re.compile(r"A\.?\s+[A-Z]\D{2,70}")  # "A Background & Terminology", "A. Proofs"
+# A Chinese journal prints the paper's English title, abstract and keywords on its last page, among the
+# references ("Abstract:" … "Keywords:" … then "[6] MUIR P F …"): that abstract is the paper's own words.
+_ABSTRACT_LINE = re.compile(r"abstract\s*(?:[:：].*)?", re.IGNORECASE)  # not "Abstract algebra. Springer"
+_ENTRY_START = re.compile(r"\[\d{1,4}\]")
 _FIRST_ENTRY = re.compile(r"\[1\]\s")
 _ENTRY = re.compile(r"\[(\d{1,4})\]")
 # What a line of a reference list usually has: a numbered start, a year, "et al.".
@@ -148,6 +152,21 @@ def _is_end(lines: Sequence[_Line], i: int) -> bool:
     return share < 0.2
 
 
+def _abstracts_among(lines: Sequence[_Line], first: int, end: int) -> set[int]:
+    """The lines of ``lines[first:end]`` (a reference list) that are an abstract set among the entries (see
+    ``_ABSTRACT_LINE``): from its "Abstract" line to the next entry's number."""
+    inside: set[int] = set()
+    i = first
+    while i < end:
+        if _ABSTRACT_LINE.fullmatch(lines[i].text.strip()) and not _ENTRY_START.match(lines[i].text.strip()):
+            j = next((k for k in range(i + 1, end) if _ENTRY_START.match(lines[k].text.strip())), end)
+            inside.update(range(i, j))
+            i = j
+        else:
+            i += 1
+    return inside
+
+
 def split_references(pages: Sequence[str]) -> ReferenceSplit | None:
     """Take the references section out of the pages, or None when no plausible one is found."""
     lines = _flatten(pages)
@@ -159,14 +178,18 @@ def split_references(pages: Sequence[str]) -> ReferenceSplit | None:
     first = start + 1 if heading is not None else start
     heading_text = lines[start].text.strip() if heading is not None else None
     end = next((i for i in range(first, len(lines)) if _is_end(lines, i)), len(lines))
+    inside = _abstracts_among(lines, first, end)
     body: list[list[str]] = [[] for _ in pages]
-    for line in lines[:start] + lines[end:]:
-        body[line.page].append(line.text)
+    for i, line in enumerate(lines):
+        if i < start or i >= end or i in inside:
+            body[line.page].append(line.text)
     return ReferenceSplit(
         body_pages=["\n".join(page).strip() for page in body],
         # a running header repeating the heading on the list's later pages is no part of an entry
         references_text="\n".join(
-            line.text for line in lines[first:end] if line.text.strip() and line.text.strip() != heading_text
+            line.text
+            for i, line in enumerate(lines[first:end], first)
+            if line.text.strip() and line.text.strip() != heading_text and i not in inside
         ),
         start_page_index=lines[start].page,
         heading=heading_text or "",

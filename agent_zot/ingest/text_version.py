@@ -16,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_zot.ingest.clean import join_accents, without_cover_sheet
+from agent_zot.ingest.headings import find_headings
 from agent_zot.ingest.ligatures import glyph_ligatures
+from agent_zot.text import has_cjk
 
 # The version of the page text a release stores; an index made before this module existed is version 0.
-TEXT_VERSION = 2
+TEXT_VERSION = 3
 
 
 def _version_1(pages: list[str]) -> list[str]:
@@ -74,7 +76,18 @@ def _version_2(pdf: StoredPdf, pages: Sequence[str]) -> bool:
     return False
 
 
+def _version_3(pages: Sequence[str]) -> bool:
+    """2026-11-30: Chinese and Japanese headings name sections ("第 4 章 …", "4.1 本章简述", "摘 要",
+    "参考文献"), and an English abstract a Chinese journal sets among its references is body text: a
+    document whose stored pages hold such a heading was cut into chunks under the wrong sections (the
+    stored text is the same; its chunks are not). No earlier release found a heading with CJK in it."""
+    cjk = [page for page in pages if has_cjk(page)]
+    return any(has_cjk(heading) for _, heading in find_headings(cjk, range(1, len(cjk) + 1)))
+
+
 _ADDED: dict[int, Callable[[list[str]], list[str]]] = {1: _version_1}
+# Versions told from the stored text without changing it: its chunks would be cut otherwise.
+_TEXT_TOLD: dict[int, Callable[[Sequence[str]], bool]] = {3: _version_3}
 # Versions told from the file itself (a PDF read by pdfium), not from its stored text.
 _FILE_ADDED: dict[int, Callable[[StoredPdf, Sequence[str]], bool]] = {2: _version_2}
 
@@ -88,6 +101,6 @@ def reads_differently(pages: Sequence[str], since: int, pdf: StoredPdf | None = 
     for version in versions:
         if version in _ADDED:
             texts = _ADDED[version](texts)
-    if texts != list(pages):
+    if texts != list(pages) or any(_TEXT_TOLD[v](pages) for v in versions if v in _TEXT_TOLD):
         return True
     return pdf is not None and any(_FILE_ADDED[v](pdf, pages) for v in versions if v in _FILE_ADDED)

@@ -386,3 +386,27 @@ def test_a_first_pages_affiliations_author_marks_and_stamps_are_not_headings() -
         (1, "2 Hospital Recordings"),
     ]
     assert heading_level("Abstract.") == 1
+
+
+def test_an_english_abstract_printed_among_the_references_is_the_papers_own_text() -> None:
+    """A Chinese journal sets the paper's English title, abstract and keywords on its last page, between
+    two reference entries: the abstract is body text, the entries after it are still references."""
+    before = "\n".join(
+        f"[{n}] 作者{n}. 论文题目第{n}篇[J]. 价值工程, 2019, {n}(2): 1-9." for n in range(1, 6)
+    )
+    after = "\n".join(
+        f"[{n}] MUIR P F. Kinematic modeling of wheeled robots[J]. 1987, {n}: 281-340." for n in (6, 7)
+    )
+    abstract = (
+        "Abstract:\nThe RoboMaster National Robot Competition is a robotic competition in which robots strike\n"
+        "the armour plates of the opponent's robots.\nKeywords:\nAutomatic Aiming; Kinematics"
+    )
+    pages = [BODY, BODY, BODY + "\n参考文献\n" + before, abstract + "\n" + after]
+    split = split_references(pages)
+    assert split is not None
+    assert split.body_pages[3] == abstract
+    assert split.references_text.splitlines() == [*before.splitlines(), *after.splitlines()]
+    # a reference entry's wrapped line that opens with the word is no abstract
+    wrapped = before + "\nAbstract algebra. Springer, 2004.\n" + after
+    split = split_references([BODY, BODY, BODY + "\n参考文献\n" + wrapped])
+    assert split is not None and "Abstract algebra. Springer, 2004." in split.references_text

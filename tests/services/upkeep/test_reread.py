@@ -48,6 +48,16 @@ def _state(tmp_path: Path, first_pages: dict[str, str]) -> IndexState:
     return state
 
 
+def test_a_chinese_paper_read_before_its_headings_were_is_read_again() -> None:
+    thesis = "第 4 章 机器人运动学建模与状态观测\n4.1 本章简述\n在上一章，通过 PNP 进行三维重建。本章建立目标的运动学模型。"
+    assert reads_differently([BODY, thesis], since=2)
+    assert not reads_differently([BODY, thesis], since=TEXT_VERSION)
+    assert not reads_differently(
+        [BODY, "在上一章，通过 PNP 进行三维重建。本章建立目标的运动学模型。"], since=2
+    )  # no heading
+    assert not reads_differently([BODY, BODY], since=2)
+
+
 def test_the_look_takes_at_most_its_share_of_items_and_goes_on_where_it_stopped(tmp_path: Path) -> None:
     state = _state(tmp_path, {"ITEM1": HAL_COVER, "ITEM2": BODY, "ITEM3": HAL_COVER, "ITEM4": BODY})
     first = to_reread(state, 1)
