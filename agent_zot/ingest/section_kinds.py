@@ -107,18 +107,19 @@ _NUMBER = re.compile(r"^(?:section\s+)?(?:\d{1,2}(?:\.\d{1,2}){0,3}|[ivx]{1,5}|[
 _CJK_KINDS = tuple(
     (kind, re.compile(pattern))
     for kind, pattern in (
-        ("acknowledgements", "致谢|鸣谢"),
-        ("references", "参考文献"),
-        ("biography", "作者简介"),
-        ("appendix", "^附录"),
-        ("abstract", "摘要"),
-        ("introduction", "引言|绪论|前言"),
-        ("background", "研究现状|相关工作|文献综述|理论基础|基础理论|相关技术"),
-        ("conclusion", "结论|结语|总结"),
-        ("limitations", "不足|局限"),
-        ("methods", "实验设计|实验方案|方法|设计|实现|建模|模型|算法"),
-        ("results", "实验|结果|仿真|测试|验证|评估|性能"),
-        ("discussion", "讨论"),
+        # simplified Chinese, then traditional Chinese and Japanese forms
+        ("acknowledgements", "致谢|鸣谢|致謝|謝辞"),
+        ("references", "参考文献|參考文獻"),
+        ("biography", "作者简介|作者簡介"),
+        ("appendix", "^(?:附录|附錄|付録)"),
+        ("abstract", "摘要|要旨|^概要$"),
+        ("introduction", "引言|绪论|前言|緒論|はじめに|序論|緒言"),
+        ("background", "研究现状|相关工作|文献综述|理论基础|基础理论|相关技术|関連研究|研究現状|相關工作"),
+        ("conclusion", "结论|结语|总结|結論|結語|總結|おわりに|まとめ"),
+        ("limitations", "不足|局限|限界"),
+        ("methods", "实验设计|实验方案|方法|设计|实现|建模|模型|算法|手法|設計|實現|実装"),
+        ("results", "实验|结果|仿真|测试|验证|评估|性能|実験|實驗|結果|評価|評估"),
+        ("discussion", "讨论|討論|考察"),
     )
 )
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -193,6 +193,10 @@ def test_chinese_chapters_numbered_sections_and_section_names_are_headings() -> 
         "4.1 本章简述",
         "致 谢",
     ]
+    japanese = "\n".join(
+        ["1. はじめに", "本研究では、新しい手法を提案する。", "謝辞", "本研究は助成を受けた。"]
+    )
+    assert [text for _, text in find_headings([japanese], [1])] == ["1. はじめに", "謝辞"]
     levels = {
         "第 4 章 机器人运动学建模与状态观测": 1,
         "1 基础模型": 1,

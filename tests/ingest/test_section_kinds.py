@@ -65,6 +65,11 @@ from tests.conftest import (
         ("参 考 文 献", "references"),
         ("致 谢", "acknowledgements"),
         ("附录 A 程序清单", "appendix"),
+        ("參考文獻", "references"),  # traditional Chinese
+        ("1. はじめに", "introduction"),  # Japanese
+        ("4 実験結果", "results"),
+        ("5. 考察", "discussion"),
+        ("謝辞", "acknowledgements"),
         (None, "body"),
     ],
 )
