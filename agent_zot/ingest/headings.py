@@ -6,6 +6,8 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from agent_zot.text import CJK_CHARACTERS
+
 _NUMBERED = re.compile(r"(\d{1,2})(?:\.\d{1,2}){0,3}\.?\s+(\S.*)")
 # A run-in heading: the number, a few words and a full stop, then its section's first sentence.
 _RUN_IN = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3}\.?\s+([A-Z][^.!?:;,]{1,70}?)[.:])\s+[A-Z(\"“]")
@@ -61,8 +63,9 @@ _FORMULA = re.compile(r"[=<>≤≥±×·∑∏∫√−^|\[\]{}]|\s\+\s")
 # punctuation ("4.1 本章简述", "1．1．2 经典力学分析", "2.2.2目标识别算法"), or a section's name alone ("摘 要",
 # "参考文献"). A figure's or table's label set the same way has its English caption after it ("18 机器人离地"
 # over "Fig．18 Robot off the ground").
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_CHAPTER = re.compile(rf"第\s*[0-9一二三四五六七八九十]{{1,3}}\s*[章节篇](?:\s*[{_CJK}].*)?")
+_CJK = CJK_CHARACTERS
+CJK_CHAPTER_MARK = r"第\s*[0-9一二三四五六七八九十]{1,3}\s*[章节篇]"
+_CJK_CHAPTER = re.compile(rf"{CJK_CHAPTER_MARK}(?:\s*[{_CJK}].*)?")
 _CJK_NUMBERED = re.compile(rf"(\d{{1,2}})(?:[.．]\d{{1,2}}){{0,3}}[.．]?\s*[{_CJK}].*")
 _CAPTION_AFTER = re.compile(r"(?:fig(?:ure)?|tab(?:le)?)\s*[.．]?\s*\d", re.IGNORECASE)
 _CJK_PUNCTUATION = re.compile(r"[，。；：！？、,;:!?]")
@@ -158,11 +161,20 @@ def _numbered_heading(line: str) -> bool:
     )
 
 
+def cjk_compact(line: str) -> str:
+    """A CJK heading without the spaces set between its characters ("参 考 文 献") or its colon ("摘要：")."""
+    return "".join(line.split()).rstrip("：:")
+
+
+def cjk_section_name(line: str) -> bool:
+    return cjk_compact(line) in CJK_SECTION_NAMES
+
+
 def _cjk_heading(line: str, next_line: str) -> bool:
     """A Chinese or Japanese chapter, numbered section or section name on its own line (see ``_CJK``)."""
     if line.isascii():  # most lines
         return False
-    if "".join(line.split()).rstrip("：:") in CJK_SECTION_NAMES:
+    if cjk_section_name(line):
         return True
     if len(line) > _CJK_HEADING_CHARS or _CJK_PUNCTUATION.search(line) or _CAPTION_AFTER.match(next_line):
         return False
@@ -263,7 +275,7 @@ def heading_level(heading: str) -> int:
     numbered = _CJK_NUMBER_SPACE.match(heading)
     if numbered:
         return len(re.findall(r"[.．]", numbered.group(1))) + 1
-    if _CJK_CHAPTER.fullmatch(heading) or "".join(heading.split()).rstrip("：:") in CJK_SECTION_NAMES:
+    if _CJK_CHAPTER.fullmatch(heading) or cjk_section_name(heading):
         return 1
     if _LETTERED.fullmatch(heading):
         return 2

@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from agent_zot.ingest.headings import CJK_CHAPTER_MARK, cjk_compact
+from agent_zot.text import has_cjk
+
 KINDS = (
     "abstract",
     "introduction",
@@ -122,9 +125,8 @@ _CJK_KINDS = tuple(
         ("discussion", "讨论|討論|考察"),
     )
 )
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_NUMBER = re.compile(
-    r"^(?:第[0-9一二三四五六七八九十]{1,3}[章节篇]|\d{1,2}(?:[.．]\d{1,2}){0,3}[.．]?|[一二三四五六七八九十]{1,3}、)"
+    rf"^(?:{CJK_CHAPTER_MARK}|\d{{1,2}}(?:[.．]\d{{1,2}}){{0,3}}[.．]?|[一二三四五六七八九十]{{1,3}}、)"
 )
 
 # An author biography without a heading: "Jeffrey Dean (jeff@google.com) is a Google Fellow ...",
@@ -150,7 +152,7 @@ def section_kind(heading: str | None) -> str:
     ``KINDS``. The whole-heading patterns decide first; a short heading they miss is read by its head words."""
     if not heading:
         return "body"
-    if _CJK_CHAR.search(heading):
+    if has_cjk(heading):
         return _cjk_kind(heading)
     words = " ".join(heading.split()).lower().rstrip(" .:")
     words = _NUMBER.sub("", words, count=1) if not words.startswith(("appendix", "annex")) else words
@@ -163,7 +165,7 @@ def section_kind(heading: str | None) -> str:
 
 def _cjk_kind(heading: str) -> str:
     """The kind of a Chinese heading (see ``_CJK_KINDS``); "body" for a chapter's own summary."""
-    words = _CJK_NUMBER.sub("", "".join(heading.split()).rstrip("：:"), count=1)
+    words = _CJK_NUMBER.sub("", cjk_compact(heading), count=1)
     if words.startswith("本章"):
         return "body"
     return next((kind for kind, pattern in _CJK_KINDS if pattern.search(words)), "body")
