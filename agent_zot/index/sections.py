@@ -97,7 +97,7 @@ def sentence_sections(
     stack: list[tuple[int, str]] = [(heading_level(section), section)] if section else []
     found: list[tuple[str | None, str | None]] = []
     for index in range(count):
-        if index in headings:
+        if index in headings and not (stack and _reopens_an_ancestor(headings[index], stack[-1][1])):
             heading = " ".join(headings[index].split())
             level = heading_level(heading)
             while stack and stack[-1][0] >= level:
@@ -105,6 +105,19 @@ def sentence_sections(
             stack.append((level, heading))
         found.append((stack[-1][1], stack[-2][1] if len(stack) > 1 else None) if stack else (None, None))
     return found
+
+
+# A section's number: "5.2.3 发射延迟的量测", "3.1 Data", and a chapter's, "第 5 章 …".
+_SECTION_NUMBER = re.compile(r"(?:第\s*)?(\d{1,2}(?:[.．]\d{1,2}){0,3})")
+
+
+def _reopens_an_ancestor(heading: str, current: str) -> bool:
+    """Whether ``heading`` numbers a section that holds ``current`` ("第 5 章 …" or "5 Results" inside
+    "5.2.3 …"): a page's running header, set again atop each page of its chapter, not a new section."""
+    outer, inner = _SECTION_NUMBER.match(heading.strip()), _SECTION_NUMBER.match(current.strip())
+    if outer is None or inner is None:
+        return False
+    return inner.group(1).replace("．", ".").startswith(outer.group(1).replace("．", ".") + ".")
 
 
 def sentence_kinds(

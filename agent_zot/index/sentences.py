@@ -58,6 +58,7 @@ def names_a_section(sentence: str) -> bool:
     number = _LEADING_NUMBER.match(sentence)
     return (
         _A_WORD.search(sentence) is not None
+        and _CAPTION_NAME.match(sentence) is None
         and not sentence.rstrip().endswith(",")
         and not names_no_section(sentence)
         and (number is None or int(number.group(1)) <= _MAX_SECTION_NUMBER)  # "125 Hz, 125 samples …"
@@ -65,6 +66,9 @@ def names_a_section(sentence: str) -> bool:
 
 
 _LEADING_NUMBER = re.compile(r"(\d{1,6})\b")
+# A figure's or table's caption set on its own line ("图 5.4 微动开关", "Fig．18 Robot off the ground") names no
+# section: the sentences after it are still its section's.
+_CAPTION_NAME = re.compile(r"\s*(?:(?:fig(?:ure)?|tab(?:le)?)\s*[.．]?\s*\d|[图表圖]\s*\d)", re.IGNORECASE)
 _MAX_SECTION_NUMBER = 20
 
 

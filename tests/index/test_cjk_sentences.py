@@ -46,3 +46,18 @@ def test_a_thesis_chunk_gives_each_sentence_the_role_of_its_chapter_and_leaves_t
         "4.1 本章简述",
         "参考文献",
     }
+
+
+def test_a_figures_caption_on_its_own_line_names_no_section() -> None:
+    text = "\n".join(
+        [
+            "5.2.3 发射延迟的量测",
+            "本文通过微动开关获取弹丸发射时的时间。",
+            "图 5.4 微动开关",
+            "第 5 章 机器人目标的精准打击",  # the chapter's running header atop the next page
+            "与发射命令的时间做差值，即可获得发射延迟。",
+        ]
+    )
+    chunk = ChunkSentences({"text": text, "section": "5.2.3 发射延迟的量测"})
+    last = chunk.sentences().index("与发射命令的时间做差值，即可获得发射延迟。")
+    assert chunk.sections[last][0] == "5.2.3 发射延迟的量测"

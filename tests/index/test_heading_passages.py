@@ -214,3 +214,14 @@ async def test_search_within_the_paper_ranks_the_same_way(client: Client) -> Non
     )
     passages = text_of(result).splitlines()
     assert ANSWER in passages[2], passages
+
+
+def test_a_running_header_that_numbers_an_open_section_is_no_new_section() -> None:
+    """A chapter's header set atop each of its pages ("第 5 章 …", "3 Methods") lands inside a chunk of one
+    of its subsections; the sentences after it stay in that subsection. The next chapter's heading moves on."""
+    cjk = sentence_sections(
+        "5.2.3 发射延迟的量测", {1: "第 5 章 机器人目标的精准打击", 3: "5.2.4 延迟的省略"}, 5
+    )
+    assert [heading for heading, _ in cjk] == ["5.2.3 发射延迟的量测"] * 3 + ["5.2.4 延迟的省略"] * 2
+    english = sentence_sections("3.2 Data", {1: "3 Methods", 2: "4 Results"}, 3)
+    assert [heading for heading, _ in english] == ["3.2 Data", "3.2 Data", "4 Results"]
