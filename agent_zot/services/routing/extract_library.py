@@ -49,6 +49,15 @@ _END = (
     r"|because|then|too|now|as|by|since|tagged|collection|folder)\b)"
 )
 _COLL = r"(?i:(?:sub-?)?(?:collection|folder))"
+# "the data collection period", "the five-stage collection process": a study's collecting, not a Zotero
+# collection (a library holding a "Data" collection would otherwise have the search confined to it). Lower
+# case only: "the collection Methods" names one.
+_NOT_A_COMPOUND = (
+    r"(?!\s+(?:period|periods|process|procedures?|protocols?|stages?|phases?|campaigns?|sites?|efforts?"
+    r"|methods?|steps?|tools?|devices?|setup|system|times?|windows?|dates?|rates?|strateg(?:y|ies)|instruments?"
+    r"|forms?|sheets?|kits?|points?|areas?|trips?|seasons?|programm?e?s?|teams?|sessions?|schemes?|rounds?"
+    r"|design|platform|software|app|interval|duration|frequency|pipeline|phase|effort)\b)"
+)
 _COLLECTION_RES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p)
     for p in (
@@ -57,8 +66,8 @@ _COLLECTION_RES: tuple[re.Pattern[str], ...] = tuple(
         rf"{_COLL}\s+(?i:(?:called|named|titled)\s+)?({QUOTED})",
         rf"({QUOTED})\s+{_COLL}\b",
         rf"(?i:\b(?:(?:in|into|to|from|of|on|for|under|out\s+of)\s+(?:(?:my"
-        rf"|the|our)\s+)?|(?:my|the|our)\s+))({_CNAME})\s+{_COLL}\b",
-        rf"\b{_COLL}\s+(?i:(?:called|named|titled)\s+|:\s*)?({_CNAME}){_END}",
+        rf"|the|our)\s+)?|(?:my|the|our)\s+))({_CNAME})\s+{_COLL}\b{_NOT_A_COMPOUND}",
+        rf"\b{_COLL}(?:\s+(?i:called|named|titled)\s+|\s*:\s*|{_NOT_A_COMPOUND}\s+)({_CNAME}){_END}",
     )
 )
 # The whole library as a request's scope: "my whole library", "the entire citation graph", "across all my
@@ -133,6 +142,13 @@ _LEADING_DASH_RE = re.compile(r"(?:^|(?<=\s))-[\w#]")
 
 _HAS_COLLECTION_WORD = re.compile(r"(?i:collection|folder)")
 _HAS_TAG_WORD = re.compile(r"(?i:tag|label|mark|flag)")
+# The labelling verbs of `_TAG_RES`'s third form, and the words before one that make it the user's own
+# ("I flagged", "did I mark", "please label", a request that opens with it).
+_LABEL_VERB_RE = re.compile(r"(?i:(?:label|mark|flag)(?:s|ed|led|ged)?\b)")
+_USER_OR_COMMAND = frozenset(
+    {"i", "i've", "i'd", "we", "we've", "please", "and", "then", "also", "now", "me"}
+)
+_QUESTION_AUX = frozenset({"did", "have", "had", "do", "i"})
 
 _NOTE_CREATE_RE = re.compile(
     r"(?i:\b(?:add|create|write|new|jot|attach|append|make|leave|put|record|save)\b|^\s*note\b)"
@@ -267,12 +283,24 @@ def extract_tags(scan: Scan, params: dict[str, Any]) -> None:
         return
     for pattern in _TAG_RES:
         m = pattern.search(scan.masked)
-        if m:
+        if m and not _someone_elses_label(scan.masked, m):
             tags = _split_tags(m.group(1))
             if tags:
                 params["tags"] = tags
                 scan.consume([m.span()])
                 return
+
+
+def _someone_elses_label(text: str, m: re.Match[str]) -> bool:
+    """A labelling verb whose subject is not the user ("the authors flag ... as worth studying", "a reviewer
+    flagged my sentence as unsupported", "which regions do they label as high risk"): what a paper or person
+    calls something, not a tag of the library."""
+    verb = _LABEL_VERB_RE.match(text, m.start())
+    if verb is None:
+        return False
+    before = text[: m.start()].split()[-3:]
+    said = [w.strip(",;:").casefold() for w in before]
+    return bool(said) and not (said[-1] in _USER_OR_COMMAND or (said[-1] in _QUESTION_AUX and "i" in said))
 
 
 def _split_tags(raw: str) -> list[str]:

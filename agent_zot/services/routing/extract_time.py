@@ -141,8 +141,15 @@ _HAS_YEAR_WORD = re.compile(r"(?i:year|decade|recent)")
 _HAS_DAY_WORD = re.compile(r"(?i:day|week|month|hour|fortnight)")
 _UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30}
 
+# "top-5 error", "top-1 and top-5 test accuracy": a ranking measure the request asks about, not how many
+# papers to show ("the top 5 papers on ..." is).
+_RANKING_MEASURE = (
+    r"(?!(?:\s*(?:and|or|/|,)\s*top[-\s]?\d{1,4})?(?:[\s-]+(?!papers|articles|studies|results|items)[\w-]+){0,2}?"
+    r"[\s-]+(?:errors?|accurac(?:y|ies)|rates?|scores?|recall|precision|performance|classification|predictions?"
+    r"|labels?|guesses|test|validation|retrieval)\b)"
+)
 _LIMIT_RES: tuple[re.Pattern[str], ...] = (
-    re.compile(r"(?i:\btop[-\s]?(\d{1,4})\b)"),
+    re.compile(rf"(?i:\btop[-\s]?(\d{{1,4}})\b){_RANKING_MEASURE}"),
     re.compile(r"(?i:\b(?:first|last)\s+(\d{1,4})\b)(?!\s*(?i:years?|days?|weeks?|months?|hours?|pages?)\b)"),
     re.compile(r"(?<![\w.])(\d{1,4})(?=\s+(?i:most|latest|newest|recent|best|highest|top)\b)"),
     re.compile(r"(?i:\b(?:most\s+recent|latest|newest)\s+(\d{1,3})\b)"),
@@ -237,6 +244,7 @@ def extract_years(scan: Scan, params: dict[str, Any], *, recent_means_years: boo
             (m.span(), int(m.group(1)))
             for m in _BARE_YEAR_RE.finditer(scan.masked)
             if not _describes_content(scan.masked, m.start(), m.end())
+            and not _names_an_event(scan.masked, m.start(), m.end())
         ]
         scan.consume(span for span, _ in found)
         bare = [year for _, year in found]
@@ -261,6 +269,21 @@ def _describes_content(text: str, start: int, end: int) -> bool:
     if following[0] in STOPWORDS:
         return False
     return not any(word in _PUBLICATION_NOUNS for word in following)
+
+
+# "the CNN that won ILSVRC 2012", "at SemEval 2017": an event's edition; "ICML 2022 papers", "papers at CVPR
+# 2019", "the PLDI 2009 paper" (a publication noun beside it) name when the paper appeared.
+_ACRONYM_BEFORE_RE = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\s+$")
+
+
+def _names_an_event(text: str, start: int, end: int) -> bool:
+    """A year right after an acronym ("ILSVRC 2012") with no publication noun in the words around it."""
+    acronym = _ACRONYM_BEFORE_RE.search(text, max(0, start - 20), start)
+    if acronym is None:
+        return False
+    before = _WORD_AFTER_RE.findall(text, max(0, acronym.start() - 40), acronym.start())[-PHRASE_WORDS:]
+    following = _WORD_AFTER_RE.findall(text, end)[:PHRASE_WORDS]
+    return not any(word.casefold() in _PUBLICATION_NOUNS for word in [*before, *following])
 
 
 def _absolute_years(scan: Scan, bounds: list[tuple[int | None, int | None]]) -> None:

@@ -26,26 +26,29 @@ _NO_CUE_CONFIDENCE = 0.4
 class Rule:
     """One vote: `pattern` (or the presence of extracted parameter `param`) → `weight` for `mode`.
 
-    A negative weight counts against the mode (for cues that rule it out).
+    A negative weight counts against the mode (for cues that rule it out). A `content` rule recognises the
+    shape of a request whose matched words are what it asks (a question about one paper), so they stay in
+    the topic; any other rule's match is wording ("find papers on") and is cut from it.
     """
 
     mode: str
     weight: float
     pattern: re.Pattern[str] | None = None
     param: str | None = None
+    content: bool = False
 
 
 _UPPERCASE_LITERAL = re.compile(r"(?<!\\)[A-Z]")
 
 
-def rx(mode: str, weight: float, regex: str) -> Rule:
-    """A case-insensitive pattern rule, written in lower case.
+def rx(mode: str, weight: float, regex: str, *, content: bool = False) -> Rule:
+    """A case-insensitive pattern rule, written in lower case (`content`: see `Rule`).
 
     Rules are matched against the lower-cased query without re.IGNORECASE, which is about twice as fast.
     """
     if _UPPERCASE_LITERAL.search(regex):
         raise ValueError(f"rule patterns are matched against lower-cased text; write {regex!r} in lower case")
-    return Rule(mode, weight, pattern=re.compile(regex))
+    return Rule(mode, weight, pattern=re.compile(regex), content=content)
 
 
 def has(mode: str, weight: float, param: str) -> Rule:
@@ -81,7 +84,8 @@ def collect_hits(rules: Sequence[Rule], query: str, params: Mapping[str, Any]) -
             m = rule.pattern.search(lowered)
             if m:
                 shown = " ".join(query[m.start() : m.end()].split())[:40]
-                hits.append(Hit(rule.mode, rule.weight, f"matched '{shown}'", m.span()))
+                span = None if rule.content else m.span()
+                hits.append(Hit(rule.mode, rule.weight, f"matched '{shown}'", span))
         elif rule.param is not None and rule.param in params:
             hits.append(Hit(rule.mode, rule.weight, f"found {rule.param}", None))
     return hits

@@ -209,8 +209,8 @@ SEARCH_RULES: tuple[Rule, ...] = (
     # A question about what one paper did, found or used ("How was the reference pressure measured in the
     # dual-probe study?", "In the proof of concept that ..., what ...?"): its answer is in that paper's
     # passages. Its words may name a graph or entity cue in passing ("reference", "used to", "built on");
-    # a question about the library's papers, authors or sources keeps those modes.
-    rx("fast", 2.2, _ONE_PAPER_QUESTION),
+    # a question about the library's papers, authors or sources keeps those modes. What it asks is the topic.
+    rx("fast", 2.2, _ONE_PAPER_QUESTION, content=True),
     # graph: who worked with whom, what cites what
     rx(
         "graph",

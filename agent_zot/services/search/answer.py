@@ -89,8 +89,10 @@ def run_search(
         candidates = [item for item in library.items.values() if filters.admits(item)]
         return metadata_answer(library, candidates, content_words(text), size, progress), decision
     # The router's topic drops the words that named filters ("by Smith", "since 2019"); with no filters
-    # the whole request is the better query (the topic may also lose words like "citation").
-    wanted = (topic or text) if filters.describe() else text
+    # the whole request is the better query (the topic may also lose words like "citation"), and so is a
+    # question's whole wording: the filter has narrowed the papers, and "What do ... buy you, according to the
+    # 2013 paper ...?" read as its topic alone is no longer a question (no question's depth, no answer kind).
+    wanted = (topic or text) if filters.describe() and not asks_a_question(text) else text
     search = _Search(ctx, library, filters, size, detail)
     papers, route = search.run(decision, wanted, topic)
     dropped = Filters()

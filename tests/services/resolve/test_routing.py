@@ -209,6 +209,10 @@ def test_doi_and_arxiv() -> None:
         ("2019 papers on attention", 2019, 2019),
         ("papers in 2019 about attention", 2019, 2019),
         ("Smith 2019 attention", 2019, 2019),
+        # a venue's edition beside a publication noun is when the paper appeared
+        ("ICML 2022 papers on offline reinforcement learning", 2022, 2022),
+        ("papers at CVPR 2019", 2019, 2019),
+        ("the PLDI 2009 paper on garbage collection", 2009, 2009),
     ],
 )
 def test_years(query: str, start: int | None, end: int | None) -> None:
@@ -229,6 +233,9 @@ def test_years(query: str, start: int | None, end: int | None) -> None:
         "how much coverage avoids drifts in 2029 transit predictions?",
         "effects of the 2008 financial crisis on banks",
         "mobility during 2020 lockdowns",
+        # an event's edition: the overview that reports it appeared later
+        "what top-5 error did the CNN that won ILSVRC 2012 reach, in the deep learning overview?",
+        "what did SemEval 2017 participants use for stance detection",
     ],
 )
 def test_not_years(query: str) -> None:
@@ -418,6 +425,50 @@ def test_limit(query: str, limit: int) -> None:
     p = params_of("zot_search", query)
     assert p["limit"] == limit
     assert "years" not in p
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What top-1 and top-5 test error rates did the network reach on ILSVRC-2010?",
+        "how much did overlapping pooling lower the top-5 error",
+        "top 5 accuracy of vision transformers on ImageNet",
+        "which model has the best top-1 classification score",
+    ],
+)
+def test_a_ranking_measure_is_no_limit(query: str) -> None:
+    """ "top-5 error" is what the question asks about; read as a limit it showed one paper or five."""
+    p = params_of("zot_search", query)
+    assert "limit" not in p
+    assert "top" in p["topic"]
+
+
+@pytest.mark.parametrize(
+    ("query", "limit"),
+    [("top-10 deep learning papers", 10), ("top 20 papers about test-time adaptation", 20)],
+)
+def test_top_papers_is_still_a_limit(query: str, limit: int) -> None:
+    assert params_of("zot_search", query)["limit"] == limit
+
+
+def test_a_one_paper_question_keeps_what_it_asks_in_its_topic() -> None:
+    """With a filter the topic is what the index is asked; it lost the question's own words before,
+    keeping only the clause that names the paper ("unites a local and a global law")."""
+    r = route(
+        "zot_search",
+        "What do controllers that switch between modes buy you, according to the 2013 backstepping paper "
+        "that unites a local and a global law?",
+    )
+    assert r.mode == "fast"
+    assert r.params["years"] == {"start": 2013, "end": 2013}
+    topic = r.params["topic"]
+    assert "controllers that switch between modes" in topic
+    assert "backstepping paper that unites a local and a global law" in topic
+    assert "2013" not in topic
+    # a search request's wording is still cut from its topic
+    assert params_of("zot_search", "find papers about attention in transformers since 2019")["topic"] == (
+        "attention in transformers"
+    )
 
 
 @pytest.mark.parametrize(
@@ -812,3 +863,55 @@ def test_one_paper_requests(tool: str, query: str, mode: str) -> None:
 )
 def test_a_matrix_of_mathematics_is_no_review_matrix(query: str, mode: str) -> None:
     assert route("zot_summarize", query).mode == mode
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "In the sleep study, how long was the data collection period?",
+        "What does the five-stage collection process consist of in the PPG dataset paper?",
+        "How were birds counted in the field collection campaign of the survey?",
+    ],
+)
+def test_a_studys_data_collection_is_no_zotero_collection(query: str) -> None:
+    """Read as a collection, "data" would confine the search to a library's "Data" collection (or say there
+    is none); the study's collecting is what the question asks about."""
+    p = params_of("zot_search", query)
+    assert "collection" not in p
+    assert "collection" in p["topic"]
+
+
+@pytest.mark.parametrize(
+    ("query", "collection"),
+    [
+        ("papers in collection Methods", "Methods"),
+        ("papers in the Data collection about sleep", "Data"),
+        ("items in the collection called data period", "data period"),
+    ],
+)
+def test_a_collection_named_beside_those_words_is_still_one(query: str, collection: str) -> None:
+    assert params_of("zot_search", query)["collection"] == collection
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Which relationship do the authors of the almost-ISS paper flag as worth studying later?",
+        "Which regions do the authors label as high risk in the flood study?",
+    ],
+)
+def test_what_a_papers_authors_label_is_no_tag(query: str) -> None:
+    p = params_of("zot_search", query)
+    assert "tags" not in p
+
+
+@pytest.mark.parametrize(
+    ("tool", "query", "tags"),
+    [
+        ("zot_search", "what did I mark as to-read about transformers", ["to-read"]),
+        ("zot_manage_tags", "please mark ABCD2345 as important", ["important"]),
+        ("zot_manage_tags", "flag X7K2M9QP as must-read", ["must-read"]),
+    ],
+)
+def test_the_users_own_label_is_a_tag(tool: str, query: str, tags: list[str]) -> None:
+    assert params_of(tool, query)["tags"] == tags
