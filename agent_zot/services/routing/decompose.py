@@ -19,6 +19,7 @@ _MAX_PART_WORDS = 6
 _MAX_COMPOUND_CHARS = 300
 
 _EXPLICIT_RE = re.compile(r" (?:AND|OR|&&) | ?; ?")
+_UPPER_EXPLICIT_RE = re.compile(r" (?:AND|OR|&&) ")
 _LIST_SPLIT_RE = re.compile(r" ?, ?(?:(?:and|or) )?| (?:and|or|vs\.?|versus) ", re.IGNORECASE)
 # A question: its "and"/"or" join what the one question is about, not two searches.
 _QUESTION = re.compile(rf"^\s*{QUESTION_WORDS}|\?\s*$", re.IGNORECASE)
@@ -59,9 +60,12 @@ def decompose(topic: str, query: str) -> tuple[str, ...]:
     text = " ".join(topic.split())
     if not text or len(text) > _MAX_COMPOUND_CHARS:
         return ()
-    parts = _EXPLICIT_RE.split(text)
-    if len(parts) < 2 and _QUESTION.search(query):
-        return ()  # a question asks one thing: "why were X built for systolic and diastolic BP?"
+    question = _QUESTION.search(query) is not None
+    # A question asks one thing: "why were X built for systolic and diastolic BP?", and its semicolon joins
+    # what it says of its paper to what it asks ("... uses ten features; how many candidates were there?").
+    parts = (_UPPER_EXPLICIT_RE if question else _EXPLICIT_RE).split(text)
+    if len(parts) < 2 and question:
+        return ()
     if len(parts) < 2 and not _has_binomial(text):
         parts = _list_parts(text)
     return _finish(parts, query)

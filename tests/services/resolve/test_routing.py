@@ -657,6 +657,21 @@ def test_compound_queries() -> None:
     ):
         assert not route("zot_search", query).compound, query
     assert route("zot_summarize", "methods and results of ABCD2345").subqueries == ()
+    assert route("zot_search", "coral bleaching; ocean acidification").subqueries == (
+        "coral bleaching",
+        "ocean acidification",
+    )
+
+
+def test_a_question_with_a_semicolon_asks_one_thing() -> None:
+    """What it says of its paper and what it asks were two searches, merged: one paper's question, answered
+    as a compound topic."""
+    r = route(
+        "zot_search",
+        "In the upper-arm band that picks up a weak ECG, the heartbeat classifier uses ten motion-tolerant "
+        "features; how many raw candidate features were they chosen from?",
+    )
+    assert not r.compound and r.subqueries == ()
 
 
 @pytest.mark.parametrize(
