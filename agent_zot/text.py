@@ -17,6 +17,8 @@ _NOT_ASCII_ALNUM = re.compile(r"[^a-z0-9]")
 # Scripts written without spaces between words: Han ideographs (Chinese, Japanese kanji), kana. A character
 # class's contents, for patterns elsewhere that need it inside their own.
 CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# ...and Hangul syllables: the East Asian scripts whose names and titles are matched as runs of characters.
+EAST_ASIAN_CHARACTERS = CJK_CHARACTERS + "\uac00-\ud7af"
 _UNSPACED_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
 _WORD = re.compile(r"\w+")
 _WHOLE_TITLE = 95  # rapidfuzz partial ratio of a title within a request that holds it

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from agent_zot.graph.model import ConceptType
-from agent_zot.text import STOPWORDS, fold
+from agent_zot.text import EAST_ASIAN_CHARACTERS, STOPWORDS, fold
 
 BODY_CHARS = 6000  # body text YAKE sees: the introduction carries the paper's terms; the rest is slow noise
 TITLE_BOOST = 2.0
@@ -57,7 +57,7 @@ _NOUNS_LIKE_ADJECTIVES = _wordset(
 _URL = re.compile(r"(https?://|www\.|doi\.org|\S+@\S+\.\w+|\.(com|org|net|edu)\b)", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[\-‐‑‒–—_/\\·]+")
 _PUNCT = re.compile(r"[^\w\s+#]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = re.compile(f"[{EAST_ASIAN_CHARACTERS}]")
 _POSSESSIVE = re.compile(r"'s\b")
 _PARENTHESES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _BRITISH = {

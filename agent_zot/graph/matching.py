@@ -15,7 +15,7 @@ from itertools import pairwise
 from rapidfuzz import fuzz, process
 
 from agent_zot.graph.references import Reference
-from agent_zot.text import ascii_fold
+from agent_zot.text import EAST_ASIAN_CHARACTERS, ascii_fold
 from agent_zot.zotero.identifier_table import IdentifierTable
 from agent_zot.zotero.models import Item
 
@@ -28,7 +28,7 @@ _HITS = 5  # best title candidates per block that go on to the year and author c
 # nearly all its words, and would have to mangle all of these to be missed.
 _KEYS = 4
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_CJK_RUN = re.compile(r"([\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]+)")
+_CJK_RUN = re.compile(f"([{EAST_ASIAN_CHARACTERS}]+)")
 _JOINERS = re.compile(r"(?<=\w)['’\-‐‑–](?=\w)")  # "Sci-BERT" and "SciBERT" are the same title
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agent_zot.text import STOPWORDS
+from agent_zot.text import EAST_ASIAN_CHARACTERS, STOPWORDS
 
 MAX_AUTHORS = 20
-CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+CJK_CHAR = re.compile(f"[{EAST_ASIAN_CHARACTERS}]")
 
 _YEAR_TOKEN = re.compile(r"\(?((?:1[89]|20)\d\d)[a-z]?(?:[–-](?:1[89]|20)?\d\d)?\)?[.,:;]?\)?[.,:;]?")
 

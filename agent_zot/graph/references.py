@@ -27,6 +27,7 @@ from agent_zot.graph.reference_names import (
     surnames,
 )
 from agent_zot.identifiers import DOI, find_arxiv, find_doi
+from agent_zot.text import EAST_ASIAN_CHARACTERS
 
 MIN_ENTRY, MAX_ENTRY = 20, 800
 
@@ -40,9 +41,7 @@ _GBT_AUTHORS_END = re.compile(r"[.．。](?:\s+|(?=[\u3400-\u9fff]))")
 # "van der Berg JH", "Hahn J-O"
 _VANCOUVER_NAME = r"[A-Z][\w'’-]+(?:\s[a-z]{1,3})?(?:\s[A-Z][\w'’-]+)*\s(?:[A-Z]-[A-Z]|[A-Z]{1,4})"
 _VANCOUVER_AUTHORS = re.compile(rf"({_VANCOUVER_NAME}(?:,\s*{_VANCOUVER_NAME})*(?:,?\s*et\s+al)?)\.\s+")
-_CJK_BREAK = re.compile(
-    r"(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])\n(?=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff])"
-)
+_CJK_BREAK = re.compile(f"(?<=[{EAST_ASIAN_CHARACTERS}])\n(?=[{EAST_ASIAN_CHARACTERS}])")
 _WIDE_OR_LIGATURE = re.compile(r"[\u3000\uff01-\uff5e\ufb00-\ufb06]")
 _ENTRY_NUMBER = re.compile(r"\s*\[(\d{1,4})\]|\s*(\d{1,4})[.)]\s")
 _DOTTED = re.compile(r"\s*(\d{1,4})\.\s+(?=\S)")

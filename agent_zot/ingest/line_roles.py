@@ -22,7 +22,7 @@ from agent_zot.ingest.figures import opens_caption
 from agent_zot.ingest.models import ParseError
 from agent_zot.ingest.sentence_roles import opens_entry
 from agent_zot.ingest.text_geometry import TextLine
-from agent_zot.ingest.text_lines import is_prose
+from agent_zot.ingest.text_lines import CJK, is_prose
 
 BODY, CHROME, FIGURE_TEXT = "body", "chrome", "figure_text"
 SET_ASIDE = frozenset({CHROME, FIGURE_TEXT})
@@ -57,7 +57,6 @@ _STAMP_WORDS = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"[ivxlc]{1,7}")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _BARE_NUMBER = re.compile(r"[-–—(]?\s*\d{1,4}\s*[-–—)]?")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _NUMBER = re.compile(r"[-+−]?\d+(?:[.,]\d+)?%?")
@@ -122,7 +121,7 @@ def _repeated(pages: Sequence[Sequence[TextLine]], apart: Sequence[Sequence[bool
 
 def _long(text: str) -> bool:
     """A line as long as a paragraph's (cheaper than is_prose, and run on every line)."""
-    return (len(text) >= 40 and text.count(" ") >= 5) or (len(text) >= 20 and len(_CJK.findall(text)) >= 15)
+    return (len(text) >= 40 and text.count(" ") >= 5) or (len(text) >= 20 and len(CJK.findall(text)) >= 15)
 
 
 def _body_band(lines: Sequence[TextLine], size: float) -> tuple[float, float, float, float] | None:

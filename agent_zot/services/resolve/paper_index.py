@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import snowballstemmer
 
-from agent_zot.text import STOPWORDS, fold, spaced_cjk
+from agent_zot.text import CJK_CHARACTERS, STOPWORDS, fold, spaced_cjk
 from agent_zot.zotero.copies import copy_groups
 from agent_zot.zotero.identifier_table import IdentifierTable
 from agent_zot.zotero.models import Item, Library
@@ -23,7 +23,7 @@ TOKEN = re.compile(r"\w+(?:['’]\w+)?", re.UNICODE)
 ARXIV = re.compile(
     r"(?<![\w.])(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?![\w.])", re.IGNORECASE
 )
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK_CHARACTERS}]")
 MIN_FUZZY_LEN = 5
 
 

@@ -29,7 +29,7 @@ from agent_zot.services.resolve.papers import (
     rank,
     resolve_papers,
 )
-from agent_zot.text import STOPWORDS, fold
+from agent_zot.text import CJK_CHARACTERS, STOPWORDS, fold
 from agent_zot.zotero.models import Creator, Item, Library, ZoteroDate
 
 WORK_PREFIX = "work:"
@@ -240,7 +240,7 @@ def _find_work(library: Library, store: GraphStore, request: PaperRequest) -> Wo
     return work
 
 
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
 _WHOLE_CJK_TITLE = 6  # characters
 
 
