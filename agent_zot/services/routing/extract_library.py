@@ -56,7 +56,7 @@ _NOT_A_COMPOUND = (
     r"(?!\s+(?:period|periods|process|procedures?|protocols?|stages?|phases?|campaigns?|sites?|efforts?"
     r"|methods?|steps?|tools?|devices?|setup|system|times?|windows?|dates?|rates?|strateg(?:y|ies)|instruments?"
     r"|forms?|sheets?|kits?|points?|areas?|trips?|seasons?|programm?e?s?|teams?|sessions?|schemes?|rounds?"
-    r"|design|platform|software|app|interval|duration|frequency|pipeline|phase|effort)\b)"
+    r"|design|platform|software|app|interval|duration|frequency|pipeline)\b)"
 )
 _COLLECTION_RES: tuple[re.Pattern[str], ...] = tuple(
     re.compile(p)
@@ -142,13 +142,12 @@ _LEADING_DASH_RE = re.compile(r"(?:^|(?<=\s))-[\w#]")
 
 _HAS_COLLECTION_WORD = re.compile(r"(?i:collection|folder)")
 _HAS_TAG_WORD = re.compile(r"(?i:tag|label|mark|flag)")
-# The labelling verbs of `_TAG_RES`'s third form, and the words before one that make it the user's own
-# ("I flagged", "did I mark", "please label", a request that opens with it).
-_LABEL_VERB_RE = re.compile(r"(?i:(?:label|mark|flag)(?:s|ed|led|ged)?\b)")
-_USER_OR_COMMAND = frozenset(
-    {"i", "i've", "i'd", "we", "we've", "please", "and", "then", "also", "now", "me"}
-)
-_QUESTION_AUX = frozenset({"did", "have", "had", "do", "i"})
+# The labelling verbs of `_TAG_RES`'s third form (not "tag", which also opens the second's "tag draft"),
+# and the words before one that make it the user's own: "I" or "we" among the three words before it ("did
+# I mark", "we flag"), or a command ("please label", "then mark", a request that opens with the verb).
+_LABEL_VERB_RE = re.compile(r"(?i:(?:label|mark|flag)\b)")
+_THE_USER = frozenset({"i", "i've", "i'd", "we", "we've", "me"})
+_COMMAND_BEFORE = frozenset({"please", "and", "then", "also", "now"})
 
 _NOTE_CREATE_RE = re.compile(
     r"(?i:\b(?:add|create|write|new|jot|attach|append|make|leave|put|record|save)\b|^\s*note\b)"
@@ -298,9 +297,8 @@ def _someone_elses_label(text: str, m: re.Match[str]) -> bool:
     verb = _LABEL_VERB_RE.match(text, m.start())
     if verb is None:
         return False
-    before = text[: m.start()].split()[-3:]
-    said = [w.strip(",;:").casefold() for w in before]
-    return bool(said) and not (said[-1] in _USER_OR_COMMAND or (said[-1] in _QUESTION_AUX and "i" in said))
+    said = [w.strip(",;:").casefold() for w in text[: m.start()].split()[-3:]]
+    return bool(said) and not (_THE_USER.intersection(said) or said[-1] in _COMMAND_BEFORE)
 
 
 def _split_tags(raw: str) -> list[str]:

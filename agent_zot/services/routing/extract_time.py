@@ -273,7 +273,8 @@ def _describes_content(text: str, start: int, end: int) -> bool:
 
 # "the CNN that won ILSVRC 2012", "at SemEval 2017": an event's edition; "ICML 2022 papers", "papers at CVPR
 # 2019", "the PLDI 2009 paper" (a publication noun beside it) name when the paper appeared.
-_ACRONYM_BEFORE_RE = re.compile(r"\b[A-Z][A-Za-z]*[A-Z][A-Za-z]*\s+$")
+# An acronym holds two capitals in a row ("ILSVRC", "NeurIPS"); a name ("McDonald 2019") does not.
+_ACRONYM_BEFORE_RE = re.compile(r"\b[A-Za-z]*[A-Z]{2}[A-Za-z]*\s+$")
 
 
 def _names_an_event(text: str, start: int, end: int) -> bool:

@@ -212,6 +212,7 @@ def test_doi_and_arxiv() -> None:
         # a venue's edition beside a publication noun is when the paper appeared
         ("ICML 2022 papers on offline reinforcement learning", 2022, 2022),
         ("papers at CVPR 2019", 2019, 2019),
+        ("McDonald 2019 sleep spindles", 2019, 2019),  # a name, not an acronym
         ("the PLDI 2009 paper on garbage collection", 2009, 2009),
     ],
 )
@@ -235,7 +236,7 @@ def test_years(query: str, start: int | None, end: int | None) -> None:
         "mobility during 2020 lockdowns",
         # an event's edition: the overview that reports it appeared later
         "what top-5 error did the CNN that won ILSVRC 2012 reach, in the deep learning overview?",
-        "what did SemEval 2017 participants use for stance detection",
+        "what did the teams at CASP 2018 use for contact prediction",
     ],
 )
 def test_not_years(query: str) -> None:
