@@ -13,6 +13,7 @@ from functools import lru_cache
 from agent_zot.index.sparse import Bm25Encoder
 from agent_zot.index.store import SparseVector
 from agent_zot.ingest.headings import names_no_section
+from agent_zot.ingest.sentence_roles import CJK_CAPTION_LINES
 
 SENTENCE_AVG_TERMS = 14.0  # BM25 length normalisation for sentences rather than chunks
 
@@ -235,8 +236,8 @@ def naming_phrase(query: str) -> str | None:
 
 def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``, whitespace trimmed; numbered headings on their own
-    line ("2.4 Assembling the corpus") and the spans ``breaks`` (other heading lines) are kept apart from
-    the sentence that follows them."""
+    line ("2.4 Assembling the corpus"), the spans ``breaks`` (other heading lines) and a Chinese caption on
+    its own line ("图 4.1 静态目标击打", ``CJK_CAPTION_LINES``) are kept apart from the sentences around them."""
     cuts = [0, *(offset for span in breaks for offset in span)]
     for match in _BOUNDARY.finditer(text):
         if _ABBREVIATIONS.search(text[max(0, match.start() - 8) : match.start()]):
@@ -244,6 +245,11 @@ def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tu
         cuts.append(match.end())
     for match in _HEADING_LINE.finditer(text):
         cuts += [match.start(1), match.end(1)]
+    if (
+        "．" in text or "图" in text or "表" in text or "圖" in text
+    ):  # a caption on its own line is no sentence's
+        for match in CJK_CAPTION_LINES.finditer(text):
+            cuts += [match.start(), match.end()]
     cuts.append(len(text))
     ordered = sorted(set(cuts))
     spans = []

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from agent_zot.ingest.section_kinds import EXCLUDED, reads_as_biography
+from agent_zot.text import CJK_CHARACTERS
 
 # Roles a sentence may read as whatever its heading; with the EXCLUDED section kinds, never a passage.
 CAPTION, CHROME, OUTLINE = "caption", "chrome", "outline"
@@ -77,6 +78,23 @@ _CONTRIBUTED = re.compile(
 _CAPTION_START = re.compile(
     r"^(?:Figure|FIGURE|Fig\.?|FIG\.?|Table|TABLE|Tab\.)\s*(?:[A-Z]\.?\d{1,2}|\d{1,3}[a-z]?|[IVXL]{1,6})"
     r"(?:\s*[:.|—–]|\s+[A-Z])|^Notes?\s*[:.]\s|^Note,\s+[A-Z]{2,}"
+)
+# A Chinese or Japanese caption's label ("图 4.1", "表 2-6", "圖 3"), and a Chinese journal's English one with a
+# full-width stop ("Fig．13", "Table．2"). Such a caption has a line of its own and no sentence punctuation
+# ("图 4.1 静态目标击打与动态目标击打"); "图 4.1 为系统框图。" is the body. A journal may set the Chinese title's
+# number without its 图, above the English one ("4 平面五连杆模型及其参数" / "Fig．4 Planar five-link model").
+CJK_CAPTION_LABEL = r"[图表圖][^\S\n]*\d{1,3}(?:[.．-]\d{1,3}){0,2}"
+WIDE_CAPTION_LABEL = r"(?:Fig|Figure|Tab|Table)[^\S\n]*．[^\S\n]*\d{1,3}"
+_CJK_TITLE = r"[^\S\n]*[^\s。，；！？][^\n。，；！？]{0,50}"
+CJK_CAPTION_LINES = re.compile(
+    rf"^(?:\d{{1,3}}(?:[.．-]\d{{1,3}}){{0,2}}[^\S\n]*[{CJK_CHARACTERS}][^\n。，；！？]{{0,40}}\n)?"
+    rf"{WIDE_CAPTION_LABEL}[^\n]*$|^{CJK_CAPTION_LABEL}{_CJK_TITLE}$",
+    re.MULTILINE,
+)
+_CJK_CAPTION = re.compile(
+    rf"(?:\d{{1,3}}(?:[.．-]\d{{1,3}}){{0,2}}\s*[{CJK_CHARACTERS}][^。，；！？]{{0,40}}?\s+)?{WIDE_CAPTION_LABEL}.*"
+    rf"|{CJK_CAPTION_LABEL}{_CJK_TITLE}",
+    re.DOTALL,
 )
 # A caption's label split off as a sentence of its own ("Table 5." then "The Pearson correlation ..."): the
 # sentence after it opens the caption.
@@ -153,8 +171,9 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*(?:\d{1,4}\b|$)")
 
 
 def reads_as_caption(sentence: str) -> bool:
-    """A sentence that opens a figure's or table's caption, or a table's note."""
-    return bool(_CAPTION_START.match(sentence.lstrip()))
+    """A sentence that opens a figure's or table's caption (a Chinese one too), or a table's note."""
+    text = sentence.strip()
+    return bool(_CAPTION_START.match(text)) or _CJK_CAPTION.fullmatch(text) is not None
 
 
 def is_caption_label(sentence: str) -> bool:

@@ -61,3 +61,28 @@ def test_a_figures_caption_on_its_own_line_names_no_section() -> None:
     chunk = ChunkSentences({"text": text, "section": "5.2.3 发射延迟的量测"})
     last = chunk.sentences().index("与发射命令的时间做差值，即可获得发射延迟。")
     assert chunk.sections[last][0] == "5.2.3 发射延迟的量测"
+
+
+def test_a_chinese_caption_on_its_own_line_is_a_caption_not_part_of_the_next_sentence() -> None:
+    """A Chinese caption line has no 。: it was read into the sentence after it ("图 4.1 静态目标击打 机器人辅助
+    瞄准系统的本原理是…"), so passages carried figure titles and English captions glued to the body."""
+    text = "\n".join(
+        [
+            "无法击打动态目标，原因如下。",
+            "图 4.1 静态目标击打与动态目标击打",
+            "机器人辅助瞄准系统的原理是对目标进行定位。",
+            "五连杆参数定义如图 4 所示。",
+            "4 平面五连杆模型及其参数",  # a journal's Chinese title without its 图, over the English one
+            "Fig．4 Planar five-link model and its parameters",
+            "根据图 4 可得腿长。",
+            "表 2-6 OpenCV 标定结果",
+            "图 3 为系统框图。",  # the body speaking of a figure
+        ]
+    )
+    chunk = ChunkSentences({"text": text, "section": "4.1 本章简述", "section_kind": "methods"})
+    kinds = dict(zip(chunk.sentences(), chunk.kinds, strict=True))
+    assert kinds["图 4.1 静态目标击打与动态目标击打"] == "caption"
+    assert kinds["4 平面五连杆模型及其参数\nFig．4 Planar five-link model and its parameters"] == "caption"
+    assert kinds["表 2-6 OpenCV 标定结果"] == "caption"
+    for body in ("机器人辅助瞄准系统的原理是对目标进行定位。", "根据图 4 可得腿长。", "图 3 为系统框图。"):
+        assert kinds[body] == "methods"
