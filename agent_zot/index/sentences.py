@@ -245,9 +245,7 @@ def sentence_spans(text: str, breaks: Sequence[tuple[int, int]] = ()) -> list[tu
         cuts.append(match.end())
     for match in _HEADING_LINE.finditer(text):
         cuts += [match.start(1), match.end(1)]
-    if (
-        "．" in text or "图" in text or "表" in text or "圖" in text
-    ):  # a caption on its own line is no sentence's
+    if any(mark in text for mark in "．图表圖"):  # a Chinese caption on its own line is no sentence's
         for match in CJK_CAPTION_LINES.finditer(text):
             cuts += [match.start(), match.end()]
     cuts.append(len(text))

@@ -83,19 +83,15 @@ _CAPTION_START = re.compile(
 # full-width stop ("Fig．13", "Table．2"). Such a caption has a line of its own and no sentence punctuation
 # ("图 4.1 静态目标击打与动态目标击打"); "图 4.1 为系统框图。" is the body. A journal may set the Chinese title's
 # number without its 图, above the English one ("4 平面五连杆模型及其参数" / "Fig．4 Planar five-link model").
-CJK_CAPTION_LABEL = r"[图表圖][^\S\n]*\d{1,3}(?:[.．-]\d{1,3}){0,2}"
-WIDE_CAPTION_LABEL = r"(?:Fig|Figure|Tab|Table)[^\S\n]*．[^\S\n]*\d{1,3}"
+_FIGURE_NUMBER = r"\d{1,3}(?:[.．-]\d{1,3}){0,2}"
+_CJK_LABEL = rf"[图表圖][^\S\n]*{_FIGURE_NUMBER}"
+_WIDE_LABEL = r"(?:Fig|Figure|Tab|Table)[^\S\n]*．[^\S\n]*\d{1,3}"
 _CJK_TITLE = r"[^\S\n]*[^\s。，；！？][^\n。，；！？]{0,50}"
+_TITLE_OVER_WIDE = rf"{_FIGURE_NUMBER}[^\S\n]*[{CJK_CHARACTERS}][^\n。，；！？]{{0,40}}?"
 CJK_CAPTION_LINES = re.compile(
-    rf"^(?:\d{{1,3}}(?:[.．-]\d{{1,3}}){{0,2}}[^\S\n]*[{CJK_CHARACTERS}][^\n。，；！？]{{0,40}}\n)?"
-    rf"{WIDE_CAPTION_LABEL}[^\n]*$|^{CJK_CAPTION_LABEL}{_CJK_TITLE}$",
-    re.MULTILINE,
+    rf"^(?:{_TITLE_OVER_WIDE}[^\S\n]*\n)?{_WIDE_LABEL}[^\n]*$|^{_CJK_LABEL}{_CJK_TITLE}$", re.MULTILINE
 )
-_CJK_CAPTION = re.compile(
-    rf"(?:\d{{1,3}}(?:[.．-]\d{{1,3}}){{0,2}}\s*[{CJK_CHARACTERS}][^。，；！？]{{0,40}}?\s+)?{WIDE_CAPTION_LABEL}.*"
-    rf"|{CJK_CAPTION_LABEL}{_CJK_TITLE}",
-    re.DOTALL,
-)
+_CJK_CAPTION = re.compile(rf"(?:{_TITLE_OVER_WIDE}\s+)?{_WIDE_LABEL}.*|{_CJK_LABEL}{_CJK_TITLE}", re.DOTALL)
 # A caption's label split off as a sentence of its own ("Table 5." then "The Pearson correlation ..."): the
 # sentence after it opens the caption.
 _CAPTION_LABEL = re.compile(
