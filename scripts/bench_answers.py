@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_answers.py score --answers OUT/with.jsonl --split test [--batch NAME] \\
         [--skip-batch NAME ...] [--compare OUT/without.jsonl] [--json]
     .venv/bin/python scripts/bench_answers.py shown --dump OUT --work DIR --split test [--compare OUT2] [--json]
+    .venv/bin/python scripts/bench_answers.py readings --answers READING1.jsonl READING2.jsonl ... --split test
 
 ``dump`` indexes the shared libraries of ../shared/data/zotero the questions are about, the way
 ``scripts/bench_passages.py --library-questions`` does (the indexes are kept under ``--work`` and reused),
@@ -18,6 +19,11 @@ The prompts go to a model that sees nothing else (a fresh, blind session per pro
 collected as jsonl ``{"id", "letter"}`` and ``score`` prints, overall and per kind of question: accuracy
 (right / all questions), precision (right / answered A–D), the share answered E; ``--compare`` puts a
 second file beside it and counts the questions one gets right and the other not.
+
+``readings`` takes several readings of the same answers by fresh readers: two readings differ by about two
+questions in 288 with every answer byte-identical, so a figure near a threshold is read several times and
+reported as each reading, their mean and the majority (a question right when most readings get it), with
+the questions the readings split on.
 
 ``shown`` reads a dump without a model: per question, whether the answer names the right paper first
 ("first"), shows its answering sentence(s) whole ("held": bench_passages' fuzzy match, on the right page)
@@ -248,6 +254,26 @@ def changes(
     }
 
 
+def readings(
+    letters: Sequence[dict[str, str]], questions: list[dict[str, Any]], choices: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
+    """Several readings of the same answers (fresh readers each): each reading's accuracy, their mean, the
+    accuracy by majority (a question right when more than half its readings are), the questions right in
+    every reading, and those the readings split on (the readers' noise, not the answers)."""
+    ids = [q["id"] for q in questions]
+    right = {qid: sum(given.get(qid) == choices[qid]["correct"] for given in letters) for qid in ids}
+    n, count = len(ids), len(letters)
+    each = [score(given, questions, choices)["all"] for given in letters]
+    return {
+        "n": n,
+        "readings": [{"right": row["right"], "accuracy": row["accuracy"]} for row in each],
+        "mean_accuracy": round(sum(row["right"] for row in each) / (count * n), 3) if n and count else 0.0,
+        "majority_right": sum(1 for qid in ids if 2 * right[qid] > count),
+        "always_right": sum(1 for qid in ids if right[qid] == count),
+        "split": [qid for qid in ids if 0 < right[qid] < count],
+    }
+
+
 def render(tables: dict[str, dict[str, dict[str, Any]]]) -> str:
     names = list(tables)
     columns = ("accuracy", "precision", "share_e", "invalid")
@@ -277,6 +303,9 @@ def main() -> None:
     scoring.add_argument("--batch", default=None, help='only the questions of one batch, e.g. "s33"')
     scoring.add_argument("--skip-batch", action="append", default=[], help="leave out a batch (repeatable)")
     scoring.add_argument("--json", action="store_true")
+    reading = commands.add_parser("readings", help="several readings of the same answers: mean and majority")
+    reading.add_argument("--answers", type=Path, nargs="+", required=True, help="one letters file a reading")
+    reading.add_argument("--split", choices=("test", "dev", "all"), default="test")
     showing = commands.add_parser("shown", help="what the dumped answers show, without a model")
     showing.add_argument("--dump", type=Path, required=True, help="a dump's OUT folder")
     showing.add_argument("--work", type=Path, required=True, help="the --work the dump indexed under")
@@ -304,6 +333,10 @@ def main() -> None:
         summary = dump(args.split, args.work, args.out, args.batch)
         summary.pop("answer_chars_by_id")
         print(json.dumps(summary))
+        return
+    if args.command == "readings":
+        asked = load_questions(args.split, LIBRARY_QUESTIONS)
+        print(json.dumps(readings([read_letters(p) for p in args.answers], asked, load_choices()), indent=2))
         return
     questions = in_batch(load_questions(args.split, LIBRARY_QUESTIONS), args.batch, args.skip_batch)
     choices = load_choices()

@@ -76,6 +76,21 @@ def test_compare_names_the_questions_each_gets_right(bench: ModuleType, tmp_path
     assert "with" in table and "without" in table and "reason" in table
 
 
+def test_readings_give_each_the_mean_the_majority_and_the_questions_they_split_on(bench: ModuleType) -> None:
+    # right letters: A B C D A; q1 right thrice, q2 twice, q3 once, q4 never, q5 thrice
+    readings = [
+        {"q1": "A", "q2": "B", "q3": "C", "q4": "E", "q5": "A"},
+        {"q1": "A", "q2": "B", "q3": "E", "q4": "E", "q5": "A"},
+        {"q1": "A", "q2": "E", "q3": "E", "q4": "A", "q5": "A"},
+    ]
+    found = bench.readings(readings, QUESTIONS, CHOICES)
+    assert [r["right"] for r in found["readings"]] == [4, 3, 2]
+    assert found["mean_accuracy"] == 0.6  # 9 of 15
+    assert found["majority_right"] == 3  # q1, q2, q5
+    assert found["always_right"] == 2
+    assert found["split"] == ["q2", "q3"]
+
+
 def test_prompts_differ_only_by_the_tool_answer(bench: ModuleType) -> None:
     question, choice = QUESTIONS[0], CHOICES["q1"]
     tool = "1. [ABCD1234] Some paper (2018)\n   [p. 5 · Methods] Six subjects were used for training."
