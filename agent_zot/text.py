@@ -1,10 +1,11 @@
 """Text normalisation shared by search, matching, the graph and the exports: one `fold`, one ASCII fold,
-one list of English function words."""
+one list of English function words, the acronyms a text defines."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
@@ -276,3 +277,59 @@ def with_numerals(text: str) -> str:
             continue
         found.append(str(value) if value < 1000 else f"{value} {value:,}")
     return " ".join([text, *found]) if found else text
+
+
+# --- acronyms a text defines ------------------------------------------------------------------------------------
+
+_DEFINED_ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9-]{1,9}?)s?\s*\)")
+_EXPANSION_WORD = re.compile(r"[\w'-]+")
+
+
+def acronym_definitions(text: str) -> set[tuple[str, str]]:
+    """(acronym, expansion) as ``text`` defines them, "pulse transit time (PTT)": the words before the
+    parenthesis whose initials spell the acronym (the parts of a hyphenated word count one each)."""
+    pairs: set[tuple[str, str]] = set()
+    for match in _DEFINED_ACRONYM.finditer(text):
+        before = _EXPANSION_WORD.findall(text[max(0, match.start() - 160) : match.start()])[-10:]
+        expansion = _expansion_for(before, match.group(1))
+        if expansion:
+            pairs.add((match.group(1), expansion))
+    return pairs
+
+
+def _expansion_for(words: list[str], acronym: str) -> str | None:
+    """The trailing words whose initials spell the acronym (hyphen parts count: "short-term" -> s, t)."""
+    letters = [c.lower() for c in acronym if c.isupper() or c.isdigit()]
+    for start in range(len(words) - 1, -1, -1):
+        candidate = words[start:]
+        initials = [p[0].lower() for w in candidate for p in re.split(r"[-']", w) if p]
+        if initials == letters or [w[0].lower() for w in candidate] == letters:
+            return " ".join(candidate)
+        if len(initials) > len(letters):
+            return None
+    return None
+
+
+_STEMMED_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _plain_words(text: str) -> str:
+    """Lower-case words with a plural "s" dropped, space-framed: "Pulse-transit times" -> " pulse transit time "."""
+    words = [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in _STEMMED_WORD.findall(text.lower())
+    ]
+    return f" {' '.join(words)} "
+
+
+def spelled_out_acronyms(question: str, texts: Sequence[str]) -> list[str]:
+    """The acronyms ``texts`` define ("pulse transit time (PTT)") whose expansion the question spells out
+    and whose acronym it does not use: where a paper says "PTT", the question's "pulse transit time" is meant."""
+    asked = _plain_words(question)
+    used = set(_WORD.findall(question))
+    found: list[str] = []
+    for text in texts:
+        for acronym, expansion in sorted(acronym_definitions(text)):
+            if acronym not in used and acronym not in found and _plain_words(expansion) in asked:
+                found.append(acronym)
+    return found

@@ -12,7 +12,6 @@ graph patched with them equals a rebuild.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from agent_zot.graph.concepts import NEAR_DUPLICATE, concept_type, dataset_names, normalise_concept
 from agent_zot.graph.model import ConceptType
+from agent_zot.text import acronym_definitions
 
 TOP_K = 10  # concepts kept per paper
 LEDGER_VERSION = 2
@@ -343,19 +343,14 @@ def _spelling_variant(x: str, y: str) -> bool:
 
 # --- acronyms --------------------------------------------------------------------------------------------------
 
-_ACRONYM = re.compile(r"\(\s*([A-Z][A-Za-z0-9-]{1,9}?)s?\s*\)")
-
 
 def _acronym_pairs(text: str) -> set[tuple[str, str]]:
     """(acronym key, expansion key) defined as "expansion (ACRONYM)" in the text."""
     pairs: set[tuple[str, str]] = set()
-    for match in _ACRONYM.finditer(text):
-        before = re.findall(r"[\w'-]+", text[max(0, match.start() - 160) : match.start()])[-10:]
-        expansion = _expansion_for(before, match.group(1))
-        if expansion:
-            short, long = normalise_concept(match.group(1)), normalise_concept(expansion)
-            if short and long and short != long:
-                pairs.add((short, long))
+    for acronym, expansion in acronym_definitions(text):
+        short, long = normalise_concept(acronym), normalise_concept(expansion)
+        if short and long and short != long:
+            pairs.add((short, long))
     return pairs
 
 
@@ -371,16 +366,3 @@ def _unambiguous_acronyms(pairs: set[tuple[str, str]], parent: dict[str, str]) -
     return [
         (short, next(iter(roots.values()))) for short, roots in sorted(expansions.items()) if len(roots) == 1
     ]
-
-
-def _expansion_for(words: list[str], acronym: str) -> str | None:
-    """The trailing words whose initials spell the acronym (hyphen parts count: "short-term" -> s, t)."""
-    letters = [c.lower() for c in acronym if c.isupper() or c.isdigit()]
-    for start in range(len(words) - 1, -1, -1):
-        candidate = words[start:]
-        initials = [p[0].lower() for w in candidate for p in re.split(r"[-']", w) if p]
-        if initials == letters or [w[0].lower() for w in candidate] == letters:
-            return " ".join(candidate)
-        if len(initials) > len(letters):
-            return None
-    return None

@@ -130,13 +130,19 @@ def asks_a_question(query: str) -> bool:
     return bool(_QUESTION.search(query)) or focus_of(query) != query
 
 
+@lru_cache(maxsize=256)
 def focus_of(query: str) -> str:
     """What a question asks within the paper it names: the question without the clause that only says
     which paper, leading ("In the ImageNet CNN paper, why was ...") or trailing ("... in the
-    accelerometer-augmented BP study?", "... among the 450 planets whose ephemerides were updated?"),
-    else the whole query. Inside the right paper the naming words match every passage and drown the words
-    of what is asked."""
-    return split_question(query)[0]
+    accelerometer-augmented BP study?", "... among the 450 planets whose ephemerides were updated?"), or
+    with the description that names it inside the question read as "it" ("How did the camera-based blood
+    pressure study with an intra-arterial reference damp ...?" asks "How did it with an intra-arterial
+    reference damp ...?"); else the whole query. Inside the right paper the naming words match every
+    passage and drown the words of what is asked."""
+    focus, naming = split_question(query)
+    if naming is None and _QUESTION.search(query.strip()):
+        return " ".join(_NAMING_HEAD.sub(" it ", query).split())
+    return focus
 
 
 @lru_cache(maxsize=256)  # one request reads its question several times (kind, focus, per paper)
@@ -218,6 +224,25 @@ _NAMED = re.compile(
     # "the authors who turn fingertip oximeter traces into continuous arterial waveforms"
     rf"|(?:authors?|researchers?|team)\s+(?:who|that|whose)\b{_NAMED_TAIL_WORDS}"
     ")",
+    re.IGNORECASE,
+)
+
+
+# The head of a description naming a paper inside a question, the part `focus_of` reads as "it": a document
+# noun after words that describe it ("the free-living wrist-PPG study", "the introductory statistical learning
+# textbook", "the survey of"), or another work noun after three such words or more ("the 2012 ImageNet
+# convolutional network"; "the test dataset" or "the proposed method" is what is asked about, not a name).
+# What follows the noun is left: where a description ends and the question goes on is not known (`_NAMED`
+# guesses it for matching the paper, greedily). On the dev questions' own papers this put the answering
+# sentence among the best 12 windows for 281 instead of 279 and the best 6 for 258 instead of 251.
+_DOCUMENT_NOUNS = (
+    r"(?:study|studies|paper|work|article|survey|review|overview|report|thesis|dissertation|book|textbook|text"
+    r"|handbook|monograph|manual|note|edition)(?:e?s)?"
+)
+_DESCRIBING_WORD = rf"(?:(?!{_NOT_A_MODIFIER}\b)[^\s?,;]+,?\s+)"
+_NAMING_HEAD = re.compile(
+    rf"\b(?:the|this)\s+(?:{_DESCRIBING_WORD}{{1,10}}{_DOCUMENT_NOUNS}|{_DESCRIBING_WORD}{{3,10}}{_NAMED_WORK})\b"
+    rf"|\b(?:the|this)\s+{_DOCUMENT_NOUNS}\s+(?:on|about|of)\b",
     re.IGNORECASE,
 )
 

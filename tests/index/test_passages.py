@@ -38,7 +38,7 @@ from agent_zot.services.context import AppContext
 from agent_zot.services.search.answer import PASSAGES_BY_RANK, QUESTION_DEPTH, QUESTION_PASSAGES_BY_RANK
 from agent_zot.services.search.present import FURTHER_CHARS, paper_response
 from agent_zot.state.index import IndexState, PageRecord
-from agent_zot.text import with_numerals
+from agent_zot.text import spelled_out_acronyms, with_numerals
 from agent_zot.zotero.builder import ZoteroLibraryBuilder
 from tests.conftest import connect, guard_database, index_library, library_settings, text_of
 
@@ -293,6 +293,28 @@ def test_a_what_is_question_prefers_the_sentence_that_defines_the_term() -> None
     assert other[0].text.startswith("Dispersion of the instrument response shifts every decay curve")
 
 
+def test_a_question_spelling_out_what_the_paper_abbreviates_matches_the_abbreviation() -> None:
+    """The paper says "PTT" after defining it once; the question says "pulse transit time". Its sentences
+    that say "PTT" answer the question's words as if they were spelled out."""
+    pool = _chunks(
+        "After exercise the cuff reading rose in every volunteer.",
+        "After exercise the PTT fell by a fifth.",  # answers, ranked below a sentence on the cuff
+        *FILLER[:4],
+        "Each session also gave the pulse transit time (PTT) between the heart and the finger.",
+    )
+    asked = "How did the pulse transit time change after exercise?"
+    best = PassagePicker(None, asked, detail="sentences").pick(pool, 2)  # type: ignore[arg-type]
+    assert [p.text for p in best] == [
+        "Each session also gave the pulse transit time (PTT) between the heart and the finger.",
+        "After exercise the PTT fell by a fifth.",
+    ]
+    # a question that uses the abbreviation itself, and one that spells out nothing the paper abbreviates
+    texts = [c.hit.payload["text"] for c in pool]
+    assert spelled_out_acronyms("How did the PTT change after exercise?", texts) == []
+    assert spelled_out_acronyms("How did the pulse transit times change?", texts) == ["PTT"]
+    assert spelled_out_acronyms("How did the cuff reading change after exercise?", texts) == []
+
+
 def test_the_questions_words_rare_in_the_paper_outweigh_those_everywhere_in_it() -> None:
     """Every candidate sentence of this paper says "heartbeats", "arm" and "ECG"; only one says "linear
     kernel", which is what the question asks about. A passage to read finds it first (each word's rarity
@@ -472,6 +494,26 @@ def test_a_question_that_names_its_paper_is_asked_within_it_by_what_it_asks() ->
     assert focus_of("In the grazing survey, which plots lost soil carbon, and why?") == (
         "which plots lost soil carbon, and why?"
     )
+
+
+def test_a_description_naming_the_paper_inside_a_question_is_read_as_it() -> None:
+    # "the <words> study" names the paper: its words would match the paper everywhere, so within the paper
+    # the question asks "How did it ... damp the effect of breathing ...?"
+    inside = (
+        "How did the camera-based blood pressure study with an arterial line damp the effect of breathing?"
+    )
+    assert focus_of(inside) == "How did it with an arterial line damp the effect of breathing?"
+    owners = "Why did the authors of the 2012 ImageNet convolutional network start some biases at one?"
+    assert focus_of(owners) == "Why did the authors of it start some biases at one?"
+    assert focus_of("What limitation does the survey of deep learning on ECG admit?") == (
+        "What limitation does it deep learning on ECG admit?"
+    )
+    # a short reference to a part of the work is what is asked about, not a name for the paper
+    for asked in ("How large was the test dataset?", "Why does the proposed method fail on noisy beats?"):
+        assert focus_of(asked) == asked
+    # a topic is no question: its description is its subject, whole, and it stays a topic
+    topic = "the camera-based blood pressure study with an arterial line"
+    assert focus_of(topic) == topic and not asks_a_question(topic)
 
 
 @pytest.mark.slow
